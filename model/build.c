@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+/* Scenario -> topology: generator, scaling, seeds, delays, finalize, addressing. */
+#include <errno.h>
+#include <string.h>
+
+#include "model/addr.h"
+#include "model/gen.h"
+
+uint32_t gen_switch_seed(uint32_t base, uint32_t id)
+{
+	/* murmur3's finalizer: neighbouring switches get unrelated seeds */
+	uint32_t h = base ^ (id * 0x9e3779b9u);
+
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return h;
+}
+
+static int apply_seeds(struct topo *t, const struct scn_routing *rt, struct diag *d)
+{
+	size_t i;
+	int n;
+
+	for (i = 0; i < t->nodes.n; i++)
+		t->nodes.v[i].seed = gen_switch_seed(rt->seed, (uint32_t)i);
+	for (i = 0; i < rt->seeds.n; i++) {
+		n = topo_node_find(t, rt->seeds.v[i].node);
+		if (n < 0 || !t->nodes.v[n].forwards)
+			return diag_set(d, -EINVAL, "routing.seeds: no switch named '%s'",
+					rt->seeds.v[i].node);
+		t->nodes.v[n].seed = rt->seeds.v[i].seed;
+	}
+	return 0;
+}
+
+static int generate(const struct scenario *s, struct topo *t, struct diag *d)
+{
+	double scale = s->emulation.rate_scale > 0 ? s->emulation.rate_scale : 1.0;
+
+	switch (s->topology.gen) {
+	case SCN_GEN_LEAFSPINE:
+		return gen_leafspine(t, &s->topology.ls, scale, d);
+	case SCN_GEN_BEST:
+		return gen_best(t, &s->topology.ls, scale, d);
+	}
+	return diag_set(d, -EINVAL, "unknown topology kind");
+}
+
+int topo_build(const struct scenario *s, struct topo **out, struct diag *d)
+{
+	struct topo *t = topo_new();
+	size_t i;
+	int r;
+
+	if (!t)
+		return diag_set(d, -ENOMEM, "out of memory");
+	r = generate(s, t, d);
+	if (r)
+		goto out;
+	for (i = 0; i < t->links.n; i++)
+		t->links.v[i].delay_ns = s->topology.delay_ns;
+	r = topo_finalize(t, d);
+	if (r)
+		goto out;
+	r = apply_seeds(t, &s->routing, d);
+	if (r)
+		goto out;
+	r = addr_assign(t, s->addressing.base, s->addressing.plen, d);
+out:
+	if (r) {
+		topo_free(t);
+		return r;
+	}
+	*out = t;
+	return 0;
+}

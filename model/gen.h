@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/* Topology generators and the scenario -> topology build. Pure: no syscalls. */
+#ifndef MODEL_GEN_H
+#define MODEL_GEN_H
+
+#include "lib/diag.h"
+#include "model/scenario.h"
+#include "model/topo.h"
+
+/* Leaf-spine: hosts h0.. (group = leaf), leaves l0.., spines s0..; host links at host_rate,
+ * links_per_pair parallel links per leaf-spine pair at fabric_rate; rates times scale.
+ * Returns 0 or -errno with a message. */
+int gen_leafspine(struct topo *t, const struct scn_leafspine *ls, double scale, struct diag *d);
+
+/* "Best": the same hosts (and groups) on one non-blocking switch "sw". */
+int gen_best(struct topo *t, const struct scn_leafspine *ls, double scale, struct diag *d);
+
+/* Builds the topology a scenario describes: generator, rate scaling, per-switch ECMP seeds,
+ * link delay, finalize, addressing. *out is written only on success; free with topo_free. */
+int topo_build(const struct scenario *s, struct topo **out, struct diag *d);
+
+/* The ECMP seed of switch node `id` for base seed `base` (deterministic mix). */
+uint32_t gen_switch_seed(uint32_t base, uint32_t id);
+
+/* A rate times a scale, rounded to whole bit/s; 0 stays 0. */
+uint64_t gen_scale_rate(uint64_t rate, double scale);
+
+#endif

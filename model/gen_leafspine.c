@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+/* Leaf-spine and "best" generators (seed 000 §2.1, seed 001 §2.2 and §6.1 "Best"). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "model/gen.h"
+
+uint64_t gen_scale_rate(uint64_t rate, double scale)
+{
+	double v = (double)rate * scale;
+
+	if (!rate)
+		return 0;
+	return v < 1.0 ? 1 : (uint64_t)llround(v);
+}
+
+static int add_named(struct topo *t, enum topo_kind kind, enum topo_role role, const char *pfx,
+		     uint32_t i)
+{
+	char name[TOPO_NAME_MAX];
+
+	snprintf(name, sizeof(name), "%s%u", pfx, i);
+	return topo_node_add(t, kind, role, name, i);
+}
+
+static int add_hosts(struct topo *t, const struct scn_leafspine *ls)
+{
+	uint32_t i, n = ls->hosts_per_leaf * ls->leaves;
+	int id;
+
+	for (i = 0; i < n; i++) {
+		id = add_named(t, TOPO_ENDPOINT, TOPO_ROLE_HOST, "h", i);
+		if (id < 0)
+			return id;
+		t->nodes.v[id].group = i / ls->hosts_per_leaf;
+		t->nodes.v[id].coord[0] = (int32_t)(i / ls->hosts_per_leaf);
+		t->nodes.v[id].coord[1] = (int32_t)(i % ls->hosts_per_leaf);
+	}
+	return 0;
+}
+
+static int check_counts(const struct scn_leafspine *ls, bool best, struct diag *d)
+{
+	if (!ls->hosts_per_leaf || !ls->leaves)
+		return diag_set(d, -EINVAL, "topology needs hosts_per_leaf and leaves");
+	if (!best && (!ls->spines || !ls->links_per_pair))
+		return diag_set(d, -EINVAL, "leafspine needs spines and links_per_pair >= 1");
+	if ((uint64_t)ls->hosts_per_leaf * ls->leaves > 65536)
+		return diag_set(d, -E2BIG, "%llu hosts is more than the 65536 this testbed addresses",
+				(unsigned long long)ls->hosts_per_leaf * ls->leaves);
+	return 0;
+}
+
+int gen_leafspine(struct topo *t, const struct scn_leafspine *ls, double scale, struct diag *d)
+{
+	uint64_t hr = gen_scale_rate(ls->host_rate, scale), fr = gen_scale_rate(ls->fabric_rate, scale);
+	uint32_t nh = ls->hosts_per_leaf * ls->leaves, leaf0, spine0, i, j, k;
+	int r;
+
+	r = check_counts(ls, false, d);
+	if (r)
+		return r;
+	r = add_hosts(t, ls);
+	leaf0 = (uint32_t)t->nodes.n;
+	for (i = 0; !r && i < ls->leaves; i++)
+		r = add_named(t, TOPO_SWITCH, TOPO_ROLE_LEAF, "l", i);
+	spine0 = (uint32_t)t->nodes.n;
+	for (i = 0; r >= 0 && i < ls->spines; i++)
+		r = add_named(t, TOPO_SWITCH, TOPO_ROLE_SPINE, "s", i);
+	for (i = 0; r >= 0 && i < nh; i++)
+		r = topo_link_add(t, i, leaf0 + i / ls->hosts_per_leaf, hr, hr, TOPO_TIER_EDGE);
+	for (i = 0; r >= 0 && i < ls->leaves; i++)
+		for (j = 0; r >= 0 && j < ls->spines; j++)
+			for (k = 0; r >= 0 && k < ls->links_per_pair; k++)
+				r = topo_link_add(t, leaf0 + i, spine0 + j, fr, fr, TOPO_TIER_FABRIC);
+	if (r < 0)
+		return diag_set(d, r, "building the leaf-spine: %s",
+				r == -ENOMEM ? "out of memory" : "name too long");
+	return 0;
+}
+
+int gen_best(struct topo *t, const struct scn_leafspine *ls, double scale, struct diag *d)
+{
+	uint64_t hr = gen_scale_rate(ls->host_rate, scale);
+	uint32_t nh = ls->hosts_per_leaf * ls->leaves, i;
+	int r, sw;
+
+	r = check_counts(ls, true, d);
+	if (r)
+		return r;
+	r = add_hosts(t, ls);
+	sw = r ? r : topo_node_add(t, TOPO_SWITCH, TOPO_ROLE_BEST, "sw", 0);
+	r = sw < 0 ? sw : 0;
+	for (i = 0; !r && i < nh; i++)
+		r = topo_link_add(t, i, (uint32_t)sw, hr, hr, TOPO_TIER_EDGE) < 0 ? -ENOMEM : 0;
+	if (r)
+		return diag_set(d, r, "building the best topology: out of memory");
+	return 0;
+}

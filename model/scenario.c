@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT
+/* Scenario defaults and ownership (see scenario.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/scenario.h"
+
+void scn_init(struct scenario *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->topology.ls.links_per_pair = 1;
+	s->shaping.qdisc = SCN_QDISC_TBF;
+	s->routing.policy = SCN_POLICY_ECMP;
+	s->routing.seed = 1;
+	s->addressing.base = (198u << 24) | (18u << 16);
+	s->addressing.plen = 15;
+	s->emulation.rate_scale = 1.0;
+	s->emulation.size_scale = 1.0;
+}
+
+void scn_done(struct scenario *s)
+{
+	if (!s)
+		return;
+	free(s->path);
+	s->path = NULL;
+	vec_free(&s->routing.seeds);
+}
+
+double scn_dilation(const struct scenario *s)
+{
+	if (s->emulation.rate_scale <= 0)
+		return 1.0;
+	return s->emulation.size_scale / s->emulation.rate_scale;
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/* A scenario as parsed from YAML: plain data in paper units, before scaling and generation.
+ * Every field is documented in docs/scenario.md. Pure: no syscalls. */
+#ifndef MODEL_SCENARIO_H
+#define MODEL_SCENARIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/vec.h"
+
+#define SCN_NAME_MAX 24 /* testbed names: [a-z0-9-], used in namespace names */
+
+enum scn_gen {
+	SCN_GEN_LEAFSPINE,
+	SCN_GEN_BEST, /* one non-blocking switch joining the same endpoints */
+};
+
+struct scn_leafspine {
+	uint32_t hosts_per_leaf;
+	uint32_t leaves;
+	uint32_t spines;
+	uint32_t links_per_pair; /* parallel links between each leaf and each spine */
+	uint64_t host_rate;	 /* bit/s, host <-> leaf, paper units */
+	uint64_t fabric_rate;	 /* bit/s, leaf <-> spine, paper units */
+};
+
+struct scn_topology {
+	enum scn_gen gen;
+	struct scn_leafspine ls; /* leafspine and best (best uses hosts_per_leaf x leaves) */
+	uint64_t delay_ns;	 /* one-way delay added on every link (needs netem) */
+};
+
+enum scn_qdisc {
+	SCN_QDISC_TBF,
+	SCN_QDISC_HTB,
+	SCN_QDISC_NONE,
+};
+
+struct scn_shaping {
+	enum scn_qdisc qdisc;
+	uint64_t burst_bytes; /* 0 = derived from the rate (about 1 ms of data) */
+	uint64_t queue_bytes; /* 0 = derived from the rate */
+};
+
+enum scn_policy {
+	SCN_POLICY_ECMP,
+};
+
+struct scn_seed {
+	char node[SCN_NAME_MAX]; /* a switch name such as "l3" */
+	uint32_t seed;
+};
+
+struct scn_routing {
+	enum scn_policy policy;
+	uint32_t seed;		    /* base ECMP seed; each switch derives its own */
+	VEC(struct scn_seed) seeds; /* per-switch overrides */
+};
+
+struct scn_addressing {
+	uint32_t base; /* host byte order; default 198.18.0.0 */
+	uint8_t plen;  /* default 15 */
+};
+
+struct scn_emulation {
+	double rate_scale; /* multiplies link rates; 0 = auto */
+	double size_scale; /* multiplies message sizes */
+};
+
+struct scenario {
+	char name[SCN_NAME_MAX];
+	char *path; /* the file it was read from (owned) */
+	struct scn_topology topology;
+	struct scn_shaping shaping;
+	struct scn_routing routing;
+	struct scn_addressing addressing;
+	struct scn_emulation emulation;
+};
+
+/* Fills s with the documented defaults (no topology). */
+void scn_init(struct scenario *s);
+/* Frees what s owns; s itself is the caller's. NULL is fine. */
+void scn_done(struct scenario *s);
+
+/* Time dilation D = size_scale / rate_scale (ARCHITECTURE.md, "Scaling"). */
+double scn_dilation(const struct scenario *s);
+
+#endif

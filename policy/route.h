@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/* The routing plan: what each forwarding namespace gets (ARCHITECTURE.md "Routing").
+ * Destination routes aggregated into prefixes; where a node has several next hops toward a
+ * prefix, an ECMP group: nftables hashes the 5-tuple with the node's seed (or maps a DSCP
+ * path tag) to a mark, `ip rule fwmark M` selects the per-next-hop table M whose one default
+ * route leaves through that port. Pure: built from the model, no syscalls. */
+#ifndef POLICY_ROUTE_H
+#define POLICY_ROUTE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/diag.h"
+#include "lib/vec.h"
+#include "model/paths.h"
+#include "model/topo.h"
+
+#define ROUTE_TABLE_MAIN 254
+#define ROUTE_TABLE_BASE 100  /* per-next-hop table of port position i is BASE + i */
+#define ROUTE_RULE_PRIO 1000  /* rule priority of table BASE + i is PRIO + i */
+#define ROUTE_TAG_MAX 63      /* DSCP path tags 1..63; 0 means "hash" */
+
+struct route_prefix {
+	uint32_t addr; /* host byte order */
+	uint8_t plen;
+};
+
+/* One route: in table `table` of `node`, dst/plen leaves through nh_n ports (nh_n > 1 only
+ * in the main table, as the fallback for locally generated packets). */
+struct route_entry {
+	uint32_t node;
+	uint32_t table;
+	struct route_prefix dst;
+	uint32_t nh_off, nh_n; /* ports in plan.ports */
+	uint32_t src;	       /* preferred source address, 0 for none */
+};
+
+struct route_rule {
+	uint32_t node;
+	uint32_t prio;
+	uint32_t mark;
+	uint32_t table;
+};
+
+/* An ECMP group of one node: destinations sharing the same set of >1 next-hop ports. */
+struct route_group {
+	uint32_t node;
+	uint32_t id;	       /* 0, 1, ... within the node */
+	uint32_t seed;	       /* jhash seed */
+	uint32_t nh_off, nh_n; /* ports in plan.ports; DSCP tag k selects the k-th (1-based) */
+	uint32_t pfx_off, pfx_n; /* destination prefixes in plan.prefixes */
+};
+
+/* Everything a node gets, as ranges into the plan's arrays. */
+struct route_node {
+	uint32_t route_off, route_n;
+	uint32_t rule_off, rule_n;
+	uint32_t group_off, group_n;
+	uint32_t edge_off, edge_n; /* ports facing non-forwarding endpoints, in plan.ports */
+};
+
+struct route_plan {
+	VEC(struct route_node) nodes; /* one per topo node */
+	VEC(struct route_entry) routes;
+	VEC(struct route_rule) rules;
+	VEC(struct route_group) groups;
+	VEC(uint32_t) ports;
+	VEC(struct route_prefix) prefixes;
+};
+
+/* Builds the plan for every node of t from shortest paths p. 0 or -ENOMEM.
+ * Release with route_plan_done (also after failure). */
+int route_plan_build(const struct topo *t, const struct topo_paths *p, struct route_plan *out,
+		     struct diag *d);
+void route_plan_done(struct route_plan *plan);
+
+/* Mark and table of the per-next-hop table for port position i of a node. */
+static inline uint32_t route_port_table(uint32_t pos)
+{
+	return ROUTE_TABLE_BASE + pos;
+}
+
+/* The Linux kernel's jhash() over a byte string, as nft's `jhash` expression computes it. */
+uint32_t route_jhash(const void *key, uint32_t len, uint32_t seed);
+
+/* A flow's 5-tuple, host byte order. */
+struct route_flow {
+	uint32_t saddr, daddr;
+	uint16_t sport, dport;
+	uint8_t proto;
+	uint8_t tag; /* DSCP path tag */
+};
+
+/* The member index (0-based) of a group that nft picks for flow f at this node:
+ * jhash over saddr . daddr . proto . sport . dport (each padded to 32 bits as nft's
+ * registers hold them), scaled to nh_n. */
+uint32_t route_hash_pick(const struct route_flow *f, uint32_t seed, uint32_t nh_n);
+
+/* Walks flow f from endpoint node src through the plan as the kernel would, writing up to
+ * max node ids (src first) into hops. Tags apply at the first node that has a choice and
+ * received the packet on an edge port. Returns the hop count, or -EHOSTUNREACH, -ELOOP. */
+int route_trace(const struct topo *t, const struct route_plan *plan, uint32_t src,
+		const struct route_flow *f, uint32_t *hops, uint32_t max);
+
+#endif

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+/* Follows a flow through the routing plan the way the kernel forwards it, so users (and
+ * tests) can ask which path a 5-tuple takes: `testbed path`. */
+#include <errno.h>
+
+#include "policy/route.h"
+
+static bool prefix_has(const struct route_prefix *p, uint32_t a)
+{
+	uint32_t mask = p->plen ? ~0u << (32 - p->plen) : 0;
+
+	return (a & mask) == (p->addr & mask);
+}
+
+static bool is_edge(const struct route_plan *plan, uint32_t node, uint32_t port)
+{
+	const struct route_node *rn = &plan->nodes.v[node];
+	uint32_t i;
+
+	for (i = 0; i < rn->edge_n; i++)
+		if (plan->ports.v[rn->edge_off + i] == port)
+			return true;
+	return false;
+}
+
+/* The nft stage: a group whose prefixes hold daddr picks a member by tag or hash. */
+static uint32_t group_pick(const struct route_plan *plan, uint32_t node, const struct route_flow *f,
+			   bool tag_ok)
+{
+	const struct route_node *rn = &plan->nodes.v[node];
+	uint32_t g, i, idx;
+
+	for (g = rn->group_off; g < rn->group_off + rn->group_n; g++) {
+		const struct route_group *grp = &plan->groups.v[g];
+
+		for (i = 0; i < grp->pfx_n; i++)
+			if (prefix_has(&plan->prefixes.v[grp->pfx_off + i], f->daddr))
+				break;
+		if (i == grp->pfx_n)
+			continue;
+		if (tag_ok && f->tag && f->tag <= grp->nh_n)
+			idx = f->tag - 1u;
+		else
+			idx = route_hash_pick(f, grp->seed, grp->nh_n);
+		return plan->ports.v[grp->nh_off + idx];
+	}
+	return TOPO_NONE;
+}
+
+/* The main table: longest prefix match. */
+static uint32_t main_pick(const struct route_plan *plan, uint32_t node, uint32_t daddr)
+{
+	const struct route_node *rn = &plan->nodes.v[node];
+	uint32_t i, best = TOPO_NONE;
+	int best_len = -1;
+
+	for (i = rn->route_off; i < rn->route_off + rn->route_n; i++) {
+		const struct route_entry *re = &plan->routes.v[i];
+
+		if (re->table != ROUTE_TABLE_MAIN || !prefix_has(&re->dst, daddr) ||
+		    re->dst.plen <= best_len)
+			continue;
+		best_len = re->dst.plen;
+		best = plan->ports.v[re->nh_off];
+	}
+	return best;
+}
+
+int route_trace(const struct topo *t, const struct route_plan *plan, uint32_t src,
+		const struct route_flow *f, uint32_t *hops, uint32_t max)
+{
+	uint32_t node = src, in_port = TOPO_NONE, n = 0, port;
+
+	while (n < max) {
+		bool local = in_port == TOPO_NONE;
+
+		hops[n++] = node;
+		if (t->nodes.v[node].kind == TOPO_ENDPOINT && t->nodes.v[node].addr == f->daddr)
+			return (int)n;
+		if (!local && !t->nodes.v[node].forwards)
+			return -EHOSTUNREACH;
+		port = group_pick(plan, node, f, local || is_edge(plan, node, in_port));
+		if (port == TOPO_NONE)
+			port = main_pick(plan, node, f->daddr);
+		if (port == TOPO_NONE)
+			return -EHOSTUNREACH;
+		in_port = topo_port_peer(t, port);
+		node = t->ports.v[in_port].node;
+	}
+	return -ELOOP;
+}
