@@ -52,7 +52,7 @@ TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 
 BINS := $(BUILD)/testbed $(if $(NODE_SRC),$(BUILD)/emu-node)
 
-.PHONY: all check check-priv bench demo test install clean deps format help
+.PHONY: all check check-priv bench demo test install clean deps format help fuzz
 all: $(BINS) $(TOOL_BIN)
 
 $(BUILD)/orchestrator/%.o: override CFLAGS += $(ORCH_CFLAGS)
@@ -80,10 +80,10 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(UNIT_HELP_OBJ) $(ORCH_LIB) $(PURE_LI
 	$(if $(Q),@echo '  LD      $@')
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(ORCH_LIBS) -lcmocka
 
-$(BUILD)/tools/%: tests/tools/%.c $(PURE_LIB)
+$(BUILD)/tools/%: tests/tools/%.c $(ORCH_LIB) $(PURE_LIB)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo '  LD      $@')
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm -lpthread
+	$(Q)$(CC) $(CFLAGS) $(ORCH_CFLAGS) $(LDFLAGS) -o $@ $^ $(ORCH_LIBS) -lpthread
 
 # Set-up: installs missing Debian packages (as root directly, else through sudo).
 deps:
@@ -91,6 +91,17 @@ deps:
 
 check: $(UNIT_BIN)
 	$(Q)scripts/run-unit $(UNIT_BIN)
+
+# libFuzzer on the scenario parser (clang); FUZZ_SECONDS bounds the run.
+FUZZ_SECONDS ?= 60
+FUZZ_SRC := tests/fuzz/fuzz_scenario.c orchestrator/scenario_yaml.c orchestrator/scenario_yaml_types.c \
+	model/scenario.c model/addr.c lib/units.c lib/diag.c lib/vec.c
+fuzz:
+	@mkdir -p build/fuzz-corpus
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-D_GNU_SOURCE -I. $(FUZZ_SRC) -lyaml -lm -o build/fuzz_scenario
+	build/fuzz_scenario -max_total_time=$(FUZZ_SECONDS) -dict=tests/fuzz/scenario.dict \
+		-max_len=4096 -timeout=10 build/fuzz-corpus scenarios tests/fixtures/bad
 
 check-priv: all
 	$(Q)scripts/as-root tests/integration/run.sh $(BUILD)

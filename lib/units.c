@@ -39,7 +39,7 @@ static int split_number(const char *s, uint64_t *mant, uint64_t *scale, const ch
 
 	for (; *s; s++) {
 		if (*s >= '0' && *s <= '9') {
-			if (m > (UINT64_MAX - 9) / 10 || sc > UINT64_MAX / 10)
+			if (m > (UINT64_MAX - (uint64_t)(*s - '0')) / 10 || sc > UINT64_MAX / 10)
 				return -ERANGE;
 			m = m * 10 + (uint64_t)(*s - '0');
 			if (frac)
@@ -122,6 +122,7 @@ static char *fmt_scaled(char *buf, size_t len, uint64_t v, uint64_t div, const c
 {
 	uint64_t whole = v / div, rem = v % div;
 	unsigned frac = (unsigned)((rem * 1000 + div / 2) / div);
+	char num[32];
 	int n;
 
 	if (frac == 1000) {
@@ -132,10 +133,11 @@ static char *fmt_scaled(char *buf, size_t len, uint64_t v, uint64_t div, const c
 		snprintf(buf, len, "%llu%s", (unsigned long long)whole, unit);
 		return buf;
 	}
-	n = snprintf(buf, len, "%llu.%03u", (unsigned long long)whole, frac);
-	while (n > 0 && (size_t)n < len && buf[n - 1] == '0')
-		buf[--n] = '\0';
-	snprintf(buf + n, len - (size_t)n, "%s", unit);
+	/* trimmed in a scratch buffer: writing after a truncated number would overrun buf */
+	n = snprintf(num, sizeof(num), "%llu.%03u", (unsigned long long)whole, frac);
+	while (n > 0 && num[n - 1] == '0')
+		num[--n] = '\0';
+	snprintf(buf, len, "%s%s", num, unit);
 	return buf;
 }
 

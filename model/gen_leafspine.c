@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "model/gen.h"
 
@@ -63,7 +64,7 @@ int gen_leafspine(struct topo *t, const struct scn_leafspine *ls, double scale, 
 		return r;
 	r = add_hosts(t, ls);
 	leaf0 = (uint32_t)t->nodes.n;
-	for (i = 0; !r && i < ls->leaves; i++)
+	for (i = 0; r >= 0 && i < ls->leaves; i++)
 		r = add_named(t, TOPO_SWITCH, TOPO_ROLE_LEAF, "l", i);
 	spine0 = (uint32_t)t->nodes.n;
 	for (i = 0; r >= 0 && i < ls->spines; i++)
@@ -75,8 +76,7 @@ int gen_leafspine(struct topo *t, const struct scn_leafspine *ls, double scale, 
 			for (k = 0; r >= 0 && k < ls->links_per_pair; k++)
 				r = topo_link_add(t, leaf0 + i, spine0 + j, fr, fr, TOPO_TIER_FABRIC);
 	if (r < 0)
-		return diag_set(d, r, "building the leaf-spine: %s",
-				r == -ENOMEM ? "out of memory" : "name too long");
+		return diag_set(d, r, "building the leaf-spine: %s", strerror(-r));
 	return 0;
 }
 

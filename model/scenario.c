@@ -33,3 +33,16 @@ double scn_dilation(const struct scenario *s)
 		return 1.0;
 	return s->emulation.size_scale / s->emulation.rate_scale;
 }
+
+const char *scn_cc_name(enum scn_cc cc)
+{
+	switch (cc) {
+	case SCN_CC_CUBIC:
+		return "cubic";
+	case SCN_CC_BBR:
+		return "bbr";
+	case SCN_CC_RENO:
+		break;
+	}
+	return "reno";
+}

@@ -63,6 +63,19 @@ struct scn_addressing {
 	uint8_t plen;  /* default 15 */
 };
 
+/* Endpoint TCP congestion control. The papers model max-min fair sharing (seed 000's
+ * floodns, seed 001's flow-level simulator, DCQCN on RoCE); on microsecond-RTT veth paths
+ * Reno's AIMD converges to a fair share within seconds, CUBIC's time-based growth does not. */
+enum scn_cc {
+	SCN_CC_RENO,
+	SCN_CC_CUBIC,
+	SCN_CC_BBR,
+};
+
+struct scn_transport {
+	enum scn_cc cc;
+};
+
 struct scn_emulation {
 	double rate_scale; /* multiplies link rates; 0 = auto */
 	double size_scale; /* multiplies message sizes */
@@ -75,8 +88,12 @@ struct scenario {
 	struct scn_shaping shaping;
 	struct scn_routing routing;
 	struct scn_addressing addressing;
+	struct scn_transport transport;
 	struct scn_emulation emulation;
 };
+
+/* The kernel's name of a congestion control ("reno"). */
+const char *scn_cc_name(enum scn_cc cc);
 
 /* Fills s with the documented defaults (no topology). */
 void scn_init(struct scenario *s);

@@ -5,12 +5,49 @@
  *
  * Semantics. Every rank holds a buffer of `bytes` bytes (the collective's message size M).
  * A SEND step sends [off, off+len) of the sender's buffer to rank `peer`; the matching RECV on
- * the peer names the same (off, len) and either copies the data into its buffer
- * (COLL_F_COPY) or adds it element-wise (COLL_F_REDUCE). Sends and receives between one ordered
- * pair of ranks are matched in the order they appear in the two ranks' step lists (FIFO per
- * connection). A step may start once every step in its dependency list (indices into the same
- * rank's steps, all smaller than its own) has completed; steps without dependencies may start
- * at once, so a rank's sends and receives overlap wherever the algorithm allows. */
+ * the peer names the same len and either copies the data into [off, off+len) of its buffer
+ * (COLL_F_COPY) or adds it element-wise (COLL_F_REDUCE). The two offsets are equal for every
+ * kind but all-to-all. Sends and receives between one ordered pair of ranks are matched in the
+ * order they appear in the two ranks' step lists (FIFO per connection): an executor writes the
+ * sends of one connection in list order and fills its receives in list order. A step may start
+ * once every step in its dependency list (indices into the same rank's steps, all smaller than
+ * its own) has completed; steps without dependencies may start at once, so a rank's sends and
+ * receives overlap wherever the algorithm allows. A SEND completes once its bytes have left the
+ * buffer, a RECV once its bytes are in it (a REDUCE adds when its receive completes).
+ *
+ * Guarantees of the builder, checked by tests/unit/coll_sim.c:
+ *  - no step has len 0 (parts of the buffer too small to hold an element get no steps), and
+ *    off and len are multiples of elem;
+ *  - it is race-free: a RECV never writes bytes that a SEND of its rank is still reading, nor
+ *    bytes another unfinished RECV copies into, whatever the timing. The order comes from
+ *    dependencies, FIFO order and causality (data that arrives was produced after the sends
+ *    it depends on finished). Only REDUCE receives into the same bytes may be in flight
+ *    together; the executor applies each addition whole, which commutes;
+ *  - it completes with rendezvous sends (a send finishing only when its receive does).
+ *
+ * Chunks. Where a kind splits the buffer into n parts, part c is
+ * [coll_chunk_off(M, elem, n, c), coll_chunk_off(M, elem, n, c + 1)): whole elements, the first
+ * (M/elem) mod n parts one element longer. With M < n * elem some parts are empty.
+ *
+ * Kinds (N = nranks; "all ranks" means each contribution exactly once):
+ *  - ALLREDUCE: every rank ends with the element-wise sum over all ranks.
+ *  - REDUCESCATTER: rank r ends with chunk r (of N) summed over all ranks; the rest of its
+ *    buffer is unspecified.
+ *  - ALLGATHER: rank r starts with its chunk r; every rank ends with every chunk j as rank j
+ *    held it.
+ *  - ALLTOALL: every rank has two buffers of M bytes, in and out, and M is a multiple of
+ *    N * elem; block j is [j*M/N, (j+1)*M/N). A SEND reads `in`, a RECV (always COPY) writes
+ *    `out`, which starts as a copy of `in`. Rank r's out block j ends as rank j's in block r;
+ *    a SEND names its block for the peer (peer*M/N), the RECV the block of the sender.
+ *
+ * Algorithms and the kinds they build (anything else is -EINVAL):
+ *  - RING: ALLREDUCE (reduce-scatter then all-gather, 2(N-1) rounds of M/N), ALLGATHER and
+ *    REDUCESCATTER (N-1 rounds). Ring order is rank order.
+ *  - HD: ALLREDUCE, any N >= 1 (see coll_hd.c for the non-power-of-two pairing).
+ *  - PAIRWISE: ALLTOALL, N-1 rounds.
+ *  - HIER_RING: ALLREDUCE; N = servers * group, rank = server * group + local index.
+ *  - SHARD_RINGS: ALLREDUCE; N = dp * group, rank = replica * group + shard; ring i is
+ *    {i, group + i, 2 * group + i, ...} and all-reduces its members' whole buffers. */
 #ifndef TRAFFIC_COLL_H
 #define TRAFFIC_COLL_H
 
@@ -20,6 +57,8 @@
 #include "lib/diag.h"
 #include "lib/vec.h"
 
+#define COLL_MAX_RANKS 16384 /* keeps phases in 16 bits and step offsets in 32 */
+
 enum coll_kind {
 	COLL_ALLREDUCE,
 	COLL_ALLGATHER,
@@ -28,11 +67,11 @@ enum coll_kind {
 };
 
 enum coll_algo {
-	COLL_RING,	   /* ring (reduce-scatter + all-gather for all-reduce) */
-	COLL_HD,	   /* recursive halving-doubling, non-power-of-two by pre/post steps */
-	COLL_PAIRWISE,	   /* pairwise exchange (all-to-all) */
-	COLL_HIER_RING,	   /* two-level: intra-server ring, inter-server ring, intra-server ring */
-	COLL_SHARD_RINGS,  /* seed 000: one ring per parameter shard across DP replicas */
+	COLL_RING, /* ring (reduce-scatter + all-gather for all-reduce) */
+	COLL_HD, /* recursive halving-doubling, non-power-of-two by pre/post steps */
+	COLL_PAIRWISE, /* pairwise exchange (all-to-all) */
+	COLL_HIER_RING, /* two-level: intra-server ring, inter-server ring, intra-server ring */
+	COLL_SHARD_RINGS, /* seed 000: one ring per parameter shard across DP replicas */
 };
 
 enum coll_op {
@@ -44,12 +83,12 @@ enum coll_op {
 #define COLL_F_REDUCE 0x2
 
 struct coll_step {
-	uint8_t op;	     /* enum coll_op */
-	uint8_t flags;	     /* RECV: COLL_F_COPY or COLL_F_REDUCE */
-	uint16_t phase;	     /* algorithm round, for records ("step" in flows.csv) */
-	uint32_t peer;	     /* rank */
-	uint64_t off, len;   /* byte range of the buffer */
-	uint32_t dep_off;    /* dependencies: coll_sched.deps[dep_off .. dep_off+dep_n) */
+	uint8_t op; /* enum coll_op */
+	uint8_t flags; /* RECV: COLL_F_COPY or COLL_F_REDUCE; SEND: 0 */
+	uint16_t phase; /* algorithm round, for records ("step" in flows.csv) */
+	uint32_t peer; /* rank */
+	uint64_t off, len; /* byte range of the buffer */
+	uint32_t dep_off; /* dependencies: coll_sched.deps[dep_off .. dep_off+dep_n) */
 	uint32_t dep_n;
 };
 
@@ -57,10 +96,10 @@ struct coll_step {
 struct coll_params {
 	enum coll_kind kind;
 	enum coll_algo algo;
-	uint32_t nranks;
-	uint64_t bytes;	      /* per-rank buffer size M */
-	uint32_t elem;	      /* element size in bytes (4 for float); chunk edges are multiples */
-	uint32_t group;	      /* HIER_RING: ranks per server; SHARD_RINGS: shards per replica */
+	uint32_t nranks; /* 1 .. COLL_MAX_RANKS; one rank has no steps */
+	uint64_t bytes; /* per-rank buffer size M, a multiple of elem */
+	uint32_t elem; /* element size in bytes (4 for float); chunk edges are multiples */
+	uint32_t group; /* HIER_RING: ranks per server; SHARD_RINGS: shards per replica */
 };
 
 struct coll_rank {
@@ -74,13 +113,21 @@ struct coll_sched {
 	VEC(uint32_t) deps; /* rank-local step indices (0 = the rank's first step) */
 };
 
-/* Builds the schedule for p into s (all ranks). Returns 0, -EINVAL for a combination that
- * does not exist (the message says which), or -ENOMEM. Release with coll_sched_done. */
+/* Builds the schedule for p into s (all ranks; s is overwritten, not freed). Returns 0,
+ * -EINVAL for a combination that does not exist (the message says which), or -ENOMEM; on
+ * error s is left empty. Release with coll_sched_done. */
 int coll_sched_build(const struct coll_params *p, struct coll_sched *s, struct diag *d);
 void coll_sched_done(struct coll_sched *s);
 
-/* Bytes one rank sends in total, and the nccl-tests bus-bandwidth factor for the kind:
- * busbw = algbw * factor (all-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all (n-1)/n). */
+/* Bytes rank sends in total over the whole schedule (0 for a rank out of range). */
+uint64_t coll_sched_bytes_sent(const struct coll_sched *s, uint32_t rank);
+
+/* Byte offset where part c of n starts when `bytes` is cut into n parts of whole elements,
+ * the first (bytes/elem) mod n parts one element longer; c == n gives bytes. */
+uint64_t coll_chunk_off(uint64_t bytes, uint32_t elem, uint32_t n, uint32_t c);
+
+/* The nccl-tests bus-bandwidth factor for the kind: busbw = algbw * factor
+ * (all-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all (n-1)/n; 0 for n == 0). */
 double coll_busbw_factor(enum coll_kind kind, uint32_t nranks);
 
 /* Names for scenarios and records ("allreduce", "ring"); parsing returns -EINVAL if unknown. */

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/* The command layer: one file per subcommand, the only code that prints. */
+#ifndef ORCH_CMD_H
+#define ORCH_CMD_H
+
+#include "lib/diag.h"
+#include "model/paths.h"
+#include "model/scenario.h"
+#include "model/topo.h"
+#include "policy/route.h"
+
+/* Exit codes. */
+#define CMD_OK 0
+#define CMD_FAIL 1
+#define CMD_USAGE 2
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+/* A loaded scenario with everything derived from it. */
+struct cmd_world {
+	struct scenario s;
+	struct topo *t;
+	struct topo_paths paths;
+	struct route_plan plan;
+};
+
+/* Parses path and derives topology, paths and routing plan. 0, or -errno with d set
+ * (-EINVAL means bad input). Release with cmd_world_done, also after failure. */
+int cmd_world_load(const char *path, struct cmd_world *w, struct diag *d);
+void cmd_world_done(struct cmd_world *w);
+
+/* Prints d (or a fallback) as "testbed <cmd>: <message>" and returns the exit code for r. */
+int cmd_fail(const char *cmd, int r, const struct diag *d);
+
+/* Whether argv[i] asks for help. */
+int cmd_wants_help(int argc, char **argv);
+
+/* Fails with a clear message unless running as root. */
+int cmd_need_root(const char *cmd);
+
+int cmd_check(int argc, char **argv);
+int cmd_up(int argc, char **argv);
+int cmd_down(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_exec(int argc, char **argv);
+int cmd_path(int argc, char **argv);
+
+#endif

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+/* testbed path FILE|NAME SRC DST: the path a flow takes, as the ECMP hash (with each switch's
+ * seed) or a DSCP path tag decides. Pure computation over the model; no root needed. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "orchestrator/cmd.h"
+#include "orchestrator/state.h"
+
+#define PATH_MAX_HOPS 64
+
+static void path_usage(FILE *f)
+{
+	fprintf(f, "Usage: testbed path FILE|NAME SRC DST [--sport N] [--dport N] [--proto tcp|udp]\n"
+		   "                    [--tag K]\n\n"
+		   "Prints the nodes a flow from endpoint SRC to endpoint DST crosses. Switches with\n"
+		   "several next hops pick one by jhash over the 5-tuple with their seed, or by the\n"
+		   "DSCP path tag K (1..63: the K-th next hop) at the first switch with a choice.\n"
+		   "NAME reads the scenario of a running testbed.\n");
+}
+
+static int parse_u(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoul(s, &end, 10);
+	return (errno || *end || !*s || *out > max) ? -EINVAL : 0;
+}
+
+static int parse_opts(int argc, char **argv, struct route_flow *f)
+{
+	unsigned long v;
+	int i;
+
+	f->proto = 6;
+	f->sport = 40000;
+	f->dport = 5201;
+	for (i = 0; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--proto") && (!strcmp(argv[i + 1], "tcp") || !strcmp(argv[i + 1], "udp")))
+			f->proto = argv[i + 1][0] == 't' ? 6 : 17;
+		else if (!strcmp(argv[i], "--sport") && !parse_u(argv[i + 1], 65535, &v))
+			f->sport = (uint16_t)v;
+		else if (!strcmp(argv[i], "--dport") && !parse_u(argv[i + 1], 65535, &v))
+			f->dport = (uint16_t)v;
+		else if (!strcmp(argv[i], "--tag") && !parse_u(argv[i + 1], 63, &v))
+			f->tag = (uint8_t)v;
+		else
+			return -EINVAL;
+	}
+	return i == argc ? 0 : -EINVAL;
+}
+
+/* A file path, or the saved scenario of a testbed with that name. */
+static void resolve(const char *arg, char *buf, size_t len)
+{
+	if (access(arg, F_OK) == 0 || strchr(arg, '/') || strchr(arg, '.'))
+		snprintf(buf, len, "%s", arg);
+	else
+		state_path(buf, len, arg, "scenario.yaml");
+}
+
+static int endpoint(const struct topo *t, const char *name)
+{
+	int n = topo_node_find(t, name);
+
+	return n >= 0 && t->nodes.v[n].kind == TOPO_ENDPOINT ? n : -ENOENT;
+}
+
+static int print_path(const struct cmd_world *w, const char *src, const char *dst,
+		      struct route_flow *f)
+{
+	uint32_t hops[PATH_MAX_HOPS];
+	int s = endpoint(w->t, src), d = endpoint(w->t, dst), n, i;
+
+	if (s < 0 || d < 0) {
+		fprintf(stderr, "testbed path: no endpoint named '%s'\n", s < 0 ? src : dst);
+		return CMD_USAGE;
+	}
+	f->saddr = w->t->nodes.v[s].addr;
+	f->daddr = w->t->nodes.v[d].addr;
+	n = route_trace(w->t, &w->plan, (uint32_t)s, f, hops, PATH_MAX_HOPS);
+	if (n < 0) {
+		fprintf(stderr, "testbed path: %s -> %s: %s\n", src, dst, strerror(-n));
+		return CMD_FAIL;
+	}
+	for (i = 0; i < n; i++)
+		printf("%s%s", i ? " " : "", w->t->nodes.v[hops[i]].name);
+	printf("\n");
+	return CMD_OK;
+}
+
+int cmd_path(int argc, char **argv)
+{
+	struct route_flow f = { 0 };
+	struct cmd_world w;
+	struct diag d = { 0 };
+	char file[512];
+	int r, rc;
+
+	if (cmd_wants_help(argc, argv)) {
+		path_usage(stdout);
+		return CMD_OK;
+	}
+	if (argc < 4 || parse_opts(argc - 4, argv + 4, &f)) {
+		path_usage(stderr);
+		return CMD_USAGE;
+	}
+	resolve(argv[1], file, sizeof(file));
+	r = cmd_world_load(file, &w, &d);
+	rc = r ? cmd_fail("path", r, &d) : print_path(&w, argv[2], argv[3], &f);
+	cmd_world_done(&w);
+	return rc;
+}

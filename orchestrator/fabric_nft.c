@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+/* nftables rulesets for the nodes with ECMP groups (fabric.h): one atomic batch each, sent
+ * from a netfilter socket opened inside the node's namespace. */
+#include <errno.h>
+#include <string.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/netfilter/nfnetlink.h>
+
+#include "orchestrator/fabric_int.h"
+#include "orchestrator/netns.h"
+#include "orchestrator/nftr.h"
+
+/* An mnl netfilter socket bound inside namespace nsfd. */
+static struct mnl_socket *nft_socket_in(int nsfd, int root_fd, int *err)
+{
+	struct mnl_socket *nl = NULL;
+
+	*err = netns_enter(nsfd);
+	if (*err)
+		return NULL;
+	nl = mnl_socket_open(NETLINK_NETFILTER);
+	*err = nl ? 0 : -errno;
+	if (nl && mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID)) {
+		*err = -errno;
+		mnl_socket_close(nl);
+		nl = NULL;
+	}
+	if (netns_enter(root_fd) && !*err)
+		*err = -errno;
+	return nl;
+}
+
+static int nft_node(struct fabric *f, uint32_t n, struct diag *d)
+{
+	struct mnl_socket *nl;
+	int r;
+
+	nl = nft_socket_in(f->nsfd[n], f->root_fd, &r);
+	if (!nl)
+		return diag_set(d, r, "opening nftables in %s: %s", f->t->nodes.v[n].name,
+				strerror(-r));
+	r = nftr_node_install(nl, f->t, f->plan, n, d);
+	mnl_socket_close(nl);
+	if (r)
+		return diag_wrap(d, r, "%s: ", f->t->nodes.v[n].name);
+	return 0;
+}
+
+int fabric_nft(struct fabric *f, struct diag *d)
+{
+	size_t i, total = 0, done = 0;
+	int r = 0;
+
+	for (i = 0; i < f->t->nodes.n; i++)
+		total += f->plan->nodes.v[i].group_n > 0;
+	for (i = 0; !r && i < f->t->nodes.n; i++) {
+		if (!f->plan->nodes.v[i].group_n)
+			continue;
+		r = fabric_stopped(f, d);
+		r = r ? r : nft_node(f, (uint32_t)i, d);
+		if (++done % 16 == 0 || done == total)
+			fabric_progress(f, FABRIC_NFT, done, total);
+	}
+	return r;
+}

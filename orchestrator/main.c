@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+/* testbed: emulated datacenter networks for distributed-training experiments. */
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/log.h"
+#include "orchestrator/cmd.h"
+
+static const struct cmd commands[] = {
+	{ "check", cmd_check, "Parse a scenario and print what it would build (no root needed)" },
+	{ "up", cmd_up, "Build a scenario's topology in network namespaces" },
+	{ "down", cmd_down, "Remove a testbed and everything it made" },
+	{ "status", cmd_status, "List testbeds, or show one" },
+	{ "exec", cmd_exec, "Run a command inside a node's namespace" },
+	{ "path", cmd_path, "Show the path a flow takes (ECMP hash or DSCP tag)" },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "Usage: testbed [-v|-q] <command> [arguments]\n\nCommands:\n");
+	for (i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\n'testbed <command> --help' describes a command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	while (argc > 1 && argv[1][0] == '-' && argv[1][1] && !argv[1][2]) {
+		if (argv[1][1] == 'v')
+			log_level = LOG_DEBUG;
+		else if (argv[1][1] == 'q')
+			log_level = LOG_ERR;
+		else if (argv[1][1] == 'h')
+			break;
+		else
+			break;
+		argc--;
+		argv++;
+	}
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? CMD_USAGE : CMD_OK;
+	}
+	for (i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "testbed: unknown command '%s'\n\n", argv[1]);
+	usage(stderr);
+	return CMD_USAGE;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* Network namespaces bind-mounted under /run/netns (as iproute2 does, so `ip netns exec`
+ * works for users), created and entered by the calling thread. */
+#ifndef ORCH_NETNS_H
+#define ORCH_NETNS_H
+
+#include "lib/diag.h"
+
+#define NETNS_RUN_DIR "/run/netns"
+
+/* A sysctl to write inside a new namespace: path under /proc/sys, value. */
+struct netns_sysctl {
+	const char *path;
+	const char *value;
+};
+
+/* Makes /run/netns exist and be a shared mount point. 0 or -errno with a message. */
+int netns_prepare_dir(struct diag *d) __attribute__((warn_unused_result));
+
+/* Creates namespace `name`, writes the sysctls inside it, and returns an open fd to it in
+ * *fd. The calling thread returns to the namespace given by root_fd. Fails with -EEXIST if
+ * the name is taken (never adopts a namespace it did not create). */
+int netns_create(const char *name, int root_fd, const struct netns_sysctl *sysctls, int nsysctl,
+		 int *fd, struct diag *d) __attribute__((warn_unused_result));
+
+/* Unmounts and removes /run/netns/<name>; 0 if it is gone (already gone is fine). */
+int netns_delete(const char *name);
+
+/* Opens /run/netns/<name>; returns the fd or -errno. */
+int netns_open(const char *name);
+
+/* Moves the calling thread into namespace fd; 0 or -errno. */
+int netns_enter(int fd);
+
+/* Gives the calling process its own mount namespace with a /sys of the current network
+ * namespace, as `ip netns exec` does, so tools reading /sys/class/net see the node. */
+int netns_remount_sys(void);
+
+/* Opens a socket of the given family/protocol inside namespace fd, returning to root_fd. */
+int netns_socket(int fd, int root_fd, int domain, int type, int protocol);
+
+#endif

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/* rtnetlink request builders: one request per kernel object, built with libnl-route-3 into a
+ * new nl_msg the caller frees (nlmsg_free). No I/O: unit-tested by parsing the message back. */
+#ifndef ORCH_NLK_BUILD_H
+#define ORCH_NLK_BUILD_H
+
+#include <stdint.h>
+
+#include "policy/shape.h"
+
+struct nl_msg;
+
+struct nlk_veth {
+	const char *name, *peer;
+	int ifindex, peer_ifindex; /* chosen indexes: the namespaces are ours and fresh */
+	int nsfd, peer_nsfd;	   /* namespace of each end */
+};
+
+struct nlk_nexthop {
+	int ifindex;
+	uint32_t gw; /* host byte order */
+};
+
+struct nlk_route {
+	uint32_t table;
+	uint32_t dst; /* host byte order */
+	uint8_t plen;
+	uint32_t src; /* preferred source, 0 for none */
+	const struct nlk_nexthop *nh;
+	int nh_n;
+};
+
+/* A veth pair (down), each end directly in its namespace with its index. */
+int nlk_build_veth(const struct nlk_veth *v, struct nl_msg **out);
+/* Brings an existing link (e.g. lo, index 1) up; a non-zero gso_max_segs also caps the
+ * frames per GSO packet it sends. */
+int nlk_build_link_up(int ifindex, uint32_t gso_max_segs, struct nl_msg **out);
+/* Adds addr/plen (host byte order) to a link. */
+int nlk_build_addr(int ifindex, uint32_t addr, uint8_t plen, struct nl_msg **out);
+/* Adds a unicast route with one or more gateways. */
+int nlk_build_route(const struct nlk_route *rt, struct nl_msg **out);
+/* Adds `fwmark mark lookup table` at priority prio. */
+int nlk_build_rule(uint32_t prio, uint32_t mark, uint32_t table, struct nl_msg **out);
+
+/* Root tbf (handle 1:) for sp. */
+int nlk_build_tbf(int ifindex, const struct shape_params *sp, struct nl_msg **out);
+/* Root htb (handle 1:, default class 1:1), its class 1:1, and the bfifo 2: under it. */
+int nlk_build_htb_qdisc(int ifindex, struct nl_msg **out);
+int nlk_build_htb_class(int ifindex, const struct shape_params *sp, struct nl_msg **out);
+int nlk_build_bfifo(int ifindex, uint32_t parent, uint32_t handle, uint32_t limit,
+		    struct nl_msg **out);
+/* netem delay under parent (TC_H_ROOT for none) with handle, queue limit in packets. */
+int nlk_build_netem(int ifindex, uint32_t parent, uint32_t handle, uint64_t delay_ns,
+		    uint32_t limit_pkts, struct nl_msg **out);
+
+#endif

@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: MIT
+/* Scenario files: libyaml's document tree read against one field table per section (the
+ * schema, docs/scenario.md); the field types are in scenario_yaml_types.c. */
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "orchestrator/scenario_yaml.h"
+#include "orchestrator/scenario_yaml_types.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define FIELDS_MAX 32 /* fields in one section */
+#define HOSTS_MAX 65536u /* the addressing plan's limit (model/gen_leafspine.c) */
+#define LINKS_PER_PAIR_MAX 16u
+
+/* A mapping being read: its node, its table, and each field's key and value nodes (NULL if
+ * absent). */
+struct map_read {
+	yaml_node_t *node;
+	const struct section *sec;
+	yaml_node_t *key[FIELDS_MAX];
+	yaml_node_t *val[FIELDS_MAX];
+};
+
+struct section {
+	const struct scn_yaml_field *fields;
+	size_t n;
+	/* Rules across fields and defaults derived from other fields, once all are read. */
+	int (*check)(struct scn_yaml_ctx *c, const struct map_read *m);
+};
+
+/* ---- mappings ---- */
+
+/* "in 'topology'" or "at the top level", for the mapping being read. */
+static const char *where(const struct scn_yaml_ctx *c, char *buf, size_t len)
+{
+	if (!c->path[0])
+		return "at the top level";
+	snprintf(buf, len, "in '%s'", c->path);
+	return buf;
+}
+
+static yaml_node_t *node(struct scn_yaml_ctx *c, int id)
+{
+	return yaml_document_get_node(c->doc, id);
+}
+
+static bool key_is(const yaml_node_t *k, const char *name)
+{
+	const char *v = scn_yaml_text(k);
+
+	return v && !strcmp(v, name);
+}
+
+/* One "switch: seed" pair of routing.seeds; keys before p are checked for duplicates. */
+static int read_seed(struct scn_yaml_ctx *c, yaml_node_t *map, yaml_node_pair_t *p)
+{
+	yaml_node_t *k = node(c, p->key), *v = node(c, p->value);
+	const char *name = scn_yaml_text(k), *why = "";
+	yaml_node_pair_t *q;
+	char buf[32];
+	struct scn_seed *sd;
+	uint64_t x;
+	size_t old;
+	int r;
+
+	if (name)
+		why = scn_yaml_name_why(name, SCN_NAME_MAX - 1, buf, sizeof(buf));
+	if (why)
+		return scn_yaml_fail_value(c, k, "a switch name such as l0", why);
+	for (q = map->data.mapping.pairs.start; q < p; q++)
+		if (key_is(node(c, q->key), name))
+			return scn_yaml_fail_at(c, &k->start_mark,
+						"duplicate switch '%s' in '%s' (first at line %zu)",
+						name, c->path,
+						node(c, q->key)->start_mark.line + 1);
+	old = scn_yaml_path_push(c, name);
+	r = scn_yaml_read_uint(c, v, 0, UINT32_MAX, &x);
+	c->path[old] = '\0';
+	if (r)
+		return r;
+	sd = vec_grow(&c->s->routing.seeds);
+	if (!sd)
+		return diag_set(c->d, -ENOMEM, "%s: out of memory", c->file);
+	snprintf(sd->node, sizeof(sd->node), "%s", name);
+	sd->seed = (uint32_t)x;
+	return 0;
+}
+
+/* routing.seeds: a mapping of switch names to seeds (f->off is unused: one such field). */
+static int set_seeds(struct scn_yaml_ctx *c, yaml_node_t *n,
+		     __attribute__((unused)) const struct scn_yaml_field *f)
+{
+	yaml_node_pair_t *p;
+	int r = 0;
+
+	if (scn_yaml_is_empty(n))
+		return 0;
+	if (n->type != YAML_MAPPING_NODE)
+		return scn_yaml_fail_value(c, n, "a mapping of switch names to seeds", "");
+	for (p = n->data.mapping.pairs.start; !r && p < n->data.mapping.pairs.top; p++)
+		r = read_seed(c, n, p);
+	return r;
+}
+
+static int unknown_field(struct scn_yaml_ctx *c, const yaml_node_t *k, const struct section *sec)
+{
+	char names[512], w[160], q[64];
+	size_t i, o = 0;
+
+	for (i = 0; i < sec->n && o < sizeof(names); i++)
+		o += (size_t)snprintf(names + o, sizeof(names) - o, "%s%s", i ? ", " : "",
+				      sec->fields[i].name);
+	return scn_yaml_fail_at(c, &k->start_mark, "unknown field %s %s (expected one of: %s)",
+				scn_yaml_found(q, sizeof(q), k), where(c, w, sizeof(w)), names);
+}
+
+/* One "key: value" pair of a table-driven mapping. */
+static int read_pair(struct scn_yaml_ctx *c, struct map_read *m, const yaml_node_pair_t *p)
+{
+	yaml_node_t *k = node(c, p->key), *v = node(c, p->value);
+	const struct scn_yaml_field *f = NULL;
+	char w[160], q[64];
+	size_t i, old;
+	int r;
+
+	if (k->type != YAML_SCALAR_NODE)
+		return scn_yaml_fail_at(c, &k->start_mark, "expected a field name %s, found %s",
+					where(c, w, sizeof(w)), scn_yaml_found(q, sizeof(q), k));
+	for (i = 0; !f && i < m->sec->n; i++)
+		if (key_is(k, m->sec->fields[i].name))
+			f = &m->sec->fields[i];
+	if (!f)
+		return unknown_field(c, k, m->sec);
+	i = (size_t)(f - m->sec->fields);
+	if (m->key[i])
+		return scn_yaml_fail_at(c, &k->start_mark,
+					"duplicate field '%s' %s (first at line %zu)", f->name,
+					where(c, w, sizeof(w)), m->key[i]->start_mark.line + 1);
+	m->key[i] = k;
+	m->val[i] = v;
+	old = scn_yaml_path_push(c, f->name);
+	r = f->type(c, v, f);
+	c->path[old] = '\0';
+	return r;
+}
+
+/* Reads mapping n by sec's table; an empty value (`shaping:`) is an empty mapping. */
+static int read_map(struct scn_yaml_ctx *c, yaml_node_t *n, const struct section *sec)
+{
+	struct map_read m = {.node = n, .sec = sec};
+	yaml_node_pair_t *p;
+	char w[160];
+	size_t i;
+	int r = 0;
+
+	assert(sec->n <= FIELDS_MAX);
+	if (n->type == YAML_MAPPING_NODE)
+		for (p = n->data.mapping.pairs.start; !r && p < n->data.mapping.pairs.top; p++)
+			r = read_pair(c, &m, p);
+	else if (!scn_yaml_is_empty(n))
+		return scn_yaml_fail_value(c, n, "a mapping", "");
+	for (i = 0; !r && i < sec->n; i++)
+		if (sec->fields[i].required && !m.val[i])
+			r = scn_yaml_fail_at(c, &n->start_mark, "missing required field '%s' %s",
+					     sec->fields[i].name, where(c, w, sizeof(w)));
+	if (!r && sec->check)
+		r = sec->check(c, &m);
+	return r;
+}
+
+static int set_section(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f)
+{
+	return read_map(c, n, f->arg);
+}
+
+/* The value node of field `name` in m, or NULL if the file does not give it. */
+static yaml_node_t *given(const struct map_read *m, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < m->sec->n; i++)
+		if (!strcmp(m->sec->fields[i].name, name))
+			return m->val[i];
+	return NULL;
+}
+
+/* ---- the schema: one table per section, one line per field ---- */
+
+/* clang-format off */
+/* offsetof(struct scenario, m), refused at compile time unless m has type T */
+#define AT(m, T) (offsetof(struct scenario, m) + 0 * sizeof(char[ \
+	__builtin_types_compatible_p(__typeof__(((struct scenario *)0)->m), T) ? 1 : -1]))
+#define FIELD(n, fn, m, T, req) { .name = n, .type = fn, .off = AT(m, T), .required = req }
+#define UINT(n, m, req, lo, hi) { .name = n, .type = scn_yaml_u32, .off = AT(m, uint32_t), \
+	.required = req, .min = lo, .max = hi }
+#define ENUM(n, m, T, req, kw) { .name = n, .type = scn_yaml_enum, .off = AT(m, T), \
+	.required = req, .arg = kw }
+#define SECTION(n, sec, req) { .name = n, .type = set_section, .required = req, .arg = &sec }
+#define TABLE(tbl, fn) { .fields = tbl, .n = ARRAY_SIZE(tbl), .check = fn }
+/* clang-format on */
+
+/* scn_yaml_enum stores an int */
+_Static_assert(sizeof(enum scn_gen) == sizeof(int) && sizeof(enum scn_qdisc) == sizeof(int) &&
+		       sizeof(enum scn_policy) == sizeof(int) && sizeof(enum scn_cc) == sizeof(int),
+	       "enums are int-sized");
+
+static const struct scn_yaml_keyword gen_names[] = {
+	{"leafspine", SCN_GEN_LEAFSPINE},
+	{"best", SCN_GEN_BEST},
+	{NULL, 0},
+};
+
+static const struct scn_yaml_keyword qdisc_names[] = {
+	{"tbf", SCN_QDISC_TBF},
+	{"htb", SCN_QDISC_HTB},
+	{"none", SCN_QDISC_NONE},
+	{NULL, 0},
+};
+
+static const struct scn_yaml_keyword cc_names[] = {
+	{"reno", SCN_CC_RENO},
+	{"cubic", SCN_CC_CUBIC},
+	{"bbr", SCN_CC_BBR},
+	{NULL, 0},
+};
+
+static const struct scn_yaml_keyword policy_names[] = {
+	{"ecmp", SCN_POLICY_ECMP},
+	{NULL, 0},
+};
+
+static int topology_check(struct scn_yaml_ctx *c, const struct map_read *m)
+{
+	struct scn_leafspine *ls = &c->s->topology.ls;
+	uint64_t hosts = (uint64_t)ls->hosts_per_leaf * ls->leaves;
+
+	if (c->s->topology.gen == SCN_GEN_LEAFSPINE && !given(m, "spines"))
+		return scn_yaml_fail_at(
+			c, &m->node->start_mark,
+			"missing required field 'spines' in 'topology' (kind leafspine needs it)");
+	if (hosts > HOSTS_MAX)
+		return scn_yaml_fail_at(c, &given(m, "leaves")->start_mark,
+					"topology.leaves: expected at most %u hosts in all, "
+					"found %u x %u = %llu",
+					HOSTS_MAX, ls->hosts_per_leaf, ls->leaves,
+					(unsigned long long)hosts);
+	if (!given(m, "fabric_rate"))
+		ls->fabric_rate = ls->host_rate;
+	return 0;
+}
+
+/* spines, links_per_pair and fabric_rate are read but unused by kind best, so a sweep can
+ * flip kind alone. */
+static const struct scn_yaml_field topology_fields[] = {
+	ENUM("kind", topology.gen, enum scn_gen, true, gen_names),
+	UINT("hosts_per_leaf", topology.ls.hosts_per_leaf, true, 1, HOSTS_MAX),
+	UINT("leaves", topology.ls.leaves, true, 1, HOSTS_MAX),
+	UINT("spines", topology.ls.spines, false, 1, HOSTS_MAX), /* leafspine: topology_check */
+	UINT("links_per_pair", topology.ls.links_per_pair, false, 1, LINKS_PER_PAIR_MAX),
+	FIELD("host_rate", scn_yaml_rate, topology.ls.host_rate, uint64_t, true),
+	FIELD("fabric_rate", scn_yaml_rate, topology.ls.fabric_rate, uint64_t, false),
+	FIELD("delay", scn_yaml_time, topology.delay_ns, uint64_t, false),
+};
+
+static const struct scn_yaml_field shaping_fields[] = {
+	ENUM("qdisc", shaping.qdisc, enum scn_qdisc, false, qdisc_names),
+	FIELD("burst", scn_yaml_size_auto, shaping.burst_bytes, uint64_t, false),
+	FIELD("queue", scn_yaml_size_auto, shaping.queue_bytes, uint64_t, false),
+};
+
+static const struct scn_yaml_field routing_fields[] = {
+	ENUM("policy", routing.policy, enum scn_policy, false, policy_names),
+	UINT("seed", routing.seed, false, 0, UINT32_MAX),
+	FIELD("seeds", set_seeds, routing.seeds, __typeof__(((struct scenario *)0)->routing.seeds),
+	      false),
+};
+
+static const struct scn_yaml_field addressing_fields[] = {
+	FIELD("prefix", scn_yaml_prefix, addressing, struct scn_addressing, false),
+};
+
+static const struct scn_yaml_field transport_fields[] = {
+	ENUM("cc", transport.cc, enum scn_cc, false, cc_names),
+};
+
+static const struct scn_yaml_field emulation_fields[] = {
+	FIELD("rate_scale", scn_yaml_scale_auto, emulation.rate_scale, double, false),
+	FIELD("size_scale", scn_yaml_scale, emulation.size_scale, double, false),
+};
+
+static const struct section topology_sec = TABLE(topology_fields, topology_check);
+static const struct section shaping_sec = TABLE(shaping_fields, NULL);
+static const struct section routing_sec = TABLE(routing_fields, NULL);
+static const struct section addressing_sec = TABLE(addressing_fields, NULL);
+static const struct section transport_sec = TABLE(transport_fields, NULL);
+static const struct section emulation_sec = TABLE(emulation_fields, NULL);
+
+static void name_from_file(char *out, const char *file);
+
+static int top_check(struct scn_yaml_ctx *c, const struct map_read *m)
+{
+	if (!given(m, "name"))
+		name_from_file(c->s->name, c->file);
+	return 0;
+}
+
+static const struct scn_yaml_field top_fields[] = {
+	FIELD("name", scn_yaml_name, name, char[SCN_NAME_MAX], false),
+	SECTION("topology", topology_sec, true),
+	SECTION("shaping", shaping_sec, false),
+	SECTION("routing", routing_sec, false),
+	SECTION("addressing", addressing_sec, false),
+	SECTION("transport", transport_sec, false),
+	SECTION("emulation", emulation_sec, false),
+};
+
+static const struct section top_sec = TABLE(top_fields, top_check);
+
+/* ---- documents ---- */
+
+/* The default name: the file's basename without extension, lower-cased, other characters
+ * replaced by '-', at most SCN_YAML_NAME_LEN, no '-' at either end; "scenario" if nothing. */
+static void name_from_file(char *out, const char *file)
+{
+	const char *b = strrchr(file, '/'), *end;
+	size_t n = 0;
+	char ch;
+
+	b = b ? b + 1 : file;
+	end = strrchr(b, '.');
+	if (!end || end == b)
+		end = b + strlen(b);
+	for (; b < end && n < SCN_YAML_NAME_LEN; b++) {
+		ch = *b >= 'A' && *b <= 'Z' ? (char)(*b - 'A' + 'a') : *b;
+		if (!(ch >= '0' && ch <= '9') && !(ch >= 'a' && ch <= 'z'))
+			ch = '-';
+		if (ch != '-' || n)
+			out[n++] = ch;
+	}
+	while (n && out[n - 1] == '-')
+		n--;
+	out[n] = '\0';
+	if (!n)
+		snprintf(out, SCN_NAME_MAX, "scenario");
+}
+
+/* The position of byte `off`, for reader errors (bad UTF-8), which carry no mark. */
+static yaml_mark_t mark_of(const struct scn_yaml_ctx *c, size_t off)
+{
+	yaml_mark_t m = {0, 0, 0};
+	size_t i;
+
+	for (i = 0; i < off && i < c->len; i++) {
+		if (c->buf[i] == '\n') {
+			m.line++;
+			m.column = 0;
+		} else if ((c->buf[i] & 0xc0) != 0x80) {
+			m.column++;
+		}
+	}
+	m.index = off;
+	return m;
+}
+
+/* Whether a tab stands at mark m: libyaml's message for it does not always say so. */
+static bool tab_at(const struct scn_yaml_ctx *c, const yaml_mark_t *m)
+{
+	size_t i = 0, line = 0, col = 0;
+
+	for (; i < c->len && line < m->line; i++)
+		line += c->buf[i] == '\n';
+	for (; i < c->len && c->buf[i] != '\n' && col < m->column; i++)
+		col += (c->buf[i] & 0xc0) != 0x80;
+	while (i < c->len && (c->buf[i] & 0xc0) == 0x80)
+		i++;
+	return i < c->len && c->buf[i] == '\t';
+}
+
+static int syntax_error(struct scn_yaml_ctx *c, const yaml_parser_t *p)
+{
+	yaml_mark_t m = p->problem_mark;
+	const char *problem;
+	char ctxt[160] = "";
+
+	if (p->error == YAML_MEMORY_ERROR)
+		return diag_set(c->d, -ENOMEM, "%s: out of memory", c->file);
+	if (p->error == YAML_READER_ERROR)
+		m = mark_of(c, p->problem_offset);
+	if (p->context && (p->context_mark.line != m.line || p->context_mark.column != m.column))
+		snprintf(ctxt, sizeof(ctxt), " (%s at %zu:%zu)", p->context,
+			 p->context_mark.line + 1, p->context_mark.column + 1);
+	else if (p->context)
+		snprintf(ctxt, sizeof(ctxt), " (%s)", p->context);
+	problem = p->problem ? p->problem : "unknown error";
+	return scn_yaml_fail_at(
+		c, &m, "YAML syntax: %s%s%s", problem, ctxt,
+		tab_at(c, &m) && !strstr(problem, "tab") ? "; indent with spaces, not tabs" : "");
+}
+
+/* Loads the one document of the stream into *doc; a second document is an error. */
+static int load(struct scn_yaml_ctx *c, yaml_parser_t *p, yaml_document_t *doc)
+{
+	yaml_document_t next;
+	yaml_node_t *root;
+	int r = 0;
+
+	if (!yaml_parser_load(p, doc))
+		return syntax_error(c, p); /* libyaml has freed doc */
+	if (!yaml_document_get_root_node(doc))
+		return 0;
+	if (!yaml_parser_load(p, &next)) {
+		r = syntax_error(c, p);
+	} else {
+		root = yaml_document_get_root_node(&next);
+		if (root)
+			r = scn_yaml_fail_at(c, &root->start_mark,
+					     "expected one YAML document, found a second");
+		yaml_document_delete(&next);
+	}
+	if (r)
+		yaml_document_delete(doc);
+	return r;
+}
+
+static int read_doc(struct scn_yaml_ctx *c, yaml_document_t *doc)
+{
+	yaml_node_t *root = yaml_document_get_root_node(doc);
+	yaml_mark_t start = {0, 0, 0};
+
+	if (!root)
+		return scn_yaml_fail_at(
+			c, &start, "expected a mapping at the top level, found an empty document");
+	c->doc = doc;
+	return read_map(c, root, &top_sec);
+}
+
+int scn_parse_buffer(const char *name, const char *buf, size_t len, struct scenario *s,
+		     struct diag *d)
+{
+	struct scn_yaml_ctx c = {.file = name, .buf = buf, .len = len, .s = s, .d = d};
+	yaml_document_t doc;
+	yaml_parser_t p;
+	int r = -ENOMEM;
+
+	scn_init(s);
+	s->path = strdup(name);
+	if (!s->path || !yaml_parser_initialize(&p)) {
+		diag_set(d, r, "%s: out of memory", name);
+		goto out;
+	}
+	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
+	r = load(&c, &p, &doc);
+	if (!r) {
+		r = read_doc(&c, &doc);
+		yaml_document_delete(&doc);
+	}
+	yaml_parser_delete(&p);
+out:
+	if (r) {
+		scn_done(s);
+		scn_init(s);
+	}
+	return r;
+}
+
+/* Doubles the buffer; -ENOMEM, or -EFBIG once it holds more than a scenario can be. */
+static int grow(char **buf, size_t *cap, size_t n)
+{
+	char *nb;
+
+	if (n > SCN_YAML_FILE_MAX)
+		return -EFBIG;
+	nb = realloc(*buf, *cap * 2);
+	if (!nb)
+		return -ENOMEM;
+	*buf = nb;
+	*cap *= 2;
+	return 0;
+}
+
+/* Reads the whole file into *out (malloc'd, *len bytes). */
+static int read_file(const char *path, char **out, size_t *len)
+{
+	size_t n = 0, cap = 4096;
+	char *buf = malloc(cap);
+	ssize_t got = 1;
+	int fd = -1, r = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		r = -errno;
+	while (!r && got) {
+		if (n == cap)
+			r = grow(&buf, &cap, n);
+		got = r ? 0 : read(fd, buf + n, cap - n);
+		if (got < 0 && errno != EINTR)
+			r = -errno;
+		n += got > 0 ? (size_t)got : 0;
+	}
+	if (!r && n > SCN_YAML_FILE_MAX)
+		r = -EFBIG;
+	if (fd >= 0)
+		close(fd);
+	if (r) {
+		free(buf);
+		return r;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+int scn_parse_file(const char *path, struct scenario *s, struct diag *d)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	r = read_file(path, &buf, &len);
+	if (r) {
+		scn_init(s);
+		if (r == -EFBIG)
+			return diag_set(d, r, "%s: larger than %u MiB, not a scenario", path,
+					SCN_YAML_FILE_MAX >> 20);
+		return diag_set(d, r, "%s: %s", path, strerror(-r));
+	}
+	r = scn_parse_buffer(path, buf, len, s, d);
+	free(buf);
+	return r;
+}

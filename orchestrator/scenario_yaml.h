@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* YAML scenario files -> struct scenario (libyaml). The schema is docs/scenario.md. */
+#ifndef ORCHESTRATOR_SCENARIO_YAML_H
+#define ORCHESTRATOR_SCENARIO_YAML_H
+
+#include <stddef.h>
+
+#include "lib/diag.h"
+#include "model/scenario.h"
+
+/* Longest scenario name: it goes into namespace names (tb-<name>-<node>), which stay short. */
+#define SCN_YAML_NAME_LEN 12
+
+/* Largest file scn_parse_file reads; a scenario is a page of text. */
+#define SCN_YAML_FILE_MAX (4u << 20)
+
+/* Parses the file at path into *s (scn_init'd by the function). 0, or -EINVAL (bad input: d says
+ * "file:line:col: field: what was expected, what was found"), -ENOENT/-EACCES etc. (cannot read).
+ * On failure *s holds defaults only (nothing to free); scn_done(s) is right either way. */
+int scn_parse_file(const char *path, struct scenario *s, struct diag *d);
+
+/* Same, from a buffer; `name` is used as the file name in messages, for s->path and for the
+ * default scenario name. */
+int scn_parse_buffer(const char *name, const char *buf, size_t len, struct scenario *s,
+		     struct diag *d);
+
+#endif

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/* Inside the scenario parser only: the reading context, field descriptors and field types
+ * shared by scenario_yaml.c (mappings, schema) and scenario_yaml_types.c (scalars). */
+#ifndef ORCHESTRATOR_SCENARIO_YAML_TYPES_H
+#define ORCHESTRATOR_SCENARIO_YAML_TYPES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <yaml.h>
+
+#include "lib/diag.h"
+#include "model/scenario.h"
+
+struct scn_yaml_ctx {
+	const char *file; /* name for messages (borrowed) */
+	const char *buf; /* the text, for positions of reader errors and the tab hint */
+	size_t len;
+	yaml_document_t *doc;
+	struct scenario *s; /* being filled */
+	struct diag *d;
+	char path[128]; /* dotted path of the node being read, "" at the top level */
+};
+
+struct scn_yaml_field;
+/* A field's type: reads node n into the scenario at f->off; 0 or -errno with a message. */
+typedef int (*scn_yaml_type_fn)(struct scn_yaml_ctx *c, yaml_node_t *n,
+				const struct scn_yaml_field *f);
+
+/* One line of a section's table. */
+struct scn_yaml_field {
+	const char *name;
+	scn_yaml_type_fn type;
+	size_t off; /* offsetof(struct scenario, ...) of the value */
+	bool required;
+	uint32_t min, max; /* integers */
+	const void *arg; /* keywords of an enum (NULL-terminated), a section's table */
+};
+
+struct scn_yaml_keyword {
+	const char *name;
+	int value;
+};
+
+/* Sets c->d to "file:line:col: <message>" at mark m; returns -EINVAL. */
+int scn_yaml_fail_at(struct scn_yaml_ctx *c, const yaml_mark_t *m, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* "file:line:col: path: expected <what>, found <n><why>"; returns -EINVAL. */
+int scn_yaml_fail_value(struct scn_yaml_ctx *c, const yaml_node_t *n, const char *what,
+			const char *why);
+/* n for "found ...": a quoted, shortened scalar, "nothing", "a sequence" or "a mapping". */
+const char *scn_yaml_found(char *buf, size_t len, const yaml_node_t *n);
+/* An empty plain scalar: the value of `key:` with nothing after it. */
+bool scn_yaml_is_empty(const yaml_node_t *n);
+/* A scalar's text (borrowed from the document), or NULL for collections and embedded NULs. */
+const char *scn_yaml_text(const yaml_node_t *n);
+/* Appends ".name" to c->path; returns the old length, to cut back to with c->path[old] = 0. */
+size_t scn_yaml_path_push(struct scn_yaml_ctx *c, const char *name);
+/* A decimal integer in [min, max] into *out, or -EINVAL with a message. */
+int scn_yaml_read_uint(struct scn_yaml_ctx *c, yaml_node_t *n, uint64_t min, uint64_t max,
+		       uint64_t *out);
+/* NULL if v is 1..max characters of [a-z0-9-]; else why not (" (16 characters)", or "" when
+ * empty), possibly written into buf. */
+const char *scn_yaml_name_why(const char *v, size_t max, char *buf, size_t len);
+
+/* Field types (scn_yaml_type_fn); each documents its syntax in docs/scenario.md. */
+int scn_yaml_u32(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
+int scn_yaml_enum(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
+int scn_yaml_rate(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
+int scn_yaml_size_auto(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
+int scn_yaml_time(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
+int scn_yaml_scale(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
+int scn_yaml_scale_auto(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
+int scn_yaml_name(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
+int scn_yaml_prefix(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
+
+#endif

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+/* libFuzzer target for the scenario parser: any bytes must give 0 or -errno with a message,
+ * and leave nothing allocated (ASan's leak check runs at exit). */
+#include <assert.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "orchestrator/scenario_yaml.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct diag d = {0};
+	struct scenario s;
+	int r;
+
+	r = scn_parse_buffer("fuzz.yaml", (const char *)data, size, &s, &d);
+	/* a refusal always says why, and only -EINVAL and -ENOMEM can come from a buffer */
+	assert(r == 0 || r == -EINVAL || r == -ENOMEM);
+	assert(!r == !d.msg[0]);
+	assert(r || (strlen(s.name) >= 1 && strlen(s.name) <= SCN_YAML_NAME_LEN));
+	assert(r || (s.topology.ls.host_rate && s.topology.ls.fabric_rate));
+	assert(r || (uint64_t)s.topology.ls.hosts_per_leaf * s.topology.ls.leaves <= 65536);
+	scn_done(&s);
+	return 0;
+}

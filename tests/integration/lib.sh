@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: MIT
+# Shared helpers for integration tests: sourced by each t_*.sh.
+set -eu
+TB=${TB_BUILD:?}/testbed
+TBPERF=${TB_BUILD}/tools/tbperf
+cd "${TB_ROOT:?}"
+
+[ "$(id -u)" -eq 0 ] || { echo "needs root (namespaces, netlink)"; exit 77; }
+
+# Names owned by this test: removed on exit whatever happens.
+TB_NAMES=()
+TB_TMP=$(mktemp -d /tmp/tbtest.XXXXXX)
+tb_cleanup() {
+	local n
+	for n in "${TB_NAMES[@]}"; do "$TB" -q down "$n" >/dev/null 2>&1 || true; done
+	rm -rf "$TB_TMP"
+}
+trap tb_cleanup EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+note() { echo "# $*"; }
+
+# A copy of a scenario with its name (and optionally other lines) replaced.
+# usage: scenario_as SRC NAME [sed-expr...]
+scenario_as() {
+	local src=$1 name=$2 dst="$TB_TMP/$2.yaml"
+	shift 2
+	sed "s/^name: .*/name: $name/" "$src" >"$dst"
+	local e
+	for e in "$@"; do sed -i "$e" "$dst"; done
+	echo "$dst"
+}
+
+tb_up() { # tb_up FILE NAME
+	TB_NAMES+=("$2")
+	"$TB" up --name "$2" "$1" >"$TB_TMP/up-$2.log" 2>&1 || { cat "$TB_TMP/up-$2.log"; fail "up $2"; }
+}
+
+# In-namespace command: nx NAME NODE cmd...
+nx() { local n=$1 node=$2; shift 2; ip netns exec "tb-$n-$node" "$@"; }
+
+# Endpoint address of a node, from the plan printout of `check --plan`.
+ep_addr() { # ep_addr NAME NODE
+	nx "$1" "$2" ip -4 -o addr show dev lo | awk '$4 !~ /^127/ {split($4, a, "/"); print a[1]}'
+}
+
+# Starts tbperf servers on the given nodes; they die with the namespaces.
+serve_on() { # serve_on NAME NODE...
+	local n=$1 node
+	shift
+	for node in "$@"; do nx "$n" "$node" "$TBPERF" serve >/dev/null 2>&1 & done
+	for node in "$@"; do wait_listen "$n" "$node"; done
+}
+
+wait_listen() { # wait_listen NAME NODE: until the server listens (condition, not sleep)
+	local i
+	for i in $(seq 100); do
+		nx "$1" "$2" ss -Hltn 'sport = :5201' | grep -q LISTEN && return 0
+		sleep 0.05
+	done
+	fail "server on $2 never listened"
+}
+
+# Counter of an interface inside a node: ifstat NAME NODE IFACE tx_bytes
+ifstat() { nx "$1" "$2" cat "/sys/class/net/$3/statistics/$4" 2>/dev/null || \
+	ip netns exec "tb-$1-$2" sh -c "cat /sys/class/net/$3/statistics/$4"; }
+
+no_leftovers() { # no_leftovers NAME: nothing of the testbed remains
+	local n=$1
+	! ip netns list | grep -q "^tb-$n-" || fail "namespaces of $n left: $(ip netns list | grep -c "^tb-$n-")"
+	[ ! -e "/run/testbed/$n" ] || fail "state of $n left in /run/testbed/$n"
+	! ls /run/netns 2>/dev/null | grep -q "^tb-$n-" || fail "/run/netns entries of $n left"
+}

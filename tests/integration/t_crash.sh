@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Crash safety: `testbed up` of the 1,024-host leaf-spine killed with SIGKILL at three
+# random points of its build, then `testbed down`, leaves no namespace, /run/netns entry or
+# state; Ctrl-C (SIGINT) during the build rolls back by itself.
+#
+#   s0 .. s31            32 spines
+#   l0 .. l31            32 leaves, each to every spine
+#   h0 .. h1023          32 hosts per leaf
+. "$(dirname "$0")/lib.sh"
+
+# Milliseconds of a full build, to spread the kill points over it.
+n=it$$k0
+f=$(scenario_as scenarios/leafspine-1024.yaml "$n")
+start=$(date +%s%N)
+tb_up "$f" "$n"
+full=$((($(date +%s%N) - start) / 1000000))
+"$TB" down "$n" >/dev/null
+no_leftovers "$n"
+note "full build: ${full} ms"
+
+for k in 1 2 3; do
+	n=it$$k$k
+	f=$(scenario_as scenarios/leafspine-1024.yaml "$n")
+	at=$((full * (k * 25 + RANDOM % 20) / 100)) # around 25-45%, 50-70%, 75-95% of the build
+	TB_NAMES+=("$n")
+	"$TB" up "$f" >"$TB_TMP/up$k.log" 2>&1 &
+	pid=$!
+	sleep "$(awk -v ms="$at" 'BEGIN { printf "%.3f", ms / 1000 }')"
+	kill -9 "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	made=$(ls /run/netns | grep -c "^tb-$n-" || true)
+	phase=$(tr '\r' '\n' <"$TB_TMP/up$k.log" | grep -E '^ +[a-z]' | tail -1 | awk '{print $1}')
+	"$TB" status "$n" | head -1 | grep -qE 'incomplete|up' || fail "status does not list $n"
+	"$TB" down "$n" >/dev/null || fail "down after kill -9 at ${at} ms"
+	no_leftovers "$n"
+	note "kill -9 at ${at} ms (last phase: ${phase:-none}, $made namespaces made): down left nothing"
+done
+
+n=it$$ki
+f=$(scenario_as scenarios/leafspine-1024.yaml "$n")
+TB_NAMES+=("$n")
+"$TB" up "$f" >"$TB_TMP/int.log" 2>&1 &
+pid=$!
+sleep "$(awk -v ms="$full" 'BEGIN { printf "%.3f", ms / 2000 }')"
+kill -INT "$pid"
+rc=0
+wait "$pid" || rc=$?
+((rc != 0)) || fail "up exited 0 after SIGINT"
+grep -q "rolling back" "$TB_TMP/int.log" || fail "no rollback after SIGINT: $(cat "$TB_TMP/int.log")"
+no_leftovers "$n"
+note "SIGINT during up: rolled back by itself, nothing left"

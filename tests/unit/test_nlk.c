@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: MIT
+/* Netlink request builders: build each request, parse it back, compare (libnftnl's method). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <cmocka.h>
+#include <linux/fib_rules.h>
+#include <linux/if.h>
+#include <linux/if_link.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+#include <linux/veth.h>
+
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+#include <netlink/route/tc.h>
+
+#include "orchestrator/nlk_build.h"
+
+static struct nlmsghdr *t_hdr(struct nl_msg *m)
+{
+	return nlmsg_hdr(m);
+}
+
+static void test_veth(void **state)
+{
+	struct nlk_veth v = {"s0", "l0", 7, 3, 11, 12};
+	struct nlattr *tb[IFLA_MAX + 1], *li[IFLA_INFO_MAX + 1], *data[VETH_INFO_MAX + 1];
+	struct nlattr *ptb[IFLA_MAX + 1];
+	struct ifinfomsg *ifi, *pifi;
+	struct nl_msg *m = NULL;
+	struct nlmsghdr *h;
+
+	(void)state;
+	assert_int_equal(nlk_build_veth(&v, &m), 0);
+	h = t_hdr(m);
+	assert_int_equal(h->nlmsg_type, RTM_NEWLINK);
+	assert_true(h->nlmsg_flags & NLM_F_CREATE);
+	assert_true(h->nlmsg_flags & NLM_F_EXCL);
+	ifi = nlmsg_data(h);
+	assert_int_equal(ifi->ifi_index, 7);
+	assert_false(ifi->ifi_flags & IFF_UP);
+	assert_int_equal(nlmsg_parse(h, sizeof(*ifi), tb, IFLA_MAX, NULL), 0);
+	assert_string_equal(nla_get_string(tb[IFLA_IFNAME]), "s0");
+	assert_int_equal(nla_get_u32(tb[IFLA_NET_NS_FD]), 11);
+	assert_int_equal(nla_parse_nested(li, IFLA_INFO_MAX, tb[IFLA_LINKINFO], NULL), 0);
+	assert_string_equal(nla_get_string(li[IFLA_INFO_KIND]), "veth");
+	assert_int_equal(nla_parse_nested(data, VETH_INFO_MAX, li[IFLA_INFO_DATA], NULL), 0);
+	assert_non_null(data[VETH_INFO_PEER]);
+	pifi = nla_data(data[VETH_INFO_PEER]);
+	assert_int_equal(pifi->ifi_index, 3);
+	assert_false(pifi->ifi_flags & IFF_UP);
+	assert_int_equal(nla_parse(ptb, IFLA_MAX,
+				   (struct nlattr *)((char *)pifi + NLMSG_ALIGN(sizeof(*pifi))),
+				   nla_len(data[VETH_INFO_PEER]) - (int)NLMSG_ALIGN(sizeof(*pifi)),
+				   NULL),
+			 0);
+	assert_string_equal(nla_get_string(ptb[IFLA_IFNAME]), "l0");
+	assert_int_equal(nla_get_u32(ptb[IFLA_NET_NS_FD]), 12);
+	nlmsg_free(m);
+}
+
+static void test_link_up(void **state)
+{
+	struct nlattr *tb[IFLA_MAX + 1];
+	struct nl_msg *m = NULL;
+	struct ifinfomsg *ifi;
+
+	(void)state;
+	assert_int_equal(nlk_build_link_up(1, 0, &m), 0);
+	assert_int_equal(t_hdr(m)->nlmsg_type, RTM_NEWLINK);
+	assert_false(t_hdr(m)->nlmsg_flags & NLM_F_CREATE);
+	ifi = nlmsg_data(t_hdr(m));
+	assert_int_equal(ifi->ifi_index, 1);
+	assert_true(ifi->ifi_flags & ifi->ifi_change & IFF_UP);
+	assert_int_equal(nlmsg_parse(t_hdr(m), sizeof(*ifi), tb, IFLA_MAX, NULL), 0);
+	assert_null(tb[IFLA_GSO_MAX_SEGS]);
+	nlmsg_free(m);
+	m = NULL;
+	assert_int_equal(nlk_build_link_up(4, 8, &m), 0);
+	assert_int_equal(nlmsg_parse(t_hdr(m), sizeof(*ifi), tb, IFLA_MAX, NULL), 0);
+	assert_int_equal(nla_get_u32(tb[IFLA_GSO_MAX_SEGS]), 8);
+	nlmsg_free(m);
+}
+
+static void test_addr(void **state)
+{
+	struct nlattr *tb[IFA_MAX + 1];
+	struct nl_msg *m = NULL;
+	struct ifaddrmsg *ifa;
+	uint32_t a;
+
+	(void)state;
+	assert_int_equal(nlk_build_addr(5, 0xc6130002u, 31, &m), 0);
+	assert_int_equal(t_hdr(m)->nlmsg_type, RTM_NEWADDR);
+	ifa = nlmsg_data(t_hdr(m));
+	assert_int_equal(ifa->ifa_index, 5);
+	assert_int_equal(ifa->ifa_prefixlen, 31);
+	assert_int_equal(ifa->ifa_family, AF_INET);
+	assert_int_equal(nlmsg_parse(t_hdr(m), sizeof(*ifa), tb, IFA_MAX, NULL), 0);
+	memcpy(&a, nla_data(tb[IFA_LOCAL]), 4);
+	assert_int_equal(ntohl(a), 0xc6130002u);
+	nlmsg_free(m);
+}
+
+static void test_route_single(void **state)
+{
+	struct nlk_nexthop nh = {4, 0xc6130001u};
+	struct nlk_route rt = {254, 0xc6120000u, 28, 0xc6120005u, &nh, 1};
+	struct nlattr *tb[RTA_MAX + 1];
+	struct nl_msg *m = NULL;
+	struct rtmsg *rtm;
+	uint32_t a;
+
+	(void)state;
+	assert_int_equal(nlk_build_route(&rt, &m), 0);
+	rtm = nlmsg_data(t_hdr(m));
+	assert_int_equal(t_hdr(m)->nlmsg_type, RTM_NEWROUTE);
+	assert_int_equal(rtm->rtm_dst_len, 28);
+	assert_int_equal(rtm->rtm_type, RTN_UNICAST);
+	assert_int_equal(nlmsg_parse(t_hdr(m), sizeof(*rtm), tb, RTA_MAX, NULL), 0);
+	memcpy(&a, nla_data(tb[RTA_DST]), 4);
+	assert_int_equal(ntohl(a), 0xc6120000u);
+	memcpy(&a, nla_data(tb[RTA_PREFSRC]), 4);
+	assert_int_equal(ntohl(a), 0xc6120005u);
+	memcpy(&a, nla_data(tb[RTA_GATEWAY]), 4);
+	assert_int_equal(ntohl(a), 0xc6130001u);
+	assert_int_equal(nla_get_u32(tb[RTA_OIF]), 4);
+	nlmsg_free(m);
+}
+
+static void test_route_multipath_table(void **state)
+{
+	struct nlk_nexthop nh[3] = {{4, 0x0a000001u}, {5, 0x0a000003u}, {6, 0x0a000005u}};
+	struct nlk_route rt = {1100, 0, 0, 0, nh, 3};
+	struct nlattr *tb[RTA_MAX + 1];
+	struct rtnexthop *rtnh;
+	struct nl_msg *m = NULL;
+	int len, n = 0;
+
+	(void)state;
+	assert_int_equal(nlk_build_route(&rt, &m), 0);
+	assert_int_equal(nlmsg_parse(t_hdr(m), sizeof(struct rtmsg), tb, RTA_MAX, NULL), 0);
+	assert_int_equal(nla_get_u32(tb[RTA_TABLE]), 1100);
+	assert_non_null(tb[RTA_MULTIPATH]);
+	rtnh = nla_data(tb[RTA_MULTIPATH]);
+	len = nla_len(tb[RTA_MULTIPATH]);
+	while (RTNH_OK(rtnh, len)) {
+		assert_int_equal(rtnh->rtnh_ifindex, nh[n].ifindex);
+		n++;
+		len -= NLMSG_ALIGN(rtnh->rtnh_len);
+		rtnh = RTNH_NEXT(rtnh);
+	}
+	assert_int_equal(n, 3);
+	nlmsg_free(m);
+}
+
+static void test_rule(void **state)
+{
+	struct nlattr *tb[FRA_MAX + 1];
+	struct nl_msg *m = NULL;
+	struct fib_rule_hdr *frh;
+
+	(void)state;
+	assert_int_equal(nlk_build_rule(1003, 103, 103, &m), 0);
+	assert_int_equal(t_hdr(m)->nlmsg_type, RTM_NEWRULE);
+	frh = nlmsg_data(t_hdr(m));
+	assert_int_equal(frh->action, FR_ACT_TO_TBL);
+	assert_int_equal(frh->family, AF_INET);
+	assert_int_equal(nlmsg_parse(t_hdr(m), sizeof(*frh), tb, FRA_MAX, NULL), 0);
+	assert_int_equal(nla_get_u32(tb[FRA_PRIORITY]), 1003);
+	assert_int_equal(nla_get_u32(tb[FRA_FWMARK]), 103);
+	assert_int_equal(nla_get_u32(tb[FRA_FWMASK]), 0xffffffffu);
+	assert_int_equal(tb[FRA_TABLE] ? nla_get_u32(tb[FRA_TABLE]) : frh->table, 103);
+	nlmsg_free(m);
+}
+
+static void test_tbf(void **state)
+{
+	struct shape_params sp = {SHAPE_TBF, 100000000ULL, 12500, 200000, 0};
+	struct nlattr *tb[TCA_MAX + 1], *opt[TCA_TBF_MAX + 1];
+	struct tc_tbf_qopt *q;
+	struct nl_msg *m = NULL;
+	struct tcmsg *tcm;
+
+	(void)state;
+	assert_int_equal(nlk_build_tbf(3, &sp, &m), 0);
+	assert_int_equal(t_hdr(m)->nlmsg_type, RTM_NEWQDISC);
+	tcm = nlmsg_data(t_hdr(m));
+	assert_int_equal(tcm->tcm_ifindex, 3);
+	assert_int_equal(tcm->tcm_parent, TC_H_ROOT);
+	assert_int_equal(tcm->tcm_handle, TC_HANDLE(1, 0));
+	assert_int_equal(nlmsg_parse(t_hdr(m), sizeof(*tcm), tb, TCA_MAX, NULL), 0);
+	assert_string_equal(nla_get_string(tb[TCA_KIND]), "tbf");
+	assert_int_equal(nla_parse_nested(opt, TCA_TBF_MAX, tb[TCA_OPTIONS], NULL), 0);
+	q = nla_data(opt[TCA_TBF_PARMS]);
+	assert_int_equal(q->rate.rate, 12500000);
+	assert_int_equal(q->limit, 200000);
+	assert_true(q->buffer > 0);
+	nlmsg_free(m);
+}
+
+static void test_htb(void **state)
+{
+	struct shape_params sp = {SHAPE_HTB, 1000000000ULL, 125000, 500000, 0};
+	struct nlattr *tb[TCA_MAX + 1], *opt[TCA_HTB_MAX + 1];
+	struct tc_htb_glob *glob;
+	struct tc_htb_opt *hopt;
+	struct nl_msg *m = NULL;
+	struct tcmsg *tcm;
+
+	(void)state;
+	assert_int_equal(nlk_build_htb_qdisc(2, &m), 0);
+	assert_int_equal(nlmsg_parse(t_hdr(m), sizeof(*tcm), tb, TCA_MAX, NULL), 0);
+	assert_int_equal(nla_parse_nested(opt, TCA_HTB_MAX, tb[TCA_OPTIONS], NULL), 0);
+	glob = nla_data(opt[TCA_HTB_INIT]);
+	assert_int_equal(glob->defcls, TC_HANDLE(1, 1));
+	nlmsg_free(m);
+	m = NULL;
+	assert_int_equal(nlk_build_htb_class(2, &sp, &m), 0);
+	assert_int_equal(t_hdr(m)->nlmsg_type, RTM_NEWTCLASS);
+	tcm = nlmsg_data(t_hdr(m));
+	assert_int_equal(tcm->tcm_handle, TC_HANDLE(1, 1));
+	assert_int_equal(tcm->tcm_parent, TC_HANDLE(1, 0));
+	assert_int_equal(nlmsg_parse(t_hdr(m), sizeof(*tcm), tb, TCA_MAX, NULL), 0);
+	assert_int_equal(nla_parse_nested(opt, TCA_HTB_MAX, tb[TCA_OPTIONS], NULL), 0);
+	hopt = nla_data(opt[TCA_HTB_PARMS]);
+	assert_int_equal(hopt->rate.rate, 125000000);
+	assert_int_equal(hopt->ceil.rate, 125000000);
+	nlmsg_free(m);
+	m = NULL;
+	assert_int_equal(nlk_build_bfifo(2, TC_HANDLE(1, 1), TC_HANDLE(2, 0), 500000, &m), 0);
+	assert_int_equal(nlmsg_parse(t_hdr(m), sizeof(*tcm), tb, TCA_MAX, NULL), 0);
+	assert_string_equal(nla_get_string(tb[TCA_KIND]), "bfifo");
+	assert_int_equal(((struct tc_fifo_qopt *)nla_data(tb[TCA_OPTIONS]))->limit, 500000);
+	nlmsg_free(m);
+}
+
+static void test_netem(void **state)
+{
+	struct nlattr *tb[TCA_MAX + 1];
+	struct tc_netem_qopt *q;
+	struct nl_msg *m = NULL;
+
+	(void)state;
+	assert_int_equal(nlk_build_netem(4, TC_HANDLE(1, 1), TC_HANDLE(10, 0), 5000000, 1000, &m),
+			 0);
+	assert_int_equal(nlmsg_parse(t_hdr(m), sizeof(struct tcmsg), tb, TCA_MAX, NULL), 0);
+	assert_string_equal(nla_get_string(tb[TCA_KIND]), "netem");
+	q = nla_data(tb[TCA_OPTIONS]);
+	assert_int_equal(q->limit, 1000);
+	assert_true(q->latency > 0);
+	nlmsg_free(m);
+}
+
+static void test_shape_derive(void **state)
+{
+	struct scn_shaping cfg = {SCN_QDISC_TBF, 0, 0};
+	struct shape_params sp;
+	struct diag d = {0};
+
+	(void)state;
+	assert_int_equal(shape_derive(100000000ULL, 0, &cfg, &sp, &d), 0);
+	assert_int_equal(sp.kind, SHAPE_TBF);
+	assert_int_equal(sp.burst, 12500); /* 1 ms at 100 Mbit/s */
+	assert_int_equal(sp.limit, SHAPE_QUEUE_FRAMES * SHAPE_FRAME); /* the floor */
+	assert_int_equal(shape_derive(1000000000ULL, 0, &cfg, &sp, &d), 0);
+	assert_int_equal(sp.burst, 125000);
+	assert_int_equal(sp.limit, 125000); /* 1 ms */
+	assert_int_equal(shape_derive(1000000000ULL, 5000000, &cfg, &sp, &d), 0);
+	assert_int_equal(sp.limit, 125000 + 1250000); /* plus the delay's BDP, both ways */
+	assert_int_equal(shape_derive(10000000ULL, 0, &cfg, &sp, &d), 0);
+	assert_int_equal(sp.burst, 4 * SHAPE_FRAME); /* floor of four frames */
+	assert_int_equal(shape_derive(0, 0, &cfg, &sp, &d), 0);
+	assert_int_equal(sp.kind, SHAPE_NONE);
+	assert_int_equal(shape_derive(20000000000ULL, 0, &cfg, &sp, &d), -ERANGE);
+	assert_non_null(strstr(d.msg, "rate_scale"));
+	cfg.qdisc = SCN_QDISC_HTB;
+	cfg.burst_bytes = 30000;
+	assert_int_equal(shape_derive(1000000000ULL, 0, &cfg, &sp, NULL), 0);
+	assert_int_equal(sp.kind, SHAPE_HTB);
+	assert_int_equal(sp.burst, 30000);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_veth),
+		cmocka_unit_test(test_link_up),
+		cmocka_unit_test(test_addr),
+		cmocka_unit_test(test_route_single),
+		cmocka_unit_test(test_route_multipath_table),
+		cmocka_unit_test(test_rule),
+		cmocka_unit_test(test_tbf),
+		cmocka_unit_test(test_htb),
+		cmocka_unit_test(test_netem),
+		cmocka_unit_test(test_shape_derive),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: MIT
+/* Scenario parser: every file in scenarios/ parses, values and defaults land where they should,
+ * and every tests/fixtures/bad/ file is refused with its exact message. Run from the repo root. */
+#include <errno.h>
+#include <glob.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "orchestrator/scenario_yaml.h"
+
+#define GBIT 1000000000ULL
+#define MBIT 1000000ULL
+
+static const char t_topo[] = "topology:\n"
+			     "  kind: leafspine\n"
+			     "  hosts_per_leaf: 4\n"
+			     "  leaves: 4\n"
+			     "  spines: 2\n"
+			     "  host_rate: 1Gbit\n";
+
+/* Parses text (named `name`) and expects success. */
+static void t_parse_ok(const char *name, const char *text, struct scenario *s)
+{
+	struct diag d = {0};
+	int r = scn_parse_buffer(name, text, strlen(text), s, &d);
+
+	if (r)
+		print_error("%s: %s\n", name, d.msg);
+	assert_int_equal(r, 0);
+	assert_string_equal(d.msg, "");
+}
+
+/* Parses text and expects -EINVAL with exactly `want`; s must come back holding nothing. */
+static void t_parse_bad(const char *text, size_t len, const char *want)
+{
+	struct diag d = {0};
+	struct scenario s;
+	int r = scn_parse_buffer("t.yaml", text, len, &s, &d);
+
+	assert_int_equal(r, -EINVAL);
+	assert_int_equal(d.err, -EINVAL);
+	assert_string_equal(d.msg, want);
+	assert_null(s.path);
+	assert_int_equal(s.routing.seeds.n, 0);
+	scn_done(&s);
+}
+
+static void t_bad(const char *text, const char *want)
+{
+	t_parse_bad(text, strlen(text), want);
+}
+
+/* The whole file, or NULL; trailing newlines cut. */
+static char *t_slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t n;
+
+	if (!f)
+		return NULL;
+	buf = calloc(1, 4096);
+	n = buf ? fread(buf, 1, 4095, f) : 0;
+	fclose(f);
+	while (n && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	return buf;
+}
+
+static void test_every_scenario_parses(void **state)
+{
+	struct scenario s;
+	struct diag d;
+	glob_t g;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(glob("scenarios/*.yaml", 0, NULL, &g), 0);
+	assert_true(g.gl_pathc >= 4);
+	for (i = 0; i < g.gl_pathc; i++) {
+		diag_clear(&d);
+		if (scn_parse_file(g.gl_pathv[i], &s, &d))
+			fail_msg("%s", d.msg);
+		assert_string_equal(s.path, g.gl_pathv[i]);
+		assert_true(strlen(s.name) >= 1 && strlen(s.name) <= SCN_YAML_NAME_LEN);
+		assert_true(s.topology.ls.hosts_per_leaf >= 1 && s.topology.ls.leaves >= 1);
+		assert_true(s.topology.ls.host_rate > 0 && s.topology.ls.fabric_rate > 0);
+		assert_true(s.topology.gen == SCN_GEN_BEST || s.topology.ls.spines >= 1);
+		scn_done(&s);
+	}
+	globfree(&g);
+}
+
+static void t_parse_path(const char *path, struct scenario *s)
+{
+	struct diag d = {0};
+
+	if (scn_parse_file(path, s, &d))
+		fail_msg("%s", d.msg);
+}
+
+static void test_leafspine_small(void **state)
+{
+	struct scenario s;
+
+	(void)state;
+	t_parse_path("scenarios/leafspine-small.yaml", &s);
+	assert_string_equal(s.name, "ls-small");
+	assert_int_equal(s.topology.gen, SCN_GEN_LEAFSPINE);
+	assert_int_equal(s.topology.ls.hosts_per_leaf, 4);
+	assert_int_equal(s.topology.ls.leaves, 4);
+	assert_int_equal(s.topology.ls.spines, 2);
+	assert_int_equal(s.topology.ls.links_per_pair, 1);
+	assert_int_equal(s.topology.ls.host_rate, GBIT);
+	assert_int_equal(s.topology.ls.fabric_rate, GBIT);
+	assert_int_equal(s.topology.delay_ns, 0);
+	assert_int_equal(s.shaping.qdisc, SCN_QDISC_TBF);
+	assert_int_equal(s.shaping.burst_bytes, 0);
+	assert_int_equal(s.shaping.queue_bytes, 0);
+	assert_int_equal(s.routing.policy, SCN_POLICY_ECMP);
+	assert_int_equal(s.routing.seed, 1);
+	assert_int_equal(s.routing.seeds.n, 0);
+	assert_int_equal(s.addressing.base, (198u << 24) | (18u << 16));
+	assert_int_equal(s.addressing.plen, 15);
+	assert_true(s.emulation.rate_scale == 1.0 && s.emulation.size_scale == 1.0);
+	scn_done(&s);
+}
+
+static void test_other_scenarios(void **state)
+{
+	struct scenario s;
+
+	(void)state;
+	t_parse_path("scenarios/best-small.yaml", &s);
+	assert_int_equal(s.topology.gen, SCN_GEN_BEST);
+	assert_int_equal(s.topology.ls.hosts_per_leaf * s.topology.ls.leaves, 16);
+	scn_done(&s);
+	t_parse_path("scenarios/leafspine-1024.yaml", &s);
+	assert_int_equal(s.topology.ls.hosts_per_leaf * s.topology.ls.leaves, 1024);
+	assert_int_equal(s.topology.ls.spines, 32);
+	assert_int_equal(s.topology.ls.host_rate, 100 * GBIT);
+	assert_true(s.emulation.rate_scale == 0.001);
+	scn_done(&s);
+	t_parse_path("scenarios/ecmp-4spine.yaml", &s);
+	assert_int_equal(s.topology.ls.leaves, 2);
+	assert_int_equal(s.topology.ls.hosts_per_leaf, 16);
+	assert_int_equal(s.topology.ls.spines, 4);
+	assert_int_equal(s.topology.ls.fabric_rate, 200 * MBIT);
+	assert_int_equal(s.routing.seed, 7);
+	scn_done(&s);
+}
+
+static void test_defaults(void **state)
+{
+	const char *text =
+		"topology: { kind: best, hosts_per_leaf: 2, leaves: 1, host_rate: 10Mbit }\n";
+	struct scenario s;
+
+	(void)state;
+	t_parse_ok("dir/My_Scenario.v2.yaml", text, &s);
+	assert_string_equal(s.path, "dir/My_Scenario.v2.yaml");
+	assert_string_equal(s.name, "my-scenario");
+	assert_int_equal(s.topology.ls.links_per_pair, 1);
+	assert_int_equal(s.topology.ls.spines, 0);
+	assert_int_equal(s.topology.ls.fabric_rate, 10 * MBIT);
+	assert_int_equal(s.topology.delay_ns, 0);
+	assert_int_equal(s.shaping.qdisc, SCN_QDISC_TBF);
+	assert_int_equal(s.shaping.burst_bytes, 0);
+	assert_int_equal(s.shaping.queue_bytes, 0);
+	assert_int_equal(s.routing.policy, SCN_POLICY_ECMP);
+	assert_int_equal(s.routing.seed, 1);
+	assert_int_equal(s.routing.seeds.n, 0);
+	assert_int_equal(s.addressing.base, (198u << 24) | (18u << 16));
+	assert_int_equal(s.addressing.plen, 15);
+	assert_true(s.emulation.rate_scale == 1.0 && s.emulation.size_scale == 1.0);
+	scn_done(&s);
+}
+
+static void test_default_names(void **state)
+{
+	static const char *const cases[][2] = {
+		{"scenarios/leafspine-small.yaml", "leafspine-sm"},
+		{"UPPER.yml", "upper"},
+		{"a b c", "a-b-c"},
+		{"tb.2024.yaml", "tb-2024"},
+		{"--x--.yaml", "x"},
+		{"dir.d/___.yaml", "scenario"},
+		{".hidden", "hidden"},
+		{"<stdin>", "stdin"},
+	};
+	struct scenario s;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		t_parse_ok(cases[i][0], t_topo, &s);
+		assert_string_equal(s.name, cases[i][1]);
+		scn_done(&s);
+	}
+}
+
+static void test_every_field(void **state)
+{
+	const char *text = "name: a-1\n"
+			   "topology:\n"
+			   "  kind: leafspine\n"
+			   "  hosts_per_leaf: \"3\"\n"
+			   "  leaves: &n 5\n"
+			   "  spines: *n\n"
+			   "  links_per_pair: 16\n"
+			   "  host_rate: 1.5Gbit/s\n"
+			   "  fabric_rate: 400Mbit\n"
+			   "  delay: 1.5ms\n"
+			   "shaping: { qdisc: htb, burst: 64KiB, queue: 1MB }\n"
+			   "routing:\n"
+			   "  policy: ecmp\n"
+			   "  seed: 0\n"
+			   "  seeds: { l0: 7, s1: 4294967295 }\n"
+			   "addressing:\n"
+			   "  prefix: 10.0.0.0/16\n"
+			   "emulation:\n"
+			   "  rate_scale: auto\n"
+			   "  size_scale: 1e-3\n";
+	struct scenario s;
+
+	(void)state;
+	t_parse_ok("every.yaml", text, &s);
+	assert_string_equal(s.name, "a-1");
+	assert_int_equal(s.topology.ls.hosts_per_leaf, 3);
+	assert_int_equal(s.topology.ls.leaves, 5);
+	assert_int_equal(s.topology.ls.spines, 5);
+	assert_int_equal(s.topology.ls.links_per_pair, 16);
+	assert_int_equal(s.topology.ls.host_rate, 1500 * MBIT);
+	assert_int_equal(s.topology.ls.fabric_rate, 400 * MBIT);
+	assert_int_equal(s.topology.delay_ns, 1500000);
+	assert_int_equal(s.shaping.qdisc, SCN_QDISC_HTB);
+	assert_int_equal(s.shaping.burst_bytes, 65536);
+	assert_int_equal(s.shaping.queue_bytes, 1000000);
+	assert_int_equal(s.routing.seed, 0);
+	assert_int_equal(s.routing.seeds.n, 2);
+	assert_string_equal(s.routing.seeds.v[0].node, "l0");
+	assert_int_equal(s.routing.seeds.v[0].seed, 7);
+	assert_string_equal(s.routing.seeds.v[1].node, "s1");
+	assert_int_equal(s.routing.seeds.v[1].seed, UINT32_MAX);
+	assert_int_equal(s.addressing.base, 10u << 24);
+	assert_int_equal(s.addressing.plen, 16);
+	assert_true(s.emulation.rate_scale == 0);
+	assert_true(s.emulation.size_scale == 1e-3);
+	scn_done(&s);
+}
+
+static void test_lenient_forms(void **state)
+{
+	char text[512];
+	struct scenario s;
+
+	(void)state;
+	/* empty sections are all-default; kind best reads and ignores the fabric fields */
+	snprintf(text, sizeof(text),
+		 "# comment\n---\ntopology:\n  kind: best\n  hosts_per_leaf: 65536\n  leaves: 1\n"
+		 "  spines: 9\n  links_per_pair: 2\n  host_rate: 1Gbit\n  fabric_rate: 5Gbit\n"
+		 "shaping:\nrouting:\n  seeds:\naddressing: {}\n...\n");
+	t_parse_ok("lenient.yaml", text, &s);
+	assert_int_equal(s.topology.gen, SCN_GEN_BEST);
+	assert_int_equal(s.topology.ls.hosts_per_leaf, 65536);
+	assert_int_equal(s.topology.ls.fabric_rate, 5 * GBIT);
+	assert_int_equal(s.routing.seeds.n, 0);
+	scn_done(&s);
+}
+
+static void test_buffer_is_not_a_string(void **state)
+{
+	char text[256];
+	struct diag d = {0};
+	struct scenario s;
+	size_t len;
+
+	(void)state;
+	len = (size_t)snprintf(text, sizeof(text), "%sname: abc", t_topo);
+	text[len] = 'X'; /* no NUL after the buffer: the parser must stop at len */
+	assert_int_equal(scn_parse_buffer("b.yaml", text, len, &s, &d), 0);
+	assert_string_equal(s.name, "abc");
+	scn_done(&s);
+}
+
+static void test_bad_fixtures(void **state)
+{
+	char expect_path[4096], *want;
+	struct scenario s;
+	struct diag d;
+	size_t i, bad = 0;
+	glob_t g;
+	int r;
+
+	(void)state;
+	assert_int_equal(glob("tests/fixtures/bad/*.yaml", 0, NULL, &g), 0);
+	assert_true(g.gl_pathc >= 24);
+	for (i = 0; i < g.gl_pathc; i++) {
+		snprintf(expect_path, sizeof(expect_path), "%.*s.expect",
+			 (int)(strlen(g.gl_pathv[i]) - 5), g.gl_pathv[i]);
+		want = t_slurp(expect_path);
+		diag_clear(&d);
+		r = scn_parse_file(g.gl_pathv[i], &s, &d);
+		if (!want || r != -EINVAL || strcmp(d.msg, want)) {
+			print_error("%s: got %d '%s'\n  want -EINVAL '%s'\n", g.gl_pathv[i], r,
+				    d.msg, want ? want : "(no .expect file)");
+			bad++;
+		}
+		assert_null(s.path);
+		scn_done(&s);
+		free(want);
+	}
+	globfree(&g);
+	assert_int_equal(bad, 0);
+}
+
+static void test_more_refusals(void **state)
+{
+	(void)state;
+	t_parse_bad("name: \"a\\0b\"\n", 13,
+		    "t.yaml:1:7: name: expected 1 to 12 characters from "
+		    "a-z, 0-9 and '-', found 'a?b'");
+	t_bad("name: \"\\tx\"\n", "t.yaml:1:7: name: expected 1 to 12 characters from a-z, 0-9 "
+				  "and '-', found '?x' ('?' is not allowed)");
+	t_bad("name: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",
+	      "t.yaml:1:7: name: expected 1 to 12 characters from a-z, 0-9 and '-', found "
+	      "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'... (54 characters)");
+	t_bad("topology: { kind: best, hosts_per_leaf: 1e3 }\n",
+	      "t.yaml:1:41: topology.hosts_per_leaf: expected a positive integer, found '1e3' (not "
+	      "a whole number)");
+	t_bad("topology: { kind: best, hosts_per_leaf: 0x10 }\n",
+	      "t.yaml:1:41: topology.hosts_per_leaf: expected a positive integer, found '0x10'");
+	t_bad("topology: { kind: best, hosts_per_leaf: 1, leaves: 1, host_rate: 99999999Tbit }\n",
+	      "t.yaml:1:66: topology.host_rate: expected a rate, found '99999999Tbit': too large");
+	t_bad("topology: { kind: best, hosts_per_leaf: 1, leaves: 1, host_rate: 1Gbit, delay: "
+	      "9999999h }\n",
+	      "t.yaml:1:80: topology.delay: expected a time such as 50us or 1.5ms, found "
+	      "'9999999h' (too large)");
+	t_bad("emulation: { rate_scale: 1e999 }\n", "t.yaml:1:26: emulation.rate_scale: expected a "
+						    "positive number or auto, found '1e999'");
+	t_bad("emulation: { size_scale: nan }\n",
+	      "t.yaml:1:26: emulation.size_scale: expected a positive number, found 'nan'");
+	t_bad("emulation: { size_scale: auto }\n",
+	      "t.yaml:1:26: emulation.size_scale: expected a positive number, found 'auto'");
+	t_bad("shaping: { queue: 0 }\n", "t.yaml:1:19: shaping.queue: expected a size such as "
+					 "64KiB or 1MB, or auto, found '0'");
+	t_bad("routing: { seeds: { l0: -1 } }\n",
+	      "t.yaml:1:25: routing.seeds.l0: expected a non-negative integer, found '-1' "
+	      "(negative)");
+	t_bad("# nothing but a comment\n",
+	      "t.yaml:1:1: expected a mapping at the top level, found an empty document");
+	t_bad("topology: {}\n---\n[\n",
+	      "t.yaml:4:1: YAML syntax: did not find expected node content (while parsing a flow "
+	      "node)");
+	t_bad("topology: {}\n", "t.yaml:1:11: missing required field 'kind' in 'topology'");
+}
+
+static void test_file_errors(void **state)
+{
+	struct diag d = {0};
+	struct scenario s;
+
+	(void)state;
+	assert_int_equal(scn_parse_file("tests/fixtures/none.yaml", &s, &d), -ENOENT);
+	assert_string_equal(d.msg, "tests/fixtures/none.yaml: No such file or directory");
+	assert_null(s.path);
+	scn_done(&s);
+	diag_clear(&d);
+	assert_int_equal(scn_parse_file("tests/fixtures", &s, &d), -EISDIR);
+	assert_int_equal(d.err, -EISDIR);
+	scn_done(&s);
+	diag_clear(&d);
+	assert_int_equal(scn_parse_file("/dev/zero", &s, &d), -EFBIG); /* endless: read stops */
+	assert_string_equal(d.msg, "/dev/zero: larger than 4 MiB, not a scenario");
+	scn_done(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_scenario_parses),
+		cmocka_unit_test(test_leafspine_small),
+		cmocka_unit_test(test_other_scenarios),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_default_names),
+		cmocka_unit_test(test_every_field),
+		cmocka_unit_test(test_lenient_forms),
+		cmocka_unit_test(test_buffer_is_not_a_string),
+		cmocka_unit_test(test_bad_fixtures),
+		cmocka_unit_test(test_more_refusals),
+		cmocka_unit_test(test_file_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

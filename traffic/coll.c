@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+/* Collective schedules (see coll.h): parameter checks, the per-rank build loop over the
+ * algorithm table, names, and the nccl-tests bus-bandwidth factors. */
+#include <errno.h>
+#include <string.h>
+
+#include "traffic/coll_build.h"
+
+#define KIND_BIT(k) (1u << (k))
+
+struct algo_desc {
+	const char *name;
+	unsigned kinds; /* KIND_BIT mask of the kinds it builds */
+	void (*build)(struct coll_bld *b);
+	const char *group_is; /* what `group` means, NULL if unused */
+};
+
+static const struct algo_desc algos[] = {
+	[COLL_RING] = {"ring",
+		       KIND_BIT(COLL_ALLREDUCE) | KIND_BIT(COLL_ALLGATHER) |
+			       KIND_BIT(COLL_REDUCESCATTER),
+		       coll_ring_build, NULL},
+	[COLL_HD] = {"hd", KIND_BIT(COLL_ALLREDUCE), coll_hd_build, NULL},
+	[COLL_PAIRWISE] = {"pairwise", KIND_BIT(COLL_ALLTOALL), coll_a2a_build, NULL},
+	[COLL_HIER_RING] = {"hier-ring", KIND_BIT(COLL_ALLREDUCE), coll_hier_build,
+			    "ranks per server"},
+	[COLL_SHARD_RINGS] = {"shard-rings", KIND_BIT(COLL_ALLREDUCE), coll_shard_build,
+			      "shards per replica"},
+};
+
+static const char *const kinds[] = {
+	[COLL_ALLREDUCE] = "allreduce",
+	[COLL_ALLGATHER] = "allgather",
+	[COLL_REDUCESCATTER] = "reducescatter",
+	[COLL_ALLTOALL] = "alltoall",
+};
+
+#define N_ALGOS (sizeof(algos) / sizeof(algos[0]))
+#define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
+
+const char *coll_kind_name(enum coll_kind k)
+{
+	return (unsigned)k < N_KINDS ? kinds[k] : "?";
+}
+
+const char *coll_algo_name(enum coll_algo a)
+{
+	return (unsigned)a < N_ALGOS ? algos[a].name : "?";
+}
+
+int coll_kind_parse(const char *s, enum coll_kind *out)
+{
+	unsigned i;
+
+	for (i = 0; s && i < N_KINDS; i++) {
+		if (!strcmp(s, kinds[i])) {
+			*out = (enum coll_kind)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int coll_algo_parse(const char *s, enum coll_algo *out)
+{
+	unsigned i;
+
+	for (i = 0; s && i < N_ALGOS; i++) {
+		if (!strcmp(s, algos[i].name)) {
+			*out = (enum coll_algo)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+double coll_busbw_factor(enum coll_kind kind, uint32_t nranks)
+{
+	double n = nranks;
+
+	if (!nranks)
+		return 0.0;
+	return (kind == COLL_ALLREDUCE ? 2.0 : 1.0) * (n - 1) / n;
+}
+
+static int check_group(const struct coll_params *p, const struct algo_desc *a, struct diag *d)
+{
+	if (!a->group_is)
+		return 0;
+	if (!p->group)
+		return diag_set(d, -EINVAL, "%s: group (%s) must be at least 1", a->name,
+				a->group_is);
+	if (p->nranks % p->group)
+		return diag_set(d, -EINVAL, "%s: %u ranks are not a multiple of group %u (%s)",
+				a->name, p->nranks, p->group, a->group_is);
+	return 0;
+}
+
+static int check_sizes(const struct coll_params *p, struct diag *d)
+{
+	if (!p->elem)
+		return diag_set(d, -EINVAL, "element size must be at least 1 byte");
+	if (p->bytes % p->elem)
+		return diag_set(d, -EINVAL, "%llu bytes are not a whole number of %u-byte elements",
+				(unsigned long long)p->bytes, p->elem);
+	if (p->kind == COLL_ALLTOALL && p->bytes % ((uint64_t)p->nranks * p->elem))
+		return diag_set(d, -EINVAL,
+				"alltoall: %llu bytes do not split into %u equal blocks of whole "
+				"%u-byte elements",
+				(unsigned long long)p->bytes, p->nranks, p->elem);
+	return 0;
+}
+
+static int check_params(const struct coll_params *p, struct diag *d)
+{
+	const struct algo_desc *a;
+
+	if ((unsigned)p->kind >= N_KINDS)
+		return diag_set(d, -EINVAL, "unknown collective kind %d", (int)p->kind);
+	if ((unsigned)p->algo >= N_ALGOS)
+		return diag_set(d, -EINVAL, "unknown collective algorithm %d", (int)p->algo);
+	a = &algos[p->algo];
+	if (!(a->kinds & KIND_BIT(p->kind)))
+		return diag_set(d, -EINVAL, "algorithm %s does not build %s", a->name,
+				kinds[p->kind]);
+	if (!p->nranks || p->nranks > COLL_MAX_RANKS)
+		return diag_set(d, -EINVAL, "%s: %u ranks, expected 1 to %u", a->name, p->nranks,
+				COLL_MAX_RANKS);
+	if (check_sizes(p, d))
+		return -EINVAL;
+	return check_group(p, a, d);
+}
+
+static int build_ranks(struct coll_sched *s, struct coll_bld *b)
+{
+	struct coll_rank *cr;
+	uint32_t r;
+
+	if (vec_reserve(&s->ranks, s->params.nranks))
+		return -ENOMEM;
+	for (r = 0; r < s->params.nranks && !b->err; r++) {
+		b->rank = r;
+		b->first = s->steps.n;
+		algos[s->params.algo].build(b);
+		cr = vec_grow(&s->ranks); /* reserved above */
+		if (!cr)
+			return -ENOMEM;
+		cr->step_off = (uint32_t)b->first;
+		cr->step_n = (uint32_t)(s->steps.n - b->first);
+	}
+	return b->err;
+}
+
+int coll_sched_build(const struct coll_params *p, struct coll_sched *s, struct diag *d)
+{
+	struct coll_bld b = {.s = s, .p = &s->params};
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	err = check_params(p, d);
+	if (err)
+		return err;
+	s->params = *p;
+	err = build_ranks(s, &b);
+	if (err) {
+		coll_sched_done(s);
+		return diag_set(d, err, "%s %s over %u ranks: %s", algos[p->algo].name,
+				kinds[p->kind], p->nranks,
+				err == -ENOMEM ? "out of memory" : "too many dependencies");
+	}
+	return 0;
+}
+
+void coll_sched_done(struct coll_sched *s)
+{
+	if (!s)
+		return;
+	vec_free(&s->ranks);
+	vec_free(&s->steps);
+	vec_free(&s->deps);
+	memset(&s->params, 0, sizeof(s->params));
+}
+
+uint64_t coll_sched_bytes_sent(const struct coll_sched *s, uint32_t rank)
+{
+	const struct coll_step *st;
+	uint64_t sum = 0;
+	uint32_t i;
+
+	if (rank >= s->ranks.n)
+		return 0;
+	st = &s->steps.v[s->ranks.v[rank].step_off];
+	for (i = 0; i < s->ranks.v[rank].step_n; i++)
+		if (st[i].op == COLL_SEND)
+			sum += st[i].len;
+	return sum;
+}

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+/* Ring collectives (seed 001 §5.3, seed 000 §2.1): reduce-scatter and all-gather rounds over
+ * one ring of ranks, reused by the hierarchical and per-shard algorithms, and the flat ring
+ * all-reduce, all-gather and reduce-scatter over all ranks in rank order. */
+#include "traffic/coll_build.h"
+
+static uint32_t member(const struct coll_ring *g, uint32_t j)
+{
+	return g->base + (j % g->n) * g->stride;
+}
+
+/* Chunk pos - k (mod n), for 0 <= k <= 2n. */
+static uint32_t chunk_back(const struct coll_ring_pos *rp, uint32_t k)
+{
+	return (rp->pos + 2 * rp->g->n - k) % rp->g->n;
+}
+
+void coll_ring_pos_init(struct coll_ring_pos *rp, const struct coll_ring *g, uint32_t pos,
+			const struct coll_deps *entry)
+{
+	*rp = (struct coll_ring_pos){
+		.g = g,
+		.pos = pos,
+		.prev_recv = COLL_NONE,
+		.last_recv = COLL_NONE,
+		.phase = g->phase,
+	};
+	if (entry)
+		rp->entry = *entry;
+}
+
+/* One round: send chunk `out` to the next member, receive chunk `in` from the previous one.
+ * The send reads the chunk the previous round received (and, if `own`, data the rank held
+ * before the ring); the receive waits only for the barrier, if any. */
+static void ring_round(struct coll_bld *b, struct coll_ring_pos *rp, uint32_t out, uint32_t in,
+		       uint8_t flags, bool own)
+{
+	const struct coll_ring *g = rp->g;
+	struct coll_deps sd = {0}, rd = {0};
+	uint32_t snd, rcv;
+
+	if (g->barrier) {
+		coll_deps_merge(b, &sd, &rp->round); /* seed 000 §2.3: per-ring round barrier */
+		coll_deps_merge(b, &rd, &rp->round);
+	}
+	coll_deps_add(b, &sd, rp->prev_recv);
+	if (own)
+		coll_deps_merge(b, &sd, &rp->entry);
+	snd = coll_bld_send(b, rp->phase, member(g, rp->pos + 1),
+			    coll_part(g->r, b->p->elem, g->n, out), &sd);
+	rcv = coll_bld_recv(b, rp->phase, member(g, rp->pos + g->n - 1), flags,
+			    coll_part(g->r, b->p->elem, g->n, in), &rd);
+	if (snd != COLL_NONE || rcv != COLL_NONE) {
+		rp->round.n = 0;
+		coll_deps_add(b, &rp->round, snd);
+		coll_deps_add(b, &rp->round, rcv);
+	}
+	rp->prev_recv = rcv;
+	if (rcv != COLL_NONE)
+		rp->last_recv = rcv;
+	rp->phase++;
+}
+
+/* Seed 001 §5.3 numbers the chunk sent in round t (i - t); we send (i - t - 1), the same
+ * pattern relabelled so that member i ends with chunk i, as REDUCESCATTER defines it. */
+void coll_ring_rs(struct coll_bld *b, struct coll_ring_pos *rp)
+{
+	uint32_t t;
+
+	for (t = 0; t + 1 < rp->g->n; t++)
+		ring_round(b, rp, chunk_back(rp, t + 1), chunk_back(rp, t + 2), COLL_F_REDUCE,
+			   true);
+}
+
+void coll_ring_ag(struct coll_bld *b, struct coll_ring_pos *rp)
+{
+	uint32_t t;
+
+	for (t = 0; t + 1 < rp->g->n; t++)
+		ring_round(b, rp, chunk_back(rp, t), chunk_back(rp, t + 1), COLL_F_COPY, t == 0);
+}
+
+/* Every receive of the ring comes from one peer, so the last one covers the others by FIFO;
+ * the rank's own chunk also holds what the entry steps wrote. */
+void coll_ring_exit(struct coll_bld *b, const struct coll_ring_pos *rp, struct coll_deps *out)
+{
+	out->n = 0;
+	coll_deps_merge(b, out, &rp->entry);
+	coll_deps_add(b, out, rp->last_recv);
+}
+
+void coll_ring_build(struct coll_bld *b)
+{
+	const struct coll_params *p = b->p;
+	struct coll_ring g = {
+		.base = 0,
+		.stride = 1,
+		.n = p->nranks,
+		.r = {0, p->bytes},
+	};
+	struct coll_ring_pos rp;
+
+	coll_ring_pos_init(&rp, &g, b->rank, NULL);
+	if (p->kind == COLL_ALLREDUCE || p->kind == COLL_REDUCESCATTER)
+		coll_ring_rs(b, &rp);
+	if (p->kind == COLL_ALLREDUCE || p->kind == COLL_ALLGATHER)
+		coll_ring_ag(b, &rp);
+}
