@@ -52,7 +52,7 @@ TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 
 BINS := $(BUILD)/testbed $(if $(NODE_SRC),$(BUILD)/emu-node)
 
-.PHONY: all check check-priv bench demo test install clean deps format help fuzz
+.PHONY: all check check-priv bench demo test install clean deps format format-check help fuzz
 all: $(BINS) $(TOOL_BIN)
 
 $(BUILD)/orchestrator/%.o: override CFLAGS += $(ORCH_CFLAGS)
@@ -122,13 +122,18 @@ install: $(BINS)
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
 
+FORMAT_SRC = $(wildcard */*.c */*.h tests/*/*.c tests/*/*.h)
 format:
-	$(Q)clang-format -i $(wildcard */*.c */*.h tests/*/*.c tests/*/*.h)
+	$(Q)clang-format -i $(FORMAT_SRC)
+
+# Fails listing the files clang-format would change.
+format-check:
+	$(Q)bad=0; for f in $(FORMAT_SRC); do clang-format "$$f" | cmp -s - "$$f" || { echo "not formatted: $$f"; bad=1; }; done; exit $$bad
 
 clean:
 	rm -rf build
 
 help:
-	@echo 'make [all|check|check-priv|bench|demo|test|install|clean|deps|format] [V=1] [SANITIZE=1] [WERROR=0]'
+	@echo 'make [all|check|check-priv|bench|demo|test|install|clean|deps|format|format-check|fuzz] [V=1] [SANITIZE=1] [WERROR=0]'
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

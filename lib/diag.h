@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 struct diag {
-	int err;	/* the -errno the message goes with, 0 if none */
+	int err; /* the -errno the message goes with, 0 if none */
 	char msg[1024];
 };
 

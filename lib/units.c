@@ -12,23 +12,39 @@ struct unit {
 };
 
 static const struct unit rate_units[] = {
-	{ "bit", 1ULL },	 { "Kbit", 1000ULL },	      { "kbit", 1000ULL },
-	{ "Mbit", 1000000ULL }, { "mbit", 1000000ULL },     { "Gbit", 1000000000ULL },
-	{ "gbit", 1000000000ULL }, { "Tbit", 1000000000000ULL }, { "tbit", 1000000000000ULL },
-	{ NULL, 0 },
+	{"bit", 1ULL},
+	{"Kbit", 1000ULL},
+	{"kbit", 1000ULL},
+	{"Mbit", 1000000ULL},
+	{"mbit", 1000000ULL},
+	{"Gbit", 1000000000ULL},
+	{"gbit", 1000000000ULL},
+	{"Tbit", 1000000000000ULL},
+	{"tbit", 1000000000000ULL},
+	{NULL, 0},
 };
 
 static const struct unit size_units[] = {
-	{ "B", 1ULL },		  { "KB", 1000ULL },		{ "MB", 1000000ULL },
-	{ "GB", 1000000000ULL }, { "TB", 1000000000000ULL }, { "KiB", 1ULL << 10 },
-	{ "MiB", 1ULL << 20 },	  { "GiB", 1ULL << 30 },	{ "TiB", 1ULL << 40 },
-	{ NULL, 0 },
+	{"B", 1ULL},
+	{"KB", 1000ULL},
+	{"MB", 1000000ULL},
+	{"GB", 1000000000ULL},
+	{"TB", 1000000000000ULL},
+	{"KiB", 1ULL << 10},
+	{"MiB", 1ULL << 20},
+	{"GiB", 1ULL << 30},
+	{"TiB", 1ULL << 40},
+	{NULL, 0},
 };
 
 static const struct unit time_units[] = {
-	{ "ns", 1ULL },		 { "us", 1000ULL },	      { "ms", 1000000ULL },
-	{ "s", 1000000000ULL }, { "min", 60000000000ULL }, { "h", 3600000000000ULL },
-	{ NULL, 0 },
+	{"ns", 1ULL},
+	{"us", 1000ULL},
+	{"ms", 1000000ULL},
+	{"s", 1000000000ULL},
+	{"min", 60000000000ULL},
+	{"h", 3600000000000ULL},
+	{NULL, 0},
 };
 
 /* Splits "12.5Gbit" into mantissa 125, scale 10 and the unit "Gbit". */
@@ -59,7 +75,8 @@ static int split_number(const char *s, uint64_t *mant, uint64_t *scale, const ch
 	return 0;
 }
 
-static int parse_with(const char *s, const struct unit *units, const char *opt_suffix, uint64_t *out)
+static int parse_with(const char *s, const struct unit *units, const char *opt_suffix,
+		      uint64_t *out)
 {
 	uint64_t mant, scale, v;
 	const char *unit;
@@ -113,7 +130,8 @@ int units_parse_time(const char *s, uint64_t *ns)
 const char *units_rate_hint(const char *s)
 {
 	if (s && strstr(s, "bps"))
-		return "write rates in bits, such as 100Gbit or 400Mbit (tc reads 'bps' as bytes per second)";
+		return "write rates in bits, such as 100Gbit or 400Mbit (tc reads 'bps' as bytes "
+		       "per second)";
 	return "a rate with a unit, such as 100Gbit or 400Mbit";
 }
 
@@ -153,22 +171,27 @@ static char *fmt_with(char *buf, size_t len, uint64_t v, const struct unit *u, s
 
 char *units_fmt_rate(char *buf, size_t len, uint64_t bps)
 {
-	static const struct unit u[] = { { "bit", 1ULL },	     { "Kbit", 1000ULL },
-					 { "Mbit", 1000000ULL },     { "Gbit", 1000000000ULL },
-					 { "Tbit", 1000000000000ULL } };
+	static const struct unit u[] = {{"bit", 1ULL},
+					{"Kbit", 1000ULL},
+					{"Mbit", 1000000ULL},
+					{"Gbit", 1000000000ULL},
+					{"Tbit", 1000000000000ULL}};
 	return fmt_with(buf, len, bps, u, 5);
 }
 
 char *units_fmt_size(char *buf, size_t len, uint64_t bytes)
 {
-	static const struct unit u[] = { { "B", 1ULL },	       { "KiB", 1ULL << 10 }, { "MiB", 1ULL << 20 },
-					 { "GiB", 1ULL << 30 }, { "TiB", 1ULL << 40 } };
+	static const struct unit u[] = {{"B", 1ULL},
+					{"KiB", 1ULL << 10},
+					{"MiB", 1ULL << 20},
+					{"GiB", 1ULL << 30},
+					{"TiB", 1ULL << 40}};
 	return fmt_with(buf, len, bytes, u, 5);
 }
 
 char *units_fmt_time(char *buf, size_t len, uint64_t ns)
 {
-	static const struct unit u[] = { { "ns", 1ULL },	     { "us", 1000ULL },
-					 { "ms", 1000000ULL },	     { "s", 1000000000ULL } };
+	static const struct unit u[] = {
+		{"ns", 1ULL}, {"us", 1000ULL}, {"ms", 1000000ULL}, {"s", 1000000000ULL}};
 	return fmt_with(buf, len, ns, u, 4);
 }

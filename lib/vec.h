@@ -8,30 +8,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define VEC(T)                     \
-	struct {                   \
-		T *v;              \
-		size_t n, cap;     \
+#define VEC(T)                 \
+	struct {               \
+		T *v;          \
+		size_t n, cap; \
 	}
 
 /* Makes room for `need` elements of size esz in *data; returns 0 or -ENOMEM. */
 int vec_reserve_raw(void **data, size_t *cap, size_t need, size_t esz);
 
-#define vec_reserve(vec, need) vec_reserve_raw((void **)&(vec)->v, &(vec)->cap, (need), sizeof(*(vec)->v))
+#define vec_reserve(vec, need) \
+	vec_reserve_raw((void **)&(vec)->v, &(vec)->cap, (need), sizeof(*(vec)->v))
 
 /* Appends a copy of x; evaluates to 0 or -ENOMEM. */
-#define vec_push(vec, x)                                                        \
+#define vec_push(vec, x) \
 	(vec_reserve((vec), (vec)->n + 1) ? -ENOMEM : ((vec)->v[(vec)->n++] = (x), 0))
 
 /* Appends a zeroed element and evaluates to a pointer to it, or NULL on ENOMEM. */
-#define vec_grow(vec)                                                           \
-	(vec_reserve((vec), (vec)->n + 1) ? NULL                               \
-					 : memset(&(vec)->v[(vec)->n++], 0, sizeof(*(vec)->v)))
+#define vec_grow(vec)                            \
+	(vec_reserve((vec), (vec)->n + 1) ? NULL \
+					  : memset(&(vec)->v[(vec)->n++], 0, sizeof(*(vec)->v)))
 
-#define vec_free(vec)                  \
-	do {                           \
-		free((vec)->v);        \
-		(vec)->v = NULL;       \
+#define vec_free(vec)                      \
+	do {                               \
+		free((vec)->v);            \
+		(vec)->v = NULL;           \
 		(vec)->n = (vec)->cap = 0; \
 	} while (0)
 

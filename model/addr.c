@@ -57,11 +57,12 @@ static int assign_endpoints(struct topo *t, uint32_t base, uint8_t plen, struct 
 		return diag_set(d, r, "out of memory");
 	addr_endpoint_region(base, plen, &lo, &size);
 	if (bsize * ngroups > size)
-		return diag_set(d, -E2BIG,
-				"addressing prefix /%u is too small: %u groups of up to %llu endpoints "
-				"need %llu addresses, the prefix's endpoint half has %llu",
-				plen, ngroups, (unsigned long long)bsize,
-				(unsigned long long)(bsize * ngroups), (unsigned long long)size);
+		return diag_set(
+			d, -E2BIG,
+			"addressing prefix /%u is too small: %u groups of up to %llu endpoints "
+			"need %llu addresses, the prefix's endpoint half has %llu",
+			plen, ngroups, (unsigned long long)bsize,
+			(unsigned long long)(bsize * ngroups), (unsigned long long)size);
 	used = calloc(ngroups ? ngroups : 1, sizeof(*used));
 	if (!used)
 		return diag_set(d, -ENOMEM, "out of memory");
@@ -82,7 +83,8 @@ int addr_assign(struct topo *t, uint32_t base, uint8_t plen, struct diag *d)
 	int r;
 
 	if (plen > 30 || (base & (uint32_t)(((1ULL << (32 - plen)) - 1))))
-		return diag_set(d, -EINVAL, "addressing prefix must be an aligned prefix of /30 or shorter");
+		return diag_set(d, -EINVAL,
+				"addressing prefix must be an aligned prefix of /30 or shorter");
 	r = assign_endpoints(t, base, plen, d);
 	if (r)
 		return r;

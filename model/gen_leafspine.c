@@ -48,14 +48,16 @@ static int check_counts(const struct scn_leafspine *ls, bool best, struct diag *
 	if (!best && (!ls->spines || !ls->links_per_pair))
 		return diag_set(d, -EINVAL, "leafspine needs spines and links_per_pair >= 1");
 	if ((uint64_t)ls->hosts_per_leaf * ls->leaves > 65536)
-		return diag_set(d, -E2BIG, "%llu hosts is more than the 65536 this testbed addresses",
+		return diag_set(d, -E2BIG,
+				"%llu hosts is more than the 65536 this testbed addresses",
 				(unsigned long long)ls->hosts_per_leaf * ls->leaves);
 	return 0;
 }
 
 int gen_leafspine(struct topo *t, const struct scn_leafspine *ls, double scale, struct diag *d)
 {
-	uint64_t hr = gen_scale_rate(ls->host_rate, scale), fr = gen_scale_rate(ls->fabric_rate, scale);
+	uint64_t hr = gen_scale_rate(ls->host_rate, scale),
+		 fr = gen_scale_rate(ls->fabric_rate, scale);
 	uint32_t nh = ls->hosts_per_leaf * ls->leaves, leaf0, spine0, i, j, k;
 	int r;
 
@@ -74,7 +76,8 @@ int gen_leafspine(struct topo *t, const struct scn_leafspine *ls, double scale, 
 	for (i = 0; r >= 0 && i < ls->leaves; i++)
 		for (j = 0; r >= 0 && j < ls->spines; j++)
 			for (k = 0; r >= 0 && k < ls->links_per_pair; k++)
-				r = topo_link_add(t, leaf0 + i, spine0 + j, fr, fr, TOPO_TIER_FABRIC);
+				r = topo_link_add(t, leaf0 + i, spine0 + j, fr, fr,
+						  TOPO_TIER_FABRIC);
 	if (r < 0)
 		return diag_set(d, r, "building the leaf-spine: %s", strerror(-r));
 	return 0;

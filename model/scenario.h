@@ -21,14 +21,14 @@ struct scn_leafspine {
 	uint32_t leaves;
 	uint32_t spines;
 	uint32_t links_per_pair; /* parallel links between each leaf and each spine */
-	uint64_t host_rate;	 /* bit/s, host <-> leaf, paper units */
-	uint64_t fabric_rate;	 /* bit/s, leaf <-> spine, paper units */
+	uint64_t host_rate; /* bit/s, host <-> leaf, paper units */
+	uint64_t fabric_rate; /* bit/s, leaf <-> spine, paper units */
 };
 
 struct scn_topology {
 	enum scn_gen gen;
 	struct scn_leafspine ls; /* leafspine and best (best uses hosts_per_leaf x leaves) */
-	uint64_t delay_ns;	 /* one-way delay added on every link (needs netem) */
+	uint64_t delay_ns; /* one-way delay added on every link (needs netem) */
 };
 
 enum scn_qdisc {
@@ -54,13 +54,13 @@ struct scn_seed {
 
 struct scn_routing {
 	enum scn_policy policy;
-	uint32_t seed;		    /* base ECMP seed; each switch derives its own */
+	uint32_t seed; /* base ECMP seed; each switch derives its own */
 	VEC(struct scn_seed) seeds; /* per-switch overrides */
 };
 
 struct scn_addressing {
 	uint32_t base; /* host byte order; default 198.18.0.0 */
-	uint8_t plen;  /* default 15 */
+	uint8_t plen; /* default 15 */
 };
 
 /* Endpoint TCP congestion control. The papers model max-min fair sharing (seed 000's

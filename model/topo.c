@@ -126,7 +126,8 @@ static int name_ports(struct topo *t, uint32_t n, struct diag *d)
 			same++;
 		}
 		if (same > 1)
-			len = snprintf(pp->ifname, TOPO_NAME_MAX, "%s.%u", t->nodes.v[peer].name, rank);
+			len = snprintf(pp->ifname, TOPO_NAME_MAX, "%s.%u", t->nodes.v[peer].name,
+				       rank);
 		else
 			len = snprintf(pp->ifname, TOPO_NAME_MAX, "%s", t->nodes.v[peer].name);
 		if (len >= TOPO_NAME_MAX)
@@ -186,10 +187,11 @@ uint32_t topo_count_kind(const struct topo *t, enum topo_kind kind)
 const char *topo_role_name(enum topo_role role)
 {
 	static const char *const names[] = {
-		[TOPO_ROLE_HOST] = "host",   [TOPO_ROLE_LEAF] = "leaf",	  [TOPO_ROLE_SPINE] = "spine",
-		[TOPO_ROLE_BEST] = "switch", [TOPO_ROLE_ACCEL] = "accel", [TOPO_ROLE_ROWSW] = "row",
-		[TOPO_ROLE_COLSW] = "col",   [TOPO_ROLE_OCS] = "ocs",	  [TOPO_ROLE_DIMSW] = "dimsw",
-		[TOPO_ROLE_OTHER] = "other",
+		[TOPO_ROLE_HOST] = "host",   [TOPO_ROLE_LEAF] = "leaf",
+		[TOPO_ROLE_SPINE] = "spine", [TOPO_ROLE_BEST] = "switch",
+		[TOPO_ROLE_ACCEL] = "accel", [TOPO_ROLE_ROWSW] = "row",
+		[TOPO_ROLE_COLSW] = "col",   [TOPO_ROLE_OCS] = "ocs",
+		[TOPO_ROLE_DIMSW] = "dimsw", [TOPO_ROLE_OTHER] = "other",
 	};
 
 	return role <= TOPO_ROLE_OTHER ? names[role] : "?";

@@ -23,54 +23,54 @@ enum topo_role {
 	TOPO_ROLE_HOST,
 	TOPO_ROLE_LEAF,
 	TOPO_ROLE_SPINE,
-	TOPO_ROLE_BEST,	  /* the one non-blocking switch of the "best" topology */
-	TOPO_ROLE_ACCEL,  /* HammingMesh accelerator (forwards) */
-	TOPO_ROLE_ROWSW,  /* HammingMesh row network switch */
-	TOPO_ROLE_COLSW,  /* HammingMesh column network switch */
+	TOPO_ROLE_BEST, /* the one non-blocking switch of the "best" topology */
+	TOPO_ROLE_ACCEL, /* HammingMesh accelerator (forwards) */
+	TOPO_ROLE_ROWSW, /* HammingMesh row network switch */
+	TOPO_ROLE_COLSW, /* HammingMesh column network switch */
 	TOPO_ROLE_OCS,
-	TOPO_ROLE_DIMSW,  /* multidim: a dimension's switch */
+	TOPO_ROLE_DIMSW, /* multidim: a dimension's switch */
 	TOPO_ROLE_OTHER,
 };
 
 /* Link tiers, for reports ("leaf-spine utilization"). */
 enum topo_tier {
-	TOPO_TIER_EDGE,	  /* endpoint to its first switch */
+	TOPO_TIER_EDGE, /* endpoint to its first switch */
 	TOPO_TIER_FABRIC, /* switch to switch */
 	TOPO_TIER_DIRECT, /* endpoint to endpoint */
-	TOPO_TIER_OCS,	  /* through an OCS */
+	TOPO_TIER_OCS, /* through an OCS */
 };
 
 struct topo_node {
 	enum topo_kind kind;
 	enum topo_role role;
 	char name[TOPO_NAME_MAX];
-	uint32_t index;	   /* index within its role: leaf 3, host 17 */
-	uint32_t group;	   /* endpoints: attachment group (leaf, board); one address block each */
-	int32_t coord[4];  /* generator-specific coordinates */
-	bool forwards;	   /* routes packets between its ports */
-	uint32_t ep;	   /* endpoint index (0..n_endpoints-1), TOPO_NONE for others */
-	uint32_t addr;	   /* endpoints: /32 identity address, host byte order */
-	uint32_t seed;	   /* ECMP hash seed of a forwarding node */
-	uint32_t port0;	   /* first index in topo.node_ports (after topo_finalize) */
+	uint32_t index; /* index within its role: leaf 3, host 17 */
+	uint32_t group; /* endpoints: attachment group (leaf, board); one address block each */
+	int32_t coord[4]; /* generator-specific coordinates */
+	bool forwards; /* routes packets between its ports */
+	uint32_t ep; /* endpoint index (0..n_endpoints-1), TOPO_NONE for others */
+	uint32_t addr; /* endpoints: /32 identity address, host byte order */
+	uint32_t seed; /* ECMP hash seed of a forwarding node */
+	uint32_t port0; /* first index in topo.node_ports (after topo_finalize) */
 	uint32_t nports;
 };
 
 struct topo_port {
 	uint32_t node;
 	uint32_t link;
-	uint8_t side;	   /* which end of the link this port is */
+	uint8_t side; /* which end of the link this port is */
 	char ifname[TOPO_NAME_MAX];
-	uint32_t ifindex;  /* 2 + position among the node's ports (1 is lo) */
-	uint32_t addr;	   /* link address, host byte order */
+	uint32_t ifindex; /* 2 + position among the node's ports (1 is lo) */
+	uint32_t addr; /* link address, host byte order */
 	uint8_t plen;
 };
 
 struct topo_link {
 	uint32_t port[2];
-	uint64_t rate[2];     /* bit/s leaving port[i]; 0 = unshaped */
-	uint64_t delay_ns;    /* one-way, per direction */
+	uint64_t rate[2]; /* bit/s leaving port[i]; 0 = unshaped */
+	uint64_t delay_ns; /* one-way, per direction */
 	uint64_t queue_bytes; /* 0 = derived from the rate */
-	uint16_t dim;	      /* dimension tag (multidim topologies) */
+	uint16_t dim; /* dimension tag (multidim topologies) */
 	enum topo_tier tier;
 	bool up;
 };
@@ -80,7 +80,7 @@ struct topo {
 	VEC(struct topo_port) ports;
 	VEC(struct topo_link) links;
 	VEC(uint32_t) node_ports; /* port ids grouped by node, in link order */
-	VEC(uint32_t) endpoints;  /* node id of endpoint i */
+	VEC(uint32_t) endpoints; /* node id of endpoint i */
 	bool finalized;
 };
 

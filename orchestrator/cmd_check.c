@@ -10,10 +10,11 @@
 
 static void check_usage(FILE *f)
 {
-	fprintf(f, "Usage: testbed check [--plan] FILE\n\n"
-		   "Parses the scenario, builds the topology and routing plan, and prints counts of\n"
-		   "nodes, links, routes, rules and ECMP groups. --plan also prints every node's\n"
-		   "routes and rules. Exit 0 if valid, 2 for bad input.\n");
+	fprintf(f,
+		"Usage: testbed check [--plan] FILE\n\n"
+		"Parses the scenario, builds the topology and routing plan, and prints counts of\n"
+		"nodes, links, routes, rules and ECMP groups. --plan also prints every node's\n"
+		"routes and rules. Exit 0 if valid, 2 for bad input.\n");
 }
 
 static void print_counts(const struct cmd_world *w)
@@ -28,7 +29,8 @@ static void print_counts(const struct cmd_world *w)
 	printf("scenario   %s (%s)\n", w->s.name, w->s.path);
 	printf("nodes      %zu: %u endpoints, %u switches\n", t->nodes.n,
 	       topo_count_kind(t, TOPO_ENDPOINT), topo_count_kind(t, TOPO_SWITCH));
-	printf("links      %zu (%zu ports, %u shaped directions)\n", t->links.n, t->ports.n, shaped);
+	printf("links      %zu (%zu ports, %u shaped directions)\n", t->links.n, t->ports.n,
+	       shaped);
 	if (t->links.n)
 		printf("rate       %s on the first link (after rate_scale)\n",
 		       units_fmt_rate(r1, sizeof(r1), t->links.v[0].rate[0]));
@@ -69,13 +71,15 @@ static void print_plan(const struct cmd_world *w)
 		for (i = 0; i < rn->route_n; i++)
 			print_route(w, &pl->routes.v[rn->route_off + i]);
 		for (i = 0; i < rn->rule_n; i++)
-			printf("  rule pref %u fwmark %u lookup %u\n", pl->rules.v[rn->rule_off + i].prio,
-			       pl->rules.v[rn->rule_off + i].mark, pl->rules.v[rn->rule_off + i].table);
+			printf("  rule pref %u fwmark %u lookup %u\n",
+			       pl->rules.v[rn->rule_off + i].prio,
+			       pl->rules.v[rn->rule_off + i].mark,
+			       pl->rules.v[rn->rule_off + i].table);
 		for (i = 0; i < rn->group_n; i++) {
 			const struct route_group *g = &pl->groups.v[rn->group_off + i];
 
-			printf("  ecmp group %u: %u next hops, %u prefixes, seed %u\n", g->id, g->nh_n,
-			       g->pfx_n, g->seed);
+			printf("  ecmp group %u: %u next hops, %u prefixes, seed %u\n", g->id,
+			       g->nh_n, g->pfx_n, g->seed);
 		}
 	}
 }
@@ -83,7 +87,7 @@ static void print_plan(const struct cmd_world *w)
 int cmd_check(int argc, char **argv)
 {
 	struct cmd_world w;
-	struct diag d = { 0 };
+	struct diag d = {0};
 	int plan = 0, r;
 
 	if (cmd_wants_help(argc, argv)) {

@@ -30,11 +30,13 @@ int cmd_down(int argc, char **argv)
 	if (cmd_need_root("down"))
 		return CMD_FAIL;
 	for (i = 1; i < argc; i++) {
-		struct diag d = { 0 };
+		struct diag d = {0};
 
 		r = fabric_down(argv[i], &d);
 		if (r == -ENOENT) {
-			fprintf(stderr, "testbed down: no testbed named '%s' ('testbed status' lists them)\n",
+			fprintf(stderr,
+				"testbed down: no testbed named '%s' ('testbed status' lists "
+				"them)\n",
 				argv[i]);
 			rc = CMD_FAIL;
 		} else if (r) {

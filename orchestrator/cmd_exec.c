@@ -11,8 +11,9 @@
 
 static void exec_usage(FILE *f)
 {
-	fprintf(f, "Usage: testbed exec NAME NODE -- COMMAND [ARG...]\n\n"
-		   "Runs COMMAND inside node NODE (e.g. h0, l1, s0) of testbed NAME. Needs root.\n");
+	fprintf(f,
+		"Usage: testbed exec NAME NODE -- COMMAND [ARG...]\n\n"
+		"Runs COMMAND inside node NODE (e.g. h0, l1, s0) of testbed NAME. Needs root.\n");
 }
 
 int cmd_exec(int argc, char **argv)

@@ -14,12 +14,13 @@
 
 static void path_usage(FILE *f)
 {
-	fprintf(f, "Usage: testbed path FILE|NAME SRC DST [--sport N] [--dport N] [--proto tcp|udp]\n"
-		   "                    [--tag K]\n\n"
-		   "Prints the nodes a flow from endpoint SRC to endpoint DST crosses. Switches with\n"
-		   "several next hops pick one by jhash over the 5-tuple with their seed, or by the\n"
-		   "DSCP path tag K (1..63: the K-th next hop) at the first switch with a choice.\n"
-		   "NAME reads the scenario of a running testbed.\n");
+	fprintf(f,
+		"Usage: testbed path FILE|NAME SRC DST [--sport N] [--dport N] [--proto tcp|udp]\n"
+		"                    [--tag K]\n\n"
+		"Prints the nodes a flow from endpoint SRC to endpoint DST crosses. Switches with\n"
+		"several next hops pick one by jhash over the 5-tuple with their seed, or by the\n"
+		"DSCP path tag K (1..63: the K-th next hop) at the first switch with a choice.\n"
+		"NAME reads the scenario of a running testbed.\n");
 }
 
 static int parse_u(const char *s, unsigned long max, unsigned long *out)
@@ -40,7 +41,8 @@ static int parse_opts(int argc, char **argv, struct route_flow *f)
 	f->sport = 40000;
 	f->dport = 5201;
 	for (i = 0; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--proto") && (!strcmp(argv[i + 1], "tcp") || !strcmp(argv[i + 1], "udp")))
+		if (!strcmp(argv[i], "--proto") &&
+		    (!strcmp(argv[i + 1], "tcp") || !strcmp(argv[i + 1], "udp")))
 			f->proto = argv[i + 1][0] == 't' ? 6 : 17;
 		else if (!strcmp(argv[i], "--sport") && !parse_u(argv[i + 1], 65535, &v))
 			f->sport = (uint16_t)v;
@@ -95,9 +97,9 @@ static int print_path(const struct cmd_world *w, const char *src, const char *ds
 
 int cmd_path(int argc, char **argv)
 {
-	struct route_flow f = { 0 };
+	struct route_flow f = {0};
 	struct cmd_world w;
-	struct diag d = { 0 };
+	struct diag d = {0};
 	char file[512];
 	int r, rc;
 

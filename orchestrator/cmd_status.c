@@ -32,7 +32,7 @@ static size_t live_netns(const struct state_journal *j)
 static int show_one(const char *name, int detail)
 {
 	struct state_journal j;
-	struct diag d = { 0 };
+	struct diag d = {0};
 	size_t i;
 	int r;
 

@@ -55,15 +55,16 @@ static void on_progress(void *arg, enum fabric_phase ph, size_t done, size_t tot
 
 static void up_usage(FILE *f)
 {
-	fprintf(f, "Usage: testbed up [--name NAME] FILE\n\n"
-		   "Builds the scenario's topology: one network namespace per node, shaped veth\n"
-		   "links, routes, ECMP hashing. NAME (default: the scenario's name) tells testbeds\n"
-		   "apart; 'testbed down NAME' removes everything. Needs root.\n");
+	fprintf(f,
+		"Usage: testbed up [--name NAME] FILE\n\n"
+		"Builds the scenario's topology: one network namespace per node, shaped veth\n"
+		"links, routes, ECMP hashing. NAME (default: the scenario's name) tells testbeds\n"
+		"apart; 'testbed down NAME' removes everything. Needs root.\n");
 }
 
 static void catch_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = {.sa_handler = on_signal};
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -95,10 +96,16 @@ static int copy_scenario(const char *name, const char *path)
 /* Claims the name, builds, and rolls back on failure. */
 static int build(struct cmd_world *w, const char *name, struct diag *d)
 {
-	struct progress pg = { .tty = isatty(STDERR_FILENO) };
+	struct progress pg = {.tty = isatty(STDERR_FILENO)};
 	struct state st;
-	struct fabric f = { .name = name, .s = &w->s, .t = w->t, .plan = &w->plan, .st = &st,
-			    .stop = &stop_requested, .progress = on_progress, .progress_arg = &pg };
+	struct fabric f = {.name = name,
+			   .s = &w->s,
+			   .t = w->t,
+			   .plan = &w->plan,
+			   .st = &st,
+			   .stop = &stop_requested,
+			   .progress = on_progress,
+			   .progress_arg = &pg};
 	size_t i;
 	int r;
 
@@ -125,13 +132,14 @@ static int build(struct cmd_world *w, const char *name, struct diag *d)
 	if (f.root_fd >= 0)
 		close(f.root_fd);
 	if (r) {
-		struct diag dd = { 0 };
+		struct diag dd = {0};
 
 		fprintf(stderr, "testbed up: %s\ntestbed up: rolling back\n", d->msg);
 		if (fabric_down(name, &dd))
 			fprintf(stderr, "testbed up: rollback: %s\n", dd.msg);
 		d->msg[0] = '\0';
-		return diag_set(d, r == -EINVAL ? -EIO : r, "'%s' was not built; nothing is left", name);
+		return diag_set(d, r == -EINVAL ? -EIO : r, "'%s' was not built; nothing is left",
+				name);
 	}
 	fprintf(stderr, "testbed up: '%s' is up after %.2fs; 'testbed down %s' removes it\n", name,
 		since(&pg.t0), name);
@@ -141,7 +149,7 @@ static int build(struct cmd_world *w, const char *name, struct diag *d)
 int cmd_up(int argc, char **argv)
 {
 	struct cmd_world w;
-	struct diag d = { 0 };
+	struct diag d = {0};
 	const char *name = NULL, *why;
 	char buf[32];
 	int r;
@@ -160,7 +168,8 @@ int cmd_up(int argc, char **argv)
 		return CMD_USAGE;
 	}
 	if (name && (why = scn_yaml_name_why(name, SCN_YAML_NAME_LEN, buf, sizeof(buf)))) {
-		fprintf(stderr, "testbed up: --name: expected 1 to %d characters [a-z0-9-], found '%s'%s\n",
+		fprintf(stderr,
+			"testbed up: --name: expected 1 to %d characters [a-z0-9-], found '%s'%s\n",
 			SCN_YAML_NAME_LEN, name, why);
 		return CMD_USAGE;
 	}

@@ -24,8 +24,8 @@ void fabric_ns_name(char *buf, size_t len, const char *tb, const char *node)
 
 const char *fabric_phase_name(enum fabric_phase ph)
 {
-	static const char *const names[] = { "namespaces", "links", "addresses/qdiscs/routes",
-					     "nftables" };
+	static const char *const names[] = {"namespaces", "links", "addresses/qdiscs/routes",
+					    "nftables"};
 
 	return ph < FABRIC_PHASES ? names[ph] : "?";
 }
@@ -56,9 +56,10 @@ static int raise_nofile(size_t need, struct diag *d)
 		rl.rlim_max = need;
 	rl.rlim_cur = need;
 	if (setrlimit(RLIMIT_NOFILE, &rl))
-		return diag_set(d, -errno,
-				"%zu namespaces need %zu open files; raising RLIMIT_NOFILE failed: %s",
-				need - 256, need, strerror(errno));
+		return diag_set(
+			d, -errno,
+			"%zu namespaces need %zu open files; raising RLIMIT_NOFILE failed: %s",
+			need - 256, need, strerror(errno));
 	return 0;
 }
 
@@ -70,27 +71,27 @@ static int node_sysctls(const struct scenario *s, const struct topo_node *n,
 			struct netns_sysctl *out)
 {
 	static const struct netns_sysctl common[] = {
-		{ "net/ipv6/conf/all/disable_ipv6", "1" },
-		{ "net/ipv6/conf/default/disable_ipv6", "1" },
-		{ "net/ipv4/conf/all/rp_filter", "0" },
-		{ "net/ipv4/conf/default/rp_filter", "0" },
-		{ "net/ipv4/conf/all/arp_announce", "2" },
-		{ "net/ipv4/conf/default/arp_announce", "2" },
-		{ "net/ipv4/conf/all/send_redirects", "0" },
-		{ "net/ipv4/conf/default/send_redirects", "0" },
-		{ "net/ipv4/fib_multipath_hash_policy", "1" },
+		{"net/ipv6/conf/all/disable_ipv6", "1"},
+		{"net/ipv6/conf/default/disable_ipv6", "1"},
+		{"net/ipv4/conf/all/rp_filter", "0"},
+		{"net/ipv4/conf/default/rp_filter", "0"},
+		{"net/ipv4/conf/all/arp_announce", "2"},
+		{"net/ipv4/conf/default/arp_announce", "2"},
+		{"net/ipv4/conf/all/send_redirects", "0"},
+		{"net/ipv4/conf/default/send_redirects", "0"},
+		{"net/ipv4/fib_multipath_hash_policy", "1"},
 	};
 	int k = 0;
 	size_t i;
 
 	for (i = 0; i < sizeof(common) / sizeof(common[0]); i++)
 		out[k++] = common[i];
-	out[k++] = (struct netns_sysctl){ "net/ipv4/ip_forward", n->forwards ? "1" : "0" };
+	out[k++] = (struct netns_sysctl){"net/ipv4/ip_forward", n->forwards ? "1" : "0"};
 	if (n->kind == TOPO_ENDPOINT) {
-		out[k++] = (struct netns_sysctl){ "net/ipv4/tcp_slow_start_after_idle", "0" };
-		out[k++] = (struct netns_sysctl){ "net/ipv4/tcp_no_metrics_save", "1" };
-		out[k++] = (struct netns_sysctl){ "net/ipv4/tcp_congestion_control",
-						  scn_cc_name(s->transport.cc) };
+		out[k++] = (struct netns_sysctl){"net/ipv4/tcp_slow_start_after_idle", "0"};
+		out[k++] = (struct netns_sysctl){"net/ipv4/tcp_no_metrics_save", "1"};
+		out[k++] = (struct netns_sysctl){"net/ipv4/tcp_congestion_control",
+						 scn_cc_name(s->transport.cc)};
 	}
 	return k;
 }
@@ -114,7 +115,8 @@ static int make_namespaces(struct fabric *f, struct diag *d)
 			r = diag_set(d, r, "writing the journal: %s", strerror(-r));
 			break;
 		}
-		r = netns_create(name, f->root_fd, sc, node_sysctls(f->s, &t->nodes.v[i], sc), &f->nsfd[i], d);
+		r = netns_create(name, f->root_fd, sc, node_sysctls(f->s, &t->nodes.v[i], sc),
+				 &f->nsfd[i], d);
 		if ((i + 1) % 64 == 0 || i + 1 == t->nodes.n)
 			fabric_progress(f, FABRIC_NETNS, i + 1, t->nodes.n);
 	}
@@ -126,15 +128,20 @@ static int add_veth(struct fabric *f, struct nlk_batch *b, uint32_t link, struct
 	const struct topo_link *l = &f->t->links.v[link];
 	const struct topo_port *a = &f->t->ports.v[l->port[0]], *z = &f->t->ports.v[l->port[1]];
 	struct nlk_veth v = {
-		.name = a->ifname, .ifindex = (int)a->ifindex, .nsfd = f->nsfd[a->node],
-		.peer = z->ifname, .peer_ifindex = (int)z->ifindex, .peer_nsfd = f->nsfd[z->node],
+		.name = a->ifname,
+		.ifindex = (int)a->ifindex,
+		.nsfd = f->nsfd[a->node],
+		.peer = z->ifname,
+		.peer_ifindex = (int)z->ifindex,
+		.peer_nsfd = f->nsfd[z->node],
 	};
 	struct nl_msg *m = NULL;
 	int r;
 
 	r = nlk_build_veth(&v, &m);
 	if (r)
-		return diag_set(d, r, "building veth %s/%s: %s", a->ifname, z->ifname, strerror(-r));
+		return diag_set(d, r, "building veth %s/%s: %s", a->ifname, z->ifname,
+				strerror(-r));
 	r = nlk_batch_add(b, m, d, "creating veth %s:%s <-> %s:%s", f->t->nodes.v[a->node].name,
 			  a->ifname, f->t->nodes.v[z->node].name, z->ifname);
 	nlmsg_free(m);

@@ -73,7 +73,7 @@ static int signal_inside(const ino_t *inos, size_t n, int sig)
 /* SIGTERM, a grace period of up to 1 s, then SIGKILL for what is left. */
 static void kill_inside(const struct state_journal *j)
 {
-	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	struct timespec ts = {0, 20 * 1000 * 1000};
 	ino_t *inos = malloc((j->netns.n + 1) * sizeof(*inos));
 	size_t n;
 	int i;
@@ -102,7 +102,8 @@ int fabric_down(const char *name, struct diag *d)
 	for (i = j.netns.n; i-- > 0;) {
 		r = netns_delete(j.netns.v[i]);
 		if (r && !first)
-			first = diag_set(d, r, "deleting namespace %s: %s", j.netns.v[i], strerror(-r));
+			first = diag_set(d, r, "deleting namespace %s: %s", j.netns.v[i],
+					 strerror(-r));
 	}
 	state_journal_done(&j);
 	if (first)

@@ -45,7 +45,8 @@ static int config_addrs(struct fabric *f, struct nlk_batch *b, uint32_t n, struc
 
 	r = queue(b, nlk_build_link_up(1, 0, &m), &m, d, "bringing lo up", node->name);
 	if (!r && node->kind == TOPO_ENDPOINT) {
-		snprintf(what, sizeof(what), "adding %s/32 to lo", addr_fmt(a, sizeof(a), node->addr));
+		snprintf(what, sizeof(what), "adding %s/32 to lo",
+			 addr_fmt(a, sizeof(a), node->addr));
 		r = queue(b, nlk_build_addr(1, node->addr, 32, &m), &m, d, what, node->name);
 	}
 	for (i = 0; !r && i < node->nports; i++) {
@@ -55,8 +56,9 @@ static int config_addrs(struct fabric *f, struct nlk_batch *b, uint32_t n, struc
 		r = queue(b, nlk_build_link_up((int)p->ifindex, gso, &m), &m, d, what, node->name);
 		snprintf(what, sizeof(what), "adding %s/%u to %s", addr_fmt(a, sizeof(a), p->addr),
 			 p->plen, p->ifname);
-		r = r ? r : queue(b, nlk_build_addr((int)p->ifindex, p->addr, p->plen, &m), &m, d, what,
-				  node->name);
+		r = r ? r
+		      : queue(b, nlk_build_addr((int)p->ifindex, p->addr, p->plen, &m), &m, d, what,
+			      node->name);
 	}
 	return r;
 }
@@ -75,8 +77,8 @@ static int config_delay(struct nlk_batch *b, const struct topo_port *p,
 		     &m, d, what, node);
 }
 
-static int config_htb(struct nlk_batch *b, const struct topo_port *p,
-		      const struct shape_params *sp, struct diag *d, const char *node)
+static int config_htb(struct nlk_batch *b, const struct topo_port *p, const struct shape_params *sp,
+		      struct diag *d, const char *node)
 {
 	struct nl_msg *m = NULL;
 	char what[64];
@@ -87,8 +89,8 @@ static int config_htb(struct nlk_batch *b, const struct topo_port *p,
 	r = r ? r : queue(b, nlk_build_htb_class((int)p->ifindex, sp, &m), &m, d, what, node);
 	if (!r && !sp->delay_ns)
 		r = queue(b,
-			  nlk_build_bfifo((int)p->ifindex, TC_HANDLE(1, 1), TC_HANDLE(2, 0), sp->limit,
-					  &m),
+			  nlk_build_bfifo((int)p->ifindex, TC_HANDLE(1, 1), TC_HANDLE(2, 0),
+					  sp->limit, &m),
 			  &m, d, what, node);
 	return r;
 }
@@ -115,7 +117,9 @@ static int config_port_qdisc(struct fabric *f, struct nlk_batch *b, uint32_t por
 	if (r || !sp.delay_ns)
 		return r;
 	/* delay below the shaper: tbf's and htb's inner class is 1:1 */
-	return config_delay(b, p, &sp, sp.kind == SHAPE_NONE ? (uint32_t)TC_H_ROOT : (uint32_t)TC_HANDLE(1, 1), d, node);
+	return config_delay(b, p, &sp,
+			    sp.kind == SHAPE_NONE ? (uint32_t)TC_H_ROOT : (uint32_t)TC_HANDLE(1, 1),
+			    d, node);
 }
 
 static int config_route(struct fabric *f, struct nlk_batch *b, const struct route_entry *re,
@@ -123,8 +127,12 @@ static int config_route(struct fabric *f, struct nlk_batch *b, const struct rout
 {
 	const struct topo *t = f->t;
 	struct nlk_nexthop nh[MAX_NH];
-	struct nlk_route rt = { .table = re->table, .dst = re->dst.addr, .plen = re->dst.plen,
-				.src = re->src, .nh = nh, .nh_n = (int)re->nh_n };
+	struct nlk_route rt = {.table = re->table,
+			       .dst = re->dst.addr,
+			       .plen = re->dst.plen,
+			       .src = re->src,
+			       .nh = nh,
+			       .nh_n = (int)re->nh_n};
 	struct nl_msg *m = NULL;
 	char a[16], what[80];
 	uint32_t i;
@@ -153,7 +161,8 @@ static int config_routes(struct fabric *f, struct nlk_batch *b, uint32_t n, stru
 	for (i = 0; !r && i < rn->rule_n; i++) {
 		const struct route_rule *ru = &f->plan->rules.v[rn->rule_off + i];
 
-		snprintf(what, sizeof(what), "adding rule fwmark %u lookup %u", ru->mark, ru->table);
+		snprintf(what, sizeof(what), "adding rule fwmark %u lookup %u", ru->mark,
+			 ru->table);
 		r = queue(b, nlk_build_rule(ru->prio, ru->mark, ru->table, &m), &m, d, what,
 			  f->t->nodes.v[n].name);
 	}

@@ -7,12 +7,12 @@
 #include "orchestrator/cmd.h"
 
 static const struct cmd commands[] = {
-	{ "check", cmd_check, "Parse a scenario and print what it would build (no root needed)" },
-	{ "up", cmd_up, "Build a scenario's topology in network namespaces" },
-	{ "down", cmd_down, "Remove a testbed and everything it made" },
-	{ "status", cmd_status, "List testbeds, or show one" },
-	{ "exec", cmd_exec, "Run a command inside a node's namespace" },
-	{ "path", cmd_path, "Show the path a flow takes (ECMP hash or DSCP tag)" },
+	{"check", cmd_check, "Parse a scenario and print what it would build (no root needed)"},
+	{"up", cmd_up, "Build a scenario's topology in network namespaces"},
+	{"down", cmd_down, "Remove a testbed and everything it made"},
+	{"status", cmd_status, "List testbeds, or show one"},
+	{"exec", cmd_exec, "Run a command inside a node's namespace"},
+	{"path", cmd_path, "Show the path a flow takes (ECMP hash or DSCP tag)"},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

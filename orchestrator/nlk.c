@@ -145,7 +145,8 @@ static int read_acks(struct nlk_batch *b, struct diag *d)
 				continue;
 			return diag_set(d, -errno, "reading netlink acks: %s", strerror(errno));
 		}
-		for (h = (struct nlmsghdr *)rbuf; NLMSG_OK(h, (size_t)len); h = NLMSG_NEXT(h, len)) {
+		for (h = (struct nlmsghdr *)rbuf; NLMSG_OK(h, (size_t)len);
+		     h = NLMSG_NEXT(h, len)) {
 			r = ack_one(b, h, d);
 			if (r)
 				got++;
@@ -158,7 +159,7 @@ static int read_acks(struct nlk_batch *b, struct diag *d)
 
 int nlk_batch_flush(struct nlk_batch *b, struct diag *d)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct sockaddr_nl sa = {.nl_family = AF_NETLINK};
 	int r = 0;
 
 	if (!b->n)

@@ -16,14 +16,14 @@ struct nl_msg;
 #define NLK_WHAT_MAX 96
 
 struct nlk_batch {
-	int fd;		   /* NETLINK_ROUTE socket (borrowed) */
+	int fd; /* NETLINK_ROUTE socket (borrowed) */
 	char *buf;
 	size_t len, cap;
-	uint32_t seq0;	   /* sequence number of the first queued request */
-	uint32_t n;	   /* queued requests */
-	uint32_t sent;	   /* total requests acked so far, for progress */
-	VEC(char) what;	   /* n * NLK_WHAT_MAX labels */
-	int tolerate;	   /* an -errno that counts as success (e.g. -EEXIST), 0 for none */
+	uint32_t seq0; /* sequence number of the first queued request */
+	uint32_t n; /* queued requests */
+	uint32_t sent; /* total requests acked so far, for progress */
+	VEC(char) what; /* n * NLK_WHAT_MAX labels */
+	int tolerate; /* an -errno that counts as success (e.g. -EEXIST), 0 for none */
 };
 
 /* Opens a NETLINK_ROUTE socket asking for extended acks; returns fd or -errno. */

@@ -13,7 +13,7 @@ struct nl_msg;
 struct nlk_veth {
 	const char *name, *peer;
 	int ifindex, peer_ifindex; /* chosen indexes: the namespaces are ours and fresh */
-	int nsfd, peer_nsfd;	   /* namespace of each end */
+	int nsfd, peer_nsfd; /* namespace of each end */
 };
 
 struct nlk_nexthop {

@@ -32,10 +32,11 @@ int state_create(const char *name, struct state *st, struct diag *d)
 	state_path(path, sizeof(path), name, NULL);
 	if (mkdir(path, 0755)) {
 		if (errno == EEXIST)
-			return diag_set(d, -EEXIST,
-					"testbed '%s' is already up (state in %s); run 'testbed down %s' "
-					"to remove it first",
-					name, path, name);
+			return diag_set(
+				d, -EEXIST,
+				"testbed '%s' is already up (state in %s); run 'testbed down %s' "
+				"to remove it first",
+				name, path, name);
 		return diag_set(d, -errno, "creating %s: %s", path, strerror(errno));
 	}
 	state_path(path, sizeof(path), name, "journal");
@@ -104,7 +105,8 @@ int state_journal_read(const char *name, struct state_journal *j, struct diag *d
 	state_path(path, sizeof(path), name, "journal");
 	f = fopen(path, "re");
 	if (!f)
-		return diag_set(d, -errno, "no testbed named '%s' (%s: %s)", name, path, strerror(errno));
+		return diag_set(d, -errno, "no testbed named '%s' (%s: %s)", name, path,
+				strerror(errno));
 	while (!r && fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
 		r = journal_line(j, line);
@@ -148,7 +150,7 @@ int state_remove(const char *name)
 
 int state_list(char ***names, size_t *n)
 {
-	VEC(char *) v = { 0 };
+	VEC(char *) v = {0};
 	struct dirent *e;
 	DIR *dir;
 	char *c;

@@ -22,12 +22,13 @@ struct state_journal {
 	VEC(char *) netns;
 	VEC(pid_t) pids;
 	char *scenario; /* path of the scenario file, if recorded */
-	bool complete;	/* `up` finished building */
+	bool complete; /* `up` finished building */
 };
 
 /* Claims the name: creates /run/testbed/<name>/ (fails with -EEXIST and a message saying how
  * to remove the old one) and opens its journal. */
-int state_create(const char *name, struct state *st, struct diag *d) __attribute__((warn_unused_result));
+int state_create(const char *name, struct state *st, struct diag *d)
+	__attribute__((warn_unused_result));
 
 /* Appends one record ("ns tb-x-h0", "pid 123") to the journal before the object is made. */
 int state_record(struct state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -9,7 +9,7 @@
 #include "model/addr.h"
 #include "policy/route.h"
 
-#define CLS_SELF UINT32_MAX	/* the node itself: any route may cover it */
+#define CLS_SELF UINT32_MAX /* the node itself: any route may cover it */
 #define CLS_UNREACH (UINT32_MAX - 1)
 #define CLS_NONE (UINT32_MAX - 2)
 #define MAX_NH 256
@@ -25,7 +25,7 @@ struct build {
 	const struct topo_paths *p;
 	struct route_plan *plan;
 	uint32_t *sorted; /* endpoint ids sorted by address */
-	uint32_t *cls;	  /* class of each endpoint for the current node */
+	uint32_t *cls; /* class of each endpoint for the current node */
 	VEC(struct nhclass) classes;
 	uint32_t node;
 };
@@ -45,7 +45,8 @@ static uint32_t class_of(struct build *b, const uint32_t *ports, uint32_t n)
 	size_t i;
 
 	for (i = 0; i < b->classes.n; i++)
-		if (b->classes.v[i].n == n && !memcmp(b->classes.v[i].port, ports, n * sizeof(*ports)))
+		if (b->classes.v[i].n == n &&
+		    !memcmp(b->classes.v[i].port, ports, n * sizeof(*ports)))
 			return (uint32_t)i;
 	c = vec_grow(&b->classes);
 	if (!c)
@@ -210,11 +211,13 @@ static int add_tables(struct build *b, struct route_node *rn)
 			used[port_pos(b->t, pl->ports.v[pl->groups.v[g].nh_off + i])] = 1;
 	rn->rule_off = (uint32_t)pl->rules.n;
 	for (i = 0; i < n->nports && !r; i++) {
-		struct route_rule rule = { b->node, ROUTE_RULE_PRIO + i, route_port_table(i),
-					   route_port_table(i) };
-		struct route_entry re = { .node = b->node, .table = route_port_table(i),
-					  .nh_off = (uint32_t)pl->ports.n, .nh_n = 1,
-					  .src = own_src(b) };
+		struct route_rule rule = {b->node, ROUTE_RULE_PRIO + i, route_port_table(i),
+					  route_port_table(i)};
+		struct route_entry re = {.node = b->node,
+					 .table = route_port_table(i),
+					 .nh_off = (uint32_t)pl->ports.n,
+					 .nh_n = 1,
+					 .src = own_src(b)};
 
 		if (!used[i])
 			continue;
@@ -293,7 +296,7 @@ static void endpoint_cover(const struct build *b, uint32_t *pfx, uint8_t *plen)
 int route_plan_build(const struct topo *t, const struct topo_paths *p, struct route_plan *out,
 		     struct diag *d)
 {
-	struct build b = { .t = t, .p = p, .plan = out };
+	struct build b = {.t = t, .p = p, .plan = out};
 	uint32_t region, i;
 	uint8_t rplen;
 	int r = -ENOMEM;

@@ -16,9 +16,9 @@
 #include "model/topo.h"
 
 #define ROUTE_TABLE_MAIN 254
-#define ROUTE_TABLE_BASE 100  /* per-next-hop table of port position i is BASE + i */
-#define ROUTE_RULE_PRIO 1000  /* rule priority of table BASE + i is PRIO + i */
-#define ROUTE_TAG_MAX 63      /* DSCP path tags 1..63; 0 means "hash" */
+#define ROUTE_TABLE_BASE 100 /* per-next-hop table of port position i is BASE + i */
+#define ROUTE_RULE_PRIO 1000 /* rule priority of table BASE + i is PRIO + i */
+#define ROUTE_TAG_MAX 63 /* DSCP path tags 1..63; 0 means "hash" */
 
 struct route_prefix {
 	uint32_t addr; /* host byte order */
@@ -32,7 +32,7 @@ struct route_entry {
 	uint32_t table;
 	struct route_prefix dst;
 	uint32_t nh_off, nh_n; /* ports in plan.ports */
-	uint32_t src;	       /* preferred source address, 0 for none */
+	uint32_t src; /* preferred source address, 0 for none */
 };
 
 struct route_rule {
@@ -45,8 +45,8 @@ struct route_rule {
 /* An ECMP group of one node: destinations sharing the same set of >1 next-hop ports. */
 struct route_group {
 	uint32_t node;
-	uint32_t id;	       /* 0, 1, ... within the node */
-	uint32_t seed;	       /* jhash seed */
+	uint32_t id; /* 0, 1, ... within the node */
+	uint32_t seed; /* jhash seed */
 	uint32_t nh_off, nh_n; /* ports in plan.ports; DSCP tag k selects the k-th (1-based) */
 	uint32_t pfx_off, pfx_n; /* destination prefixes in plan.prefixes */
 };

@@ -56,7 +56,6 @@ int shape_derive(uint64_t rate_bps, uint64_t delay_ns, const struct scn_shaping 
 				(unsigned long long)rate_bps);
 	out->kind = cfg->qdisc == SCN_QDISC_HTB ? SHAPE_HTB : SHAPE_TBF;
 	out->burst = cfg->burst_bytes ? (uint32_t)cfg->burst_bytes : derive_burst(bps);
-	out->limit = cfg->queue_bytes ? (uint32_t)cfg->queue_bytes
-				      : derive_limit(bps, delay_ns);
+	out->limit = cfg->queue_bytes ? (uint32_t)cfg->queue_bytes : derive_limit(bps, delay_ns);
 	return 0;
 }

@@ -12,7 +12,7 @@
 
 #define SHAPE_MTU 1500
 #define SHAPE_FRAME (SHAPE_MTU + 14) /* Ethernet header included, as tc counts it */
-#define SHAPE_QUEUE_FRAMES 64	   /* shallowest derived queue, see shape.c */
+#define SHAPE_QUEUE_FRAMES 64 /* shallowest derived queue, see shape.c */
 /* Frames per GSO packet an endpoint sends. A NIC's TSO puts frames on the wire, so switches
  * queue and drop frames; a veth hands whole 64 KiB GSO packets on, and a full queue then
  * drops 44 frames of one flow at once. Two Reno flows sharing 1 Gbit/s split 39/56 over 8 s
@@ -27,10 +27,10 @@ enum shape_kind {
 
 struct shape_params {
 	enum shape_kind kind;
-	uint64_t rate_bps;   /* bit/s */
-	uint32_t burst;	     /* bytes */
-	uint32_t limit;	     /* queue, bytes */
-	uint64_t delay_ns;   /* netem delay, 0 for none */
+	uint64_t rate_bps; /* bit/s */
+	uint32_t burst; /* bytes */
+	uint32_t limit; /* queue, bytes */
+	uint64_t delay_ns; /* netem delay, 0 for none */
 };
 
 /* Derives the qdisc parameters for one direction of rate_bps (0 = unshaped: kind NONE unless a

@@ -24,12 +24,12 @@ struct flow {
 	struct sockaddr_in dst;
 	uint16_t sport;
 	int tos;
-	uint64_t bytes;	  /* send this many, or */
-	double seconds;	  /* for this long */
-	double warmup;	  /* seconds excluded from the steady-state figure */
-	double start_at;  /* CLOCK_MONOTONIC seconds to start at, 0 for now */
+	uint64_t bytes; /* send this many, or */
+	double seconds; /* for this long */
+	double warmup; /* seconds excluded from the steady-state figure */
+	double start_at; /* CLOCK_MONOTONIC seconds to start at, 0 for now */
 	uint64_t counted; /* what the receiver reported */
-	uint64_t steady;  /* bytes after the warm-up, and over how long */
+	uint64_t steady; /* bytes after the warm-up, and over how long */
 	double steady_s;
 	double elapsed;
 	int err;
@@ -97,7 +97,7 @@ static void *serve_conn(void *arg)
 
 static int serve(uint16_t port)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
 	int one = 1, ls = socket(AF_INET, SOCK_STREAM, 0), fd;
 	pthread_t th;
 
@@ -121,7 +121,7 @@ static int serve(uint16_t port)
 
 static int connect_from(const struct flow *f)
 {
-	struct sockaddr_in src = { .sin_family = AF_INET, .sin_port = htons(f->sport) };
+	struct sockaddr_in src = {.sin_family = AF_INET, .sin_port = htons(f->sport)};
 	int one = 1, fd = socket(AF_INET, SOCK_STREAM, 0);
 
 	if (fd < 0)
@@ -186,7 +186,7 @@ static void *run_flow(void *arg)
 
 static int probe_one(const char *addr, uint16_t port, int timeout_ms)
 {
-	struct flow f = { .dst = { .sin_family = AF_INET, .sin_port = htons(port) } };
+	struct flow f = {.dst = {.sin_family = AF_INET, .sin_port = htons(port)}};
 	struct pollfd p;
 	char c = 'E';
 	int fd;
@@ -239,7 +239,8 @@ static int send_flows(struct flow *proto, int nflows)
 		       "err=%d\n",
 		       f[i].sport, (unsigned long long)f[i].counted, f[i].elapsed,
 		       f[i].elapsed > 0 ? 8.0 * (double)f[i].counted / f[i].elapsed : 0.0,
-		       f[i].steady_s > 0 ? 8.0 * (double)f[i].steady / f[i].steady_s : 0.0, f[i].err);
+		       f[i].steady_s > 0 ? 8.0 * (double)f[i].steady / f[i].steady_s : 0.0,
+		       f[i].err);
 	}
 	free(f);
 	free(th);
@@ -248,11 +249,12 @@ static int send_flows(struct flow *proto, int nflows)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: tbperf serve [--port P]\n"
-			"       tbperf send ADDR [--port P] [--sport S] [--tos T] [--flows K]\n"
-			"                        [--bytes N | --time SEC] [--warmup SEC] [--start-at T]\n"
-			"       tbperf now        (CLOCK_MONOTONIC seconds, for --start-at)\n"
-			"       tbperf probe [--port P] ADDR...\n");
+	fprintf(stderr,
+		"usage: tbperf serve [--port P]\n"
+		"       tbperf send ADDR [--port P] [--sport S] [--tos T] [--flows K]\n"
+		"                        [--bytes N | --time SEC] [--warmup SEC] [--start-at T]\n"
+		"       tbperf now        (CLOCK_MONOTONIC seconds, for --start-at)\n"
+		"       tbperf probe [--port P] ADDR...\n");
 }
 
 /* Options may appear anywhere after the mode; the rest are positional (addresses). */
@@ -295,24 +297,26 @@ static int parse_opts(int argc, char **argv, struct flow *f, uint16_t *port, int
 
 int main(int argc, char **argv)
 {
-	struct flow f = { .dst = { .sin_family = AF_INET }, .seconds = 1.0 };
+	struct flow f = {.dst = {.sin_family = AF_INET}, .seconds = 1.0};
 	char **pos = calloc((size_t)argc + 1, sizeof(*pos));
 	uint16_t port = 5201;
-	int np, nflows = 1;
+	int np, nflows = 1, rc = 2;
 
 	np = argc < 2 || !pos ? -1 : parse_opts(argc, argv, &f, &port, &nflows, pos);
 	if (np >= 0 && !strcmp(argv[1], "now")) {
 		printf("%.6f\n", now());
-		return 0;
-	}
-	if (np >= 0 && !strcmp(argv[1], "serve"))
-		return serve(port);
-	if (np >= 0 && !strcmp(argv[1], "probe"))
-		return probe(np, pos, port);
-	if (np == 1 && !strcmp(argv[1], "send") && inet_pton(AF_INET, pos[0], &f.dst.sin_addr) == 1) {
+		rc = 0;
+	} else if (np >= 0 && !strcmp(argv[1], "serve")) {
+		rc = serve(port);
+	} else if (np >= 0 && !strcmp(argv[1], "probe")) {
+		rc = probe(np, pos, port);
+	} else if (np == 1 && !strcmp(argv[1], "send") &&
+		   inet_pton(AF_INET, pos[0], &f.dst.sin_addr) == 1) {
 		f.dst.sin_port = htons(port);
-		return send_flows(&f, nflows);
+		rc = send_flows(&f, nflows);
+	} else {
+		usage();
 	}
-	usage();
-	return 2;
+	free(pos);
+	return rc;
 }

@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# make bench: performance figures, each measured side by side in this one run.
+#   1. build and teardown of the 1,024-host leaf-spine (32 leaves x 32 hosts, 32 spines):
+#      testbed up/down against the same topology made with ip -batch, tc -batch and nft -f
+#      (one batch per namespace, as a script-based tool would do it).
+# Usage: run.sh BUILD_DIR
+set -eu
+BUILD=$(cd "${1:-build}" && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+[ "$(id -u)" -eq 0 ] || { echo "bench: needs root"; exit 1; }
+TB=$BUILD/testbed
+TMP=$(mktemp -d /tmp/tbbench.XXXXXX)
+NAME=bench$$
+cleanup() {
+	"$TB" -q down "$NAME" >/dev/null 2>&1 || true
+	[ -f "$TMP/down.ip" ] && ip -force -batch "$TMP/down.ip" >/dev/null 2>&1 || true
+	rm -rf "$TMP"
+	return 0
+}
+trap cleanup EXIT
+
+now() { date +%s.%N; }
+secs() { echo "$2 - $1" | bc; }
+per() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.0f", n / s }'; }
+
+# The kernel frees namespaces after `down` returns; wait for its cleanup to settle so each
+# build starts on a quiet machine.
+netns_objs() { awk '$1 == "net_namespace" { print $2 }' /proc/slabinfo 2>/dev/null || echo 0; }
+settle() {
+	local prev=-1 cur i
+	for i in $(seq 200); do
+		cur=$(netns_objs)
+		[ "$cur" = "$prev" ] && return 0
+		prev=$cur
+		sleep 0.25
+	done
+}
+
+scenario=scenarios/leafspine-1024.yaml
+counts=$("$TB" check "$scenario")
+nns=$(echo "$counts" | awk '/^namespaces/ { print $2 }')
+nlinks=$(echo "$counts" | awk '/^links/ { print $2 }')
+echo "bench: 1,024-host leaf-spine, $nns namespaces, $nlinks links ($(nproc) cores)"
+
+settle
+t0=$(now)
+"$TB" up --name "$NAME" "$scenario" 2>"$TMP/up.log"
+t1=$(now)
+"$TB" -q down "$NAME" >/dev/null
+t2=$(now)
+settle
+t3=$(now)
+tb_up=$(secs "$t0" "$t1")
+tb_down=$(secs "$t1" "$t2")
+tb_settle=$(secs "$t1" "$t3")
+
+"$BUILD/tools/ipbatch" "$scenario" "$NAME" "$TMP"
+t0=$(now)
+ip -batch "$TMP/root.ip"
+for f in "$TMP"/tb-*.ip; do
+	ns=$(basename "$f" .ip)
+	ip netns exec "$ns" sysctl -q -p "$TMP/$ns.sysctl" >/dev/null
+	ip -n "$ns" -batch "$f"
+	[ -s "$TMP/$ns.tc" ] && tc -n "$ns" -batch "$TMP/$ns.tc"
+	[ -f "$TMP/$ns.nft" ] && ip netns exec "$ns" nft -f "$TMP/$ns.nft"
+done
+t1=$(now)
+ip -batch "$TMP/down.ip"
+t2=$(now)
+settle
+t3=$(now)
+ib_up=$(secs "$t0" "$t1")
+ib_down=$(secs "$t1" "$t2")
+ib_settle=$(secs "$t1" "$t3")
+
+printf '\n%-34s %10s %10s %16s\n' "" "up (s)" "down (s)" "down+settle (s)"
+printf '%-34s %10.2f %10.2f %16.2f\n' "testbed (netlink, libnftnl)" "$tb_up" "$tb_down" "$tb_settle"
+printf '%-34s %10.2f %10.2f %16.2f\n' "ip/tc -batch + nft -f per netns" "$ib_up" "$ib_down" "$ib_settle"
+printf '%-34s %9.1fx %9.1fx\n' "ratio (ip -batch / testbed)" \
+	"$(echo "$ib_up / $tb_up" | bc -l)" "$(echo "$ib_down / $tb_down" | bc -l)"
+echo
+# phase times from up's progress lines: "  namespaces  1088 done at   0.80s"
+phase_end() { tr '\r' '\n' <"$TMP/up.log" | awk -v p="$1" '$1 == p && /done at/ { v = $NF } END { sub("s", "", v); print v }'; }
+t_ns=$(phase_end namespaces)
+t_links=$(phase_end links)
+echo "testbed up:   namespaces $(per "$nns" "$t_ns")/s (${t_ns} s), veth links $(per "$nlinks" "$(echo "$t_links - $t_ns" | bc)")/s," \
+	"$(per "$nns" "$tb_up") namespaces/s and $(per "$nlinks" "$tb_up") links/s with everything"
+echo "targets:      up <= 15 s: $(awk -v t="$tb_up" 'BEGIN { print (t <= 15 ? "met" : "MISSED") }'), down <= 15 s: $(awk -v t="$tb_down" 'BEGIN { print (t <= 15 ? "met" : "MISSED") }')"

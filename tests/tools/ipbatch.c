@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: MIT
+/* ipbatch: renders the commands a script-based tool would run to build a scenario with
+ * iproute2 and nft, for `make bench` to time against `testbed up`:
+ *   DIR/root.ip        `ip -batch`: every namespace and veth pair
+ *   DIR/<ns>.ip        `ip -n <ns> -batch`: links up, addresses, routes, rules
+ *   DIR/<ns>.tc        `tc -n <ns> -batch`: shaping qdiscs
+ *   DIR/<ns>.nft       `nft -f` inside <ns>: the ECMP ruleset
+ *   DIR/<ns>.sysctl    `sysctl -p` inside <ns>
+ *   DIR/down.ip        `ip -batch`: delete every namespace
+ * Usage: ipbatch SCENARIO NAME DIR */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/addr.h"
+#include "orchestrator/cmd.h"
+#include "orchestrator/fabric.h"
+#include "policy/shape.h"
+
+static FILE *open_in(const char *dir, const char *ns, const char *ext)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s%s", dir, ns, ext);
+	f = fopen(path, "w");
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
+	return f;
+}
+
+static void write_root(const struct cmd_world *w, const char *name, const char *dir)
+{
+	FILE *f = open_in(dir, "root", ".ip"), *g = open_in(dir, "down", ".ip");
+	char a[128], b[128];
+	size_t i;
+
+	for (i = 0; i < w->t->nodes.n; i++) {
+		fabric_ns_name(a, sizeof(a), name, w->t->nodes.v[i].name);
+		fprintf(f, "netns add %s\n", a);
+		fprintf(g, "netns del %s\n", a);
+	}
+	for (i = 0; i < w->t->links.n; i++) {
+		const struct topo_port *p = &w->t->ports.v[w->t->links.v[i].port[0]];
+		const struct topo_port *q = &w->t->ports.v[w->t->links.v[i].port[1]];
+
+		fabric_ns_name(a, sizeof(a), name, w->t->nodes.v[p->node].name);
+		fabric_ns_name(b, sizeof(b), name, w->t->nodes.v[q->node].name);
+		fprintf(f,
+			"link add name %s index %u netns %s type veth peer name %s index %u netns "
+			"%s\n",
+			p->ifname, p->ifindex, a, q->ifname, q->ifindex, b);
+	}
+	fclose(f);
+	fclose(g);
+}
+
+static void write_sysctl(const struct cmd_world *w, uint32_t n, FILE *f)
+{
+	const struct topo_node *node = &w->t->nodes.v[n];
+
+	fprintf(f,
+		"net.ipv6.conf.all.disable_ipv6=1\nnet.ipv6.conf.default.disable_ipv6=1\n"
+		"net.ipv4.conf.all.rp_filter=0\nnet.ipv4.conf.default.rp_filter=0\n"
+		"net.ipv4.conf.all.arp_announce=2\nnet.ipv4.conf.default.arp_announce=2\n"
+		"net.ipv4.conf.all.send_redirects=0\nnet.ipv4.conf.default.send_redirects=0\n"
+		"net.ipv4.fib_multipath_hash_policy=1\nnet.ipv4.ip_forward=%d\n",
+		node->forwards);
+	if (node->kind == TOPO_ENDPOINT)
+		fprintf(f,
+			"net.ipv4.tcp_slow_start_after_idle=0\nnet.ipv4.tcp_no_metrics_save=1\n"
+			"net.ipv4.tcp_congestion_control=%s\n",
+			scn_cc_name(w->s.transport.cc));
+}
+
+static void write_route(const struct cmd_world *w, const struct route_entry *re, FILE *f)
+{
+	char a[16], g[16];
+	uint32_t i;
+
+	fprintf(f, "route add %s/%u table %u", addr_fmt(a, sizeof(a), re->dst.addr), re->dst.plen,
+		re->table);
+	if (re->src)
+		fprintf(f, " src %s", addr_fmt(a, sizeof(a), re->src));
+	for (i = 0; i < re->nh_n; i++) {
+		uint32_t p = w->plan.ports.v[re->nh_off + i];
+
+		fprintf(f, "%s via %s dev %s", re->nh_n > 1 ? " nexthop" : "",
+			addr_fmt(g, sizeof(g), w->t->ports.v[topo_port_peer(w->t, p)].addr),
+			w->t->ports.v[p].ifname);
+	}
+	fputc('\n', f);
+}
+
+static void write_ip(const struct cmd_world *w, uint32_t n, FILE *f)
+{
+	const struct topo_node *node = &w->t->nodes.v[n];
+	const struct route_node *rn = &w->plan.nodes.v[n];
+	char a[16];
+	uint32_t i;
+
+	fprintf(f, "link set dev lo up\n");
+	if (node->kind == TOPO_ENDPOINT)
+		fprintf(f, "addr add %s/32 dev lo\n", addr_fmt(a, sizeof(a), node->addr));
+	for (i = 0; i < node->nports; i++) {
+		const struct topo_port *p = &w->t->ports.v[topo_node_port(w->t, n, i)];
+
+		fprintf(f, "link set dev %s up%s\n", p->ifname,
+			node->kind == TOPO_ENDPOINT ? " gso_max_segs 8" : "");
+		fprintf(f, "addr add %s/%u dev %s\n", addr_fmt(a, sizeof(a), p->addr), p->plen,
+			p->ifname);
+	}
+	for (i = 0; i < rn->route_n; i++)
+		write_route(w, &w->plan.routes.v[rn->route_off + i], f);
+	for (i = 0; i < rn->rule_n; i++) {
+		const struct route_rule *ru = &w->plan.rules.v[rn->rule_off + i];
+
+		fprintf(f, "rule add pref %u fwmark %u lookup %u\n", ru->prio, ru->mark, ru->table);
+	}
+}
+
+static void write_tc(const struct cmd_world *w, uint32_t n, FILE *f)
+{
+	const struct topo_node *node = &w->t->nodes.v[n];
+	struct shape_params sp;
+	uint32_t i;
+
+	for (i = 0; i < node->nports; i++) {
+		uint32_t port = topo_node_port(w->t, n, i);
+
+		if (shape_derive(topo_port_rate(w->t, port), 0, &w->s.shaping, &sp, NULL) ||
+		    sp.kind != SHAPE_TBF)
+			continue;
+		fprintf(f, "qdisc add dev %s root handle 1: tbf rate %llubit burst %u limit %u\n",
+			w->t->ports.v[port].ifname, (unsigned long long)sp.rate_bps, sp.burst,
+			sp.limit);
+	}
+}
+
+/* The ECMP rules in loadable nft syntax: anonymous sets and maps, since nft 1.0.6 cannot
+ * type a named map keyed by a jhash (nftr_node_render prints the named ones `up` makes). */
+static void nft_group(const struct cmd_world *w, const struct route_group *g, bool pre, FILE *f)
+{
+	const struct route_node *rn = &w->plan.nodes.v[g->node];
+	char a[16];
+	uint32_t i;
+
+	fprintf(f, "\t\t");
+	if (pre) {
+		fprintf(f, "iif {");
+		for (i = 0; i < rn->edge_n; i++)
+			fprintf(f, "%s\"%s\"", i ? ", " : " ",
+				w->t->ports.v[w->plan.ports.v[rn->edge_off + i]].ifname);
+		fprintf(f, " } ");
+	}
+	fprintf(f, "ip daddr {");
+	for (i = 0; i < g->pfx_n; i++)
+		fprintf(f, "%s%s/%u", i ? ", " : " ",
+			addr_fmt(a, sizeof(a), w->plan.prefixes.v[g->pfx_off + i].addr),
+			w->plan.prefixes.v[g->pfx_off + i].plen);
+	fprintf(f, " } meta mark set ip dscp map {");
+	for (i = 0; i < g->nh_n; i++)
+		fprintf(f, "%s%u : %u", i ? ", " : " ", i + 1,
+			route_port_table(w->t->ports.v[w->plan.ports.v[g->nh_off + i]].ifindex -
+					 2));
+	fprintf(f, " }\n");
+}
+
+static void nft_hash(const struct cmd_world *w, const struct route_group *g, FILE *f)
+{
+	char a[16];
+	uint32_t i;
+
+	fprintf(f, "\t\tip daddr {");
+	for (i = 0; i < g->pfx_n; i++)
+		fprintf(f, "%s%s/%u", i ? ", " : " ",
+			addr_fmt(a, sizeof(a), w->plan.prefixes.v[g->pfx_off + i].addr),
+			w->plan.prefixes.v[g->pfx_off + i].plen);
+	fprintf(f,
+		" } meta mark set jhash ip saddr . ip daddr . ip protocol . th sport . th dport "
+		"mod %u seed 0x%x map {",
+		g->nh_n, g->seed);
+	for (i = 0; i < g->nh_n; i++)
+		fprintf(f, "%s%u : %u", i ? ", " : " ", i,
+			route_port_table(w->t->ports.v[w->plan.ports.v[g->nh_off + i]].ifindex -
+					 2));
+	fprintf(f, " }\n");
+}
+
+static void write_nft(const struct cmd_world *w, uint32_t n, FILE *f)
+{
+	const struct route_node *rn = &w->plan.nodes.v[n];
+	static const char *const chains[2] = {"prerouting", "output"};
+	static const char *const hooks[2] = {"filter hook prerouting", "route hook output"};
+	uint32_t g;
+	int c;
+
+	fprintf(f, "table ip testbed {\n");
+	for (c = 0; c < 2; c++) {
+		fprintf(f, "\tchain %s {\n\t\ttype %s priority mangle; policy accept;\n", chains[c],
+			hooks[c]);
+		for (g = 0; g < rn->group_n; g++) {
+			nft_hash(w, &w->plan.groups.v[rn->group_off + g], f);
+			nft_group(w, &w->plan.groups.v[rn->group_off + g], c == 0, f);
+		}
+		fprintf(f, "\t}\n");
+	}
+	fprintf(f, "}\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct cmd_world w;
+	struct diag d = {0};
+	char ns[128];
+	size_t i;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: ipbatch SCENARIO NAME DIR\n");
+		return 2;
+	}
+	if (cmd_world_load(argv[1], &w, &d)) {
+		fprintf(stderr, "ipbatch: %s\n", d.msg);
+		return 2;
+	}
+	write_root(&w, argv[2], argv[3]);
+	for (i = 0; i < w.t->nodes.n; i++) {
+		FILE *f;
+
+		fabric_ns_name(ns, sizeof(ns), argv[2], w.t->nodes.v[i].name);
+		write_sysctl(&w, (uint32_t)i, f = open_in(argv[3], ns, ".sysctl"));
+		fclose(f);
+		write_ip(&w, (uint32_t)i, f = open_in(argv[3], ns, ".ip"));
+		fclose(f);
+		write_tc(&w, (uint32_t)i, f = open_in(argv[3], ns, ".tc"));
+		fclose(f);
+		if (w.plan.nodes.v[i].group_n) {
+			write_nft(&w, (uint32_t)i, f = open_in(argv[3], ns, ".nft"));
+			fclose(f);
+		}
+	}
+	cmd_world_done(&w);
+	return 0;
+}
