@@ -136,4 +136,7 @@ clean:
 help:
 	@echo 'make [all|check|check-priv|bench|demo|test|install|clean|deps|format|format-check|fuzz] [V=1] [SANITIZE=1] [WERROR=0]'
 
+# test objects are intermediates of a chain of pattern rules: keep them
+.SECONDARY:
+
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
