@@ -33,7 +33,7 @@ PURE_SRC := $(foreach d,$(PURE_DIRS),$(wildcard $(d)/*.c))
 PURE_OBJ := $(PURE_SRC:%.c=$(BUILD)/%.o)
 PURE_LIB := $(BUILD)/libpure.a
 
-ORCH_PKGS := libnl-3.0 libnl-route-3.0 libmnl libnftnl yaml-0.1
+ORCH_PKGS := libnl-3.0 libnl-route-3.0 libmnl libnftnl yaml-0.1 jansson
 ORCH_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(ORCH_PKGS) 2>/dev/null)
 ORCH_LIBS = $(shell $(PKG_CONFIG) --libs $(ORCH_PKGS) 2>/dev/null) -lm
 ORCH_SRC := $(filter-out orchestrator/main.c,$(wildcard orchestrator/*.c))
@@ -71,6 +71,7 @@ $(BUILD)/testbed: $(BUILD)/orchestrator/main.o $(ORCH_LIB) $(PURE_LIB)
 	$(if $(Q),@echo '  LD      $@')
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(ORCH_LIBS)
 
+$(BUILD)/emu-node/%.o: override CFLAGS += $(shell $(PKG_CONFIG) --cflags liburing 2>/dev/null)
 $(BUILD)/emu-node: $(NODE_OBJ) $(PURE_LIB)
 	$(if $(Q),@echo '  LD      $@')
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) --libs liburing 2>/dev/null) -lm

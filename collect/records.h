@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/* Raw records of a run, as the runner writes them to the results folder and the collector
+ * reads them back (`testbed report DIR` needs no root and no testbed). Times are emulated
+ * nanoseconds since the run's start; paper-equivalent times divide by the dilation D
+ * (run.dilation). Pure: CSV lines are built into and parsed from caller buffers. */
+#ifndef COLLECT_RECORDS_H
+#define COLLECT_RECORDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/vec.h"
+#include "traffic/coll.h"
+
+#define REC_NAME_MAX 24
+#define REC_REASON_MAX 160
+#define REC_NEVER INT64_MIN /* a time that never came (a job that never started) */
+
+enum rec_status {
+	REC_OK,
+	REC_FAILED,	 /* reason says why */
+	REC_NOT_STARTED, /* still waiting when the run ended */
+	REC_CANCELLED,	 /* stopped by Ctrl-C */
+};
+
+/* jobs.csv: one row per job. */
+struct rec_job {
+	uint32_t id;
+	char model[REC_NAME_MAX];
+	uint32_t gpus;
+	enum coll_kind kind;
+	enum coll_algo algo;
+	uint32_t iterations;
+	uint64_t bytes;	     /* per-rank collective size, emulated bytes */
+	uint64_t compute_ns; /* per-iteration compute, emulated */
+	int64_t arrival;     /* when it arrived, was placed, finished (REC_NEVER if not) */
+	int64_t start;
+	int64_t finish;
+	enum rec_status status;
+	uint32_t verified;   /* verify mode on and every rank's result right */
+	char reason[REC_REASON_MAX];
+	char placement[256]; /* node names in rank order, ';'-separated ("h0;h1;h4"), cut short
+				with "..." past 255 characters */
+};
+
+/* iterations.csv: one row per (job, rank, iteration). */
+struct rec_iter {
+	uint32_t job, rank, iter;
+	int64_t t_start;       /* compute began */
+	int64_t t_compute_end; /* collective began */
+	int64_t t_end;	       /* collective finished on this rank */
+};
+
+/* flows.csv: one row per message of a collective, the sender's and the receiver's records
+ * joined: start = the sender issued it, end = the receiver got its last byte. */
+struct rec_flow {
+	uint32_t job, iter;
+	uint32_t src, dst;	/* ranks */
+	uint32_t src_node, dst_node; /* topology node ids */
+	uint32_t seq;		/* k-th message src -> dst in the iteration */
+	uint32_t phase;		/* algorithm round */
+	uint64_t bytes;
+	int64_t t_start, t_end;
+	uint32_t tag;		/* DSCP path tag, 0 = hash */
+};
+
+/* links.csv: counters of one link direction (the egress of one port) at one instant. */
+struct rec_sample {
+	int64_t t;
+	uint32_t link;	     /* topology link id */
+	uint32_t dir;	     /* 0: port[0] -> port[1], 1: the reverse */
+	uint64_t tx_bytes, tx_packets;
+	uint64_t drops;	     /* qdisc drops */
+	uint64_t backlog;    /* qdisc backlog, bytes */
+};
+
+/* The whole run, as the collector sees it. */
+struct rec_run {
+	double dilation; /* D = size_scale / rate_scale */
+	int64_t t_end;	 /* when the run ended */
+	VEC(struct rec_job) jobs;
+	VEC(struct rec_iter) iters;
+	VEC(struct rec_flow) flows;
+	VEC(struct rec_sample) samples;
+};
+
+void rec_run_done(struct rec_run *r);
+
+/* CSV: a header line per file, and one line per record. Writers append to buf (at most len
+ * bytes, NUL-terminated) and return the length they needed, as snprintf does. Parsers
+ * return 0 or -EINVAL for a malformed line. */
+extern const char rec_job_header[], rec_iter_header[], rec_flow_header[], rec_sample_header[];
+int rec_job_csv(char *buf, size_t len, const struct rec_job *j);
+int rec_iter_csv(char *buf, size_t len, const struct rec_iter *i);
+int rec_flow_csv(char *buf, size_t len, const struct rec_flow *f);
+int rec_sample_csv(char *buf, size_t len, const struct rec_sample *s);
+int rec_job_parse(const char *line, struct rec_job *j);
+int rec_iter_parse(const char *line, struct rec_iter *i);
+int rec_flow_parse(const char *line, struct rec_flow *f);
+int rec_sample_parse(const char *line, struct rec_sample *s);
+
+const char *rec_status_name(enum rec_status s);
+
+#endif

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/* The control protocol between the runner (orchestrator/) and one emu-node, over a
+ * SOCK_SEQPACKET socketpair: every message is one packet that starts with struct ctl_hdr.
+ * Fixed-size little-endian structs (both ends are the same binary's build on one machine).
+ *
+ * A run, as one emu-node sees it:
+ *   runner -> CTL_HELLO            who it is, where to listen
+ *   node   -> CTL_READY            listening socket bound; root privileges dropped
+ *   runner -> CTL_JOB              one rank of one job; a node runs at most one job at a time
+ *   node   -> CTL_REC_FLOWS ...    flow records, a batch per iteration
+ *   node   -> CTL_REC_ITER ...     one per iteration
+ *   node   -> CTL_DONE             the rank finished (or failed: status < 0, reason)
+ *   runner -> CTL_TAG              (any time) new DSCP path tag toward a peer of the job
+ *   runner -> CTL_ABORT            stop the current job (another rank failed); node answers
+ *                                  CTL_DONE with status -ECANCELED
+ *   runner -> CTL_STOP             exit (0)
+ * Any node-side failure outside a job is reported as CTL_ERROR, then the node exits(1).
+ *
+ * Data connections: every pair of ranks that exchange data in the job's schedule shares one
+ * TCP connection; the lower rank connects to the higher rank's listening port and first
+ * sends struct ctl_conn_hello. Sends on a connection go out in schedule order, receives are
+ * taken in schedule order (FIFO per direction, as traffic/coll.h requires). */
+#ifndef EMU_CTL_H
+#define EMU_CTL_H
+
+#include <stdint.h>
+
+#include "traffic/coll.h"
+
+#define CTL_VERSION 1
+#define CTL_MAX_MSG (256 * 1024) /* largest packet either side sends */
+#define CTL_REASON_MAX 160
+#define CTL_FLOWS_MAX 512 /* flow records per CTL_REC_FLOWS packet */
+
+enum ctl_type {
+	CTL_HELLO = 1,
+	CTL_READY,
+	CTL_JOB,
+	CTL_TAG,
+	CTL_ABORT,
+	CTL_STOP,
+	CTL_REC_ITER,
+	CTL_REC_FLOWS,
+	CTL_DONE,
+	CTL_ERROR,
+};
+
+struct ctl_hdr {
+	uint16_t type;
+	uint16_t version; /* CTL_VERSION */
+	uint32_t len;	  /* bytes of the whole packet, header included */
+};
+
+struct ctl_hello {
+	struct ctl_hdr h;
+	uint32_t node;	  /* topology node id */
+	uint32_t addr;	  /* the endpoint's address, host byte order */
+	uint16_t port;	  /* TCP port to listen on (every node uses the same) */
+	uint16_t pad;
+	uint32_t uid, gid; /* to drop to once listening (0 = stay) */
+	char name[16];	  /* node name, for messages */
+};
+
+struct ctl_ready {
+	struct ctl_hdr h;
+	uint32_t node;
+};
+
+/* A peer of this rank: its address and the DSCP path tag to put on the connection. */
+struct ctl_peer {
+	uint32_t addr; /* host byte order */
+	uint8_t tag;   /* 0 = ECMP hash, 1..63 = path tag (ARCHITECTURE.md "Routing") */
+	uint8_t pad[3];
+};
+
+struct ctl_job {
+	struct ctl_hdr h;
+	uint32_t job;
+	uint32_t rank;
+	struct coll_params coll;  /* nranks, bytes (emulated), kind, algo, elem, group */
+	uint32_t iterations;
+	uint32_t verify;	  /* carry real floats and check the result */
+	uint64_t compute_ns;	  /* compute phase per iteration, emulated time */
+	uint64_t start_ns;	  /* CLOCK_MONOTONIC instant of the first iteration's start */
+	uint64_t progress_ns;	  /* fail the job if no step completes for this long (0 = never) */
+	struct ctl_peer peers[]; /* coll.nranks entries, indexed by rank (own entry unused) */
+};
+
+struct ctl_tag {
+	struct ctl_hdr h;
+	uint32_t job;
+	uint32_t peer; /* rank */
+	uint8_t tag;
+	uint8_t pad[3];
+};
+
+struct ctl_abort {
+	struct ctl_hdr h;
+	uint32_t job;
+};
+
+struct ctl_rec_iter {
+	struct ctl_hdr h;
+	uint32_t job, rank, iter;
+	uint32_t pad;
+	uint64_t t_start;	/* compute phase began */
+	uint64_t t_compute_end; /* collective began */
+	uint64_t t_end;		/* collective finished on this rank */
+};
+
+/* One step of the schedule as this rank saw it. The collector joins a SEND record with the
+ * RECV record of the same (job, iter, src, dst, seq) to get the flow's completion time. */
+struct ctl_flow {
+	uint32_t iter;
+	uint32_t src, dst; /* ranks */
+	uint32_t seq;	   /* k-th message from src to dst in this iteration */
+	uint16_t phase;	   /* algorithm round (coll_step.phase) */
+	uint8_t dir;	   /* COLL_SEND or COLL_RECV */
+	uint8_t tag;	   /* DSCP tag the connection carried */
+	uint32_t pad;
+	uint64_t bytes;
+	uint64_t t_start; /* SEND: issued; RECV: posted */
+	uint64_t t_end;	  /* SEND: last byte handed to the kernel; RECV: last byte received */
+};
+
+struct ctl_rec_flows {
+	struct ctl_hdr h;
+	uint32_t job, rank;
+	uint32_t n;
+	uint32_t pad;
+	struct ctl_flow flows[]; /* n <= CTL_FLOWS_MAX */
+};
+
+struct ctl_done {
+	struct ctl_hdr h;
+	uint32_t job, rank;
+	int32_t status;	    /* 0, or -errno */
+	uint32_t verified;  /* 1: verify on and the result was right; 0 otherwise */
+	uint64_t t_end;
+	char reason[CTL_REASON_MAX]; /* why it failed, for the records */
+};
+
+struct ctl_error {
+	struct ctl_hdr h;
+	int32_t err;
+	char reason[CTL_REASON_MAX];
+};
+
+/* The first bytes on every data connection, from the connecting (lower) rank. */
+struct ctl_conn_hello {
+	uint32_t magic; /* CTL_CONN_MAGIC */
+	uint32_t job;
+	uint32_t rank; /* the connecting rank */
+	uint32_t pad;
+};
+
+#define CTL_CONN_MAGIC 0x74626e31u /* "tbn1" */
+
+/* Size of a CTL_JOB packet for nranks ranks. */
+static inline uint32_t ctl_job_len(uint32_t nranks)
+{
+	return (uint32_t)(sizeof(struct ctl_job) + nranks * sizeof(struct ctl_peer));
+}
+
+/* The value each element of rank r's buffer starts with in verify mode (integer-valued so
+ * sums are exact in float): element i of rank r. */
+static inline float ctl_verify_value(uint32_t rank, uint64_t i)
+{
+	return (float)((rank * 131u + (uint32_t)(i % 1021u)) % 4093u);
+}
+
+#endif

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/* The job scheduler: a queue of waiting jobs and a placement policy choosing the endpoints
+ * (GPUs) a job runs on. Pure: the runner feeds it events (arrival, finish) in time order
+ * and asks which jobs start; it reads no clock. Later policies (vClos, OCS-vClos) plug in
+ * as placement functions of the same shape. */
+#ifndef POLICY_SCHED_H
+#define POLICY_SCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/diag.h"
+#include "lib/vec.h"
+#include "model/topo.h"
+
+enum sched_queue {
+	SCHED_FIFO,	/* strict: the head blocks everyone behind it (seed 001 §7 pitfall 18) */
+	SCHED_BACKFILL, /* FIFO, but later jobs that fit may start while the head waits */
+};
+
+enum sched_place {
+	SCHED_FIRST_FIT, /* the lowest-numbered free endpoints */
+	SCHED_RANDOM,	 /* a uniformly random set of free endpoints (seeded) */
+};
+
+struct sched_cfg {
+	enum sched_queue queue;
+	enum sched_place place;
+	uint64_t seed;
+};
+
+/* Chooses n endpoints among the free ones for a job. Writes endpoint indexes (0..n_ep-1)
+ * into out in rank order and returns 0, or -EAGAIN when the job cannot be placed now. */
+struct sched;
+typedef int (*sched_place_fn)(struct sched *s, uint32_t job, uint32_t n, uint32_t *out);
+
+struct sched_job {
+	uint32_t id;
+	uint32_t gpus;
+	bool running;
+	bool waiting;
+	uint32_t first; /* its endpoints are sched.assign[first .. first+gpus) while running */
+};
+
+struct sched {
+	struct sched_cfg cfg;
+	const struct topo *t;	/* borrowed */
+	uint32_t n_ep;
+	uint8_t *busy;		/* per endpoint */
+	uint32_t free_n;
+	VEC(struct sched_job) jobs;  /* by job id */
+	VEC(uint32_t) queue;	      /* waiting job ids, arrival order */
+	VEC(uint32_t) assign;	      /* endpoints of started jobs, in rank order */
+	uint64_t rng;
+	sched_place_fn place;
+};
+
+/* Sets up an empty cluster of t's endpoints. 0 or -ENOMEM. Release with sched_done. */
+int sched_init(struct sched *s, const struct topo *t, const struct sched_cfg *cfg);
+void sched_done(struct sched *s);
+
+/* A job arrives, needing gpus endpoints. -EINVAL if it can never fit (more GPUs than the
+ * cluster has), with d saying so. */
+int sched_submit(struct sched *s, uint32_t job, uint32_t gpus, struct diag *d);
+
+/* The next job that can start now, by the queue discipline: returns its id and writes its
+ * endpoints (rank order: leaf-major, as placed) to *eps (borrowed until the next call that
+ * changes the scheduler), or -EAGAIN when none can start. Call repeatedly after each event. */
+int sched_next(struct sched *s, const uint32_t **eps);
+
+/* A running job finished (or failed): its endpoints are free again. */
+void sched_finish(struct sched *s, uint32_t job);
+
+/* Counts for reports: jobs waiting, GPUs free. */
+uint32_t sched_waiting(const struct sched *s);
+
+#endif

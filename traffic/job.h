@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/* Training jobs: the model catalogue (models the five papers use, each with its source),
+ * job specifications, and workloads (explicit lists, a Poisson generator, CSV traces).
+ * Everything here is in paper units: bytes of the model, seconds of the paper's hardware.
+ * Scaling to the emulation (size_scale, rate_scale, time dilation) happens in the runner.
+ * Pure: no syscalls (trace files are read by the caller and handed over as text). */
+#ifndef TRAFFIC_JOB_H
+#define TRAFFIC_JOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/diag.h"
+#include "lib/vec.h"
+#include "traffic/coll.h"
+
+#define JOB_NAME_MAX 24
+
+/* A model of the catalogue. Either compute_ns (per-iteration compute on the paper's
+ * hardware) or comm_fraction (seed 001's alpha: the share of a contention-free iteration
+ * that is non-overlapped communication; compute is derived from it at run time) is set. */
+struct job_model {
+	const char *name;	 /* "gpt3" */
+	const char *source;	 /* "seed 000 §5.1 Table 2; compute from the authors' code" */
+	double params;		 /* parameter count */
+	uint32_t bytes_per_param; /* 4 = fp32 gradients */
+	uint32_t shards;	 /* seed 000: tensor x pipeline parallel GPUs per replica (1 = none) */
+	uint64_t compute_ns;	 /* 0 if comm_fraction is used */
+	double comm_fraction;	 /* 0 if compute_ns is used */
+	enum coll_kind kind;	 /* the collective each iteration runs */
+};
+
+/* The catalogue, and lookup by name (NULL if unknown). */
+extern const struct job_model job_models[];
+extern const size_t job_models_n;
+const struct job_model *job_model_find(const char *name);
+
+/* One job as the workload describes it. */
+struct job_spec {
+	uint32_t id;		 /* 0, 1, ... in arrival order */
+	char model[JOB_NAME_MAX]; /* catalogue name, or "custom" */
+	uint32_t gpus;		 /* ranks */
+	enum coll_kind kind;
+	enum coll_algo algo;
+	uint32_t group;		 /* HIER_RING: GPUs per server; SHARD_RINGS: shards per replica */
+	uint32_t iterations;
+	uint64_t arrival_ns;	 /* paper time since the workload's start */
+	uint64_t bytes;		 /* per-rank collective buffer M, paper bytes */
+	uint64_t compute_ns;	 /* per-iteration compute, paper time (0: derive from alpha) */
+	double comm_fraction;	 /* alpha, when compute is derived */
+};
+
+/* Fills a job spec from a catalogue model for `gpus` GPUs: M = params x bytes_per_param /
+ * shards (the per-GPU shard, seed 000 §2.3), compute and kind from the model. For
+ * shards > 1 the algorithm is SHARD_RINGS with group = shards; gpus must be a multiple
+ * of shards. 0 or -EINVAL with a message. */
+int job_from_model(const struct job_model *m, uint32_t gpus, enum coll_algo algo,
+		   struct job_spec *out, struct diag *d);
+
+/* Compute time of one iteration in paper time: compute_ns if set, else derived from alpha
+ * as compute = T_comm (1 - alpha) / alpha, where T_comm is the contention-free collective
+ * time at link rate rate_bps (the nccl-tests bus factor times M over the rate). */
+uint64_t job_compute_ns(const struct job_spec *j, uint64_t rate_bps);
+
+/* A Poisson workload (seed 001 §5.6: mean inter-arrival time lambda). */
+struct job_size_weight {
+	uint32_t gpus;
+	double weight;
+};
+
+struct workload_gen {
+	uint32_t count;
+	uint64_t mean_interarrival_ns;
+	uint64_t seed;
+	VEC(struct job_size_weight) sizes; /* job-size distribution */
+	VEC(char *) models;		   /* chosen uniformly per job (owned strings) */
+	enum coll_algo algo;
+	uint32_t iterations;
+};
+
+typedef VEC(struct job_spec) job_list;
+
+/* Appends g->count jobs with exponential inter-arrival times, sizes drawn from the weights
+ * and models drawn uniformly, deterministic for a seed. 0 or -EINVAL/-ENOMEM with d set. */
+int workload_generate(const struct workload_gen *g, job_list *out, struct diag *d);
+
+/* Reads a CSV trace (text, len bytes; `name` for messages): a header row naming columns,
+ * then one job per row. Recognised columns (Helios and Philly style, case-insensitive):
+ * submit time as `submit_time` / `submitted_time` / `arrival` (seconds, relative or
+ * absolute: the first job's is subtracted), GPU count as `gpu_num` / `num_gpus` / `gpus`,
+ * and optionally `model`. Rows with 0 GPUs are skipped (CPU jobs). Each job is made from
+ * `model` (or default_model) with algo and iterations. Messages name `file:line`. */
+int workload_trace_parse(const char *name, const char *text, size_t len,
+			 const char *default_model, enum coll_algo algo, uint32_t iterations,
+			 job_list *out, struct diag *d);
+
+/* Frees what g owns. */
+void workload_gen_done(struct workload_gen *g);
+
+#endif
