@@ -30,23 +30,23 @@ endif
 # Pure layers: no syscalls beyond memory, shared by both backends and the tests.
 PURE_DIRS := lib model policy traffic collect sim
 PURE_SRC := $(foreach d,$(PURE_DIRS),$(wildcard $(d)/*.c))
-PURE_OBJ := $(PURE_SRC:%.c=$(BUILD)/%.o)
+PURE_OBJ := $(PURE_SRC:%.c=$(BUILD)/obj/%.o)
 PURE_LIB := $(BUILD)/libpure.a
 
 ORCH_PKGS := libnl-3.0 libnl-route-3.0 libmnl libnftnl yaml-0.1 jansson
 ORCH_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(ORCH_PKGS) 2>/dev/null)
 ORCH_LIBS = $(shell $(PKG_CONFIG) --libs $(ORCH_PKGS) 2>/dev/null) -lm
 ORCH_SRC := $(filter-out orchestrator/main.c,$(wildcard orchestrator/*.c))
-ORCH_OBJ := $(ORCH_SRC:%.c=$(BUILD)/%.o)
+ORCH_OBJ := $(ORCH_SRC:%.c=$(BUILD)/obj/%.o)
 ORCH_LIB := $(BUILD)/liborch.a
 
 NODE_SRC := $(wildcard emu-node/*.c)
-NODE_OBJ := $(NODE_SRC:%.c=$(BUILD)/%.o)
+NODE_OBJ := $(NODE_SRC:%.c=$(BUILD)/obj/%.o)
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 UNIT_HELP := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
-UNIT_HELP_OBJ := $(UNIT_HELP:%.c=$(BUILD)/%.o)
+UNIT_HELP_OBJ := $(UNIT_HELP:%.c=$(BUILD)/obj/%.o)
 TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 
@@ -55,9 +55,9 @@ BINS := $(BUILD)/testbed $(if $(NODE_SRC),$(BUILD)/emu-node)
 .PHONY: all check check-priv bench demo test install clean deps format format-check help fuzz
 all: $(BINS) $(TOOL_BIN)
 
-$(BUILD)/orchestrator/%.o: override CFLAGS += $(ORCH_CFLAGS)
-$(BUILD)/tests/unit/%.o: override CFLAGS += $(ORCH_CFLAGS)
-$(BUILD)/%.o: %.c
+$(BUILD)/obj/orchestrator/%.o: override CFLAGS += $(ORCH_CFLAGS)
+$(BUILD)/obj/tests/unit/%.o: override CFLAGS += $(ORCH_CFLAGS)
+$(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo '  CC      $<')
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
@@ -67,16 +67,16 @@ $(PURE_LIB): $(PURE_OBJ)
 $(ORCH_LIB): $(ORCH_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/testbed: $(BUILD)/orchestrator/main.o $(ORCH_LIB) $(PURE_LIB)
+$(BUILD)/testbed: $(BUILD)/obj/orchestrator/main.o $(ORCH_LIB) $(PURE_LIB)
 	$(if $(Q),@echo '  LD      $@')
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(ORCH_LIBS)
 
-$(BUILD)/emu-node/%.o: override CFLAGS += $(shell $(PKG_CONFIG) --cflags liburing 2>/dev/null)
+$(BUILD)/obj/emu-node/%.o: override CFLAGS += $(shell $(PKG_CONFIG) --cflags liburing 2>/dev/null)
 $(BUILD)/emu-node: $(NODE_OBJ) $(PURE_LIB)
 	$(if $(Q),@echo '  LD      $@')
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) --libs liburing 2>/dev/null) -lm
 
-$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(UNIT_HELP_OBJ) $(ORCH_LIB) $(PURE_LIB)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_HELP_OBJ) $(ORCH_LIB) $(PURE_LIB)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo '  LD      $@')
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(ORCH_LIBS) -lcmocka
