@@ -42,6 +42,8 @@ ORCH_LIB := $(BUILD)/liborch.a
 
 NODE_SRC := $(wildcard emu-node/*.c)
 NODE_OBJ := $(NODE_SRC:%.c=$(BUILD)/obj/%.o)
+# emu-node but main: the unit tests link its pure parts (plan, verify, msg) from here
+NODE_LIB := $(BUILD)/libnode.a
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -72,11 +74,13 @@ $(BUILD)/testbed: $(BUILD)/obj/orchestrator/main.o $(ORCH_LIB) $(PURE_LIB)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(ORCH_LIBS)
 
 $(BUILD)/obj/emu-node/%.o: override CFLAGS += $(shell $(PKG_CONFIG) --cflags liburing 2>/dev/null)
-$(BUILD)/emu-node: $(NODE_OBJ) $(PURE_LIB)
+$(NODE_LIB): $(filter-out $(BUILD)/obj/emu-node/main.o,$(NODE_OBJ))
+	$(Q)rm -f $@ && ar rcs $@ $^
+$(BUILD)/emu-node: $(BUILD)/obj/emu-node/main.o $(NODE_LIB) $(PURE_LIB)
 	$(if $(Q),@echo '  LD      $@')
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) --libs liburing 2>/dev/null) -lm
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_HELP_OBJ) $(ORCH_LIB) $(PURE_LIB)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_HELP_OBJ) $(NODE_LIB) $(ORCH_LIB) $(PURE_LIB)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo '  LD      $@')
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(ORCH_LIBS) -lcmocka
@@ -96,7 +100,7 @@ check: $(UNIT_BIN)
 # libFuzzer on the scenario parser (clang); FUZZ_SECONDS bounds the run.
 FUZZ_SECONDS ?= 60
 FUZZ_SRC := tests/fuzz/fuzz_scenario.c orchestrator/scenario_yaml.c orchestrator/scenario_yaml_types.c \
-	model/scenario.c model/addr.c lib/units.c lib/diag.c lib/vec.c
+	orchestrator/experiment.c $(PURE_SRC)
 fuzz:
 	@mkdir -p build/fuzz-corpus
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \

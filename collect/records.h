@@ -14,13 +14,14 @@
 
 #define REC_NAME_MAX 24
 #define REC_REASON_MAX 160
+#define REC_PLACEMENT_MAX 256
 #define REC_NEVER INT64_MIN /* a time that never came (a job that never started) */
 
 enum rec_status {
 	REC_OK,
-	REC_FAILED,	 /* reason says why */
+	REC_FAILED, /* reason says why */
 	REC_NOT_STARTED, /* still waiting when the run ended */
-	REC_CANCELLED,	 /* stopped by Ctrl-C */
+	REC_CANCELLED, /* stopped by Ctrl-C */
 };
 
 /* jobs.csv: one row per job. */
@@ -31,73 +32,97 @@ struct rec_job {
 	enum coll_kind kind;
 	enum coll_algo algo;
 	uint32_t iterations;
-	uint64_t bytes;	     /* per-rank collective size, emulated bytes */
+	uint64_t bytes; /* per-rank collective size, emulated bytes */
 	uint64_t compute_ns; /* per-iteration compute, emulated */
-	int64_t arrival;     /* when it arrived, was placed, finished (REC_NEVER if not) */
+	int64_t arrival; /* when it arrived, was placed, finished (REC_NEVER if not) */
 	int64_t start;
 	int64_t finish;
 	enum rec_status status;
-	uint32_t verified;   /* verify mode on and every rank's result right */
+	uint32_t verified; /* verify mode on and every rank's result right */
 	char reason[REC_REASON_MAX];
-	char placement[256]; /* node names in rank order, ';'-separated ("h0;h1;h4"), cut short
-				with "..." past 255 characters */
+	/* node names in rank order, ';'-separated ("h0;h1;h4"), cut short with "..." past
+	 * REC_PLACEMENT_MAX - 1 characters */
+	char placement[REC_PLACEMENT_MAX];
 };
 
 /* iterations.csv: one row per (job, rank, iteration). */
 struct rec_iter {
 	uint32_t job, rank, iter;
-	int64_t t_start;       /* compute began */
+	int64_t t_start; /* compute began */
 	int64_t t_compute_end; /* collective began */
-	int64_t t_end;	       /* collective finished on this rank */
+	int64_t t_end; /* collective finished on this rank */
 };
 
 /* flows.csv: one row per message of a collective, the sender's and the receiver's records
  * joined: start = the sender issued it, end = the receiver got its last byte. */
 struct rec_flow {
 	uint32_t job, iter;
-	uint32_t src, dst;	/* ranks */
+	uint32_t src, dst; /* ranks */
 	uint32_t src_node, dst_node; /* topology node ids */
-	uint32_t seq;		/* k-th message src -> dst in the iteration */
-	uint32_t phase;		/* algorithm round */
+	uint32_t seq; /* k-th message src -> dst in the iteration */
+	uint32_t phase; /* algorithm round */
 	uint64_t bytes;
 	int64_t t_start, t_end;
-	uint32_t tag;		/* DSCP path tag, 0 = hash */
+	uint32_t tag; /* DSCP path tag, 0 = hash */
 };
 
 /* links.csv: counters of one link direction (the egress of one port) at one instant. */
 struct rec_sample {
 	int64_t t;
-	uint32_t link;	     /* topology link id */
-	uint32_t dir;	     /* 0: port[0] -> port[1], 1: the reverse */
+	uint32_t link; /* topology link id */
+	uint32_t dir; /* 0: port[0] -> port[1], 1: the reverse */
 	uint64_t tx_bytes, tx_packets;
-	uint64_t drops;	     /* qdisc drops */
-	uint64_t backlog;    /* qdisc backlog, bytes */
+	uint64_t drops; /* qdisc drops */
+	uint64_t backlog; /* qdisc backlog, bytes */
+};
+
+/* cpu.csv: the machine's CPU time over one sampling interval (t is its end), as shares of
+ * all CPUs' time from /proc/stat deltas: busy = 1 - (idle + iowait) / total, softirq =
+ * softirq / total. The fidelity verdict reads these, so a results folder can re-judge it. */
+struct rec_cpu {
+	int64_t t;
+	double busy;
+	double softirq;
 };
 
 /* The whole run, as the collector sees it. */
 struct rec_run {
 	double dilation; /* D = size_scale / rate_scale */
-	int64_t t_end;	 /* when the run ended */
+	int64_t t_end; /* when the run ended */
 	VEC(struct rec_job) jobs;
 	VEC(struct rec_iter) iters;
 	VEC(struct rec_flow) flows;
 	VEC(struct rec_sample) samples;
+	VEC(struct rec_cpu) cpu;
 };
 
+/* Frees the vectors (r itself is the caller's); r may be NULL. */
 void rec_run_done(struct rec_run *r);
 
-/* CSV: a header line per file, and one line per record. Writers append to buf (at most len
- * bytes, NUL-terminated) and return the length they needed, as snprintf does. Parsers
- * return 0 or -EINVAL for a malformed line. */
-extern const char rec_job_header[], rec_iter_header[], rec_flow_header[], rec_sample_header[];
+/* CSV (RFC 4180): a header line per file (the constants, without the newline), and one
+ * record per line. Writers write one record ending in "\n" into buf (at most len bytes,
+ * NUL-terminated) and return the length they needed, as snprintf does. A REC_NEVER time is
+ * an empty field; enums are written by name ("ok", "allreduce", "ring"); a text field holding
+ * a comma, a double quote, CR or LF is quoted with its quotes doubled, so it may span lines.
+ * Parsers take one record (a trailing "\n" or "\r\n" is allowed) and return 0, or -EINVAL
+ * for a malformed one (wrong field count, bad number, unknown name, text too long); *out is
+ * only written on success. */
+extern const char rec_job_header[], rec_iter_header[], rec_flow_header[], rec_sample_header[],
+	rec_cpu_header[];
 int rec_job_csv(char *buf, size_t len, const struct rec_job *j);
 int rec_iter_csv(char *buf, size_t len, const struct rec_iter *i);
 int rec_flow_csv(char *buf, size_t len, const struct rec_flow *f);
 int rec_sample_csv(char *buf, size_t len, const struct rec_sample *s);
+int rec_cpu_csv(char *buf, size_t len, const struct rec_cpu *c);
 int rec_job_parse(const char *line, struct rec_job *j);
 int rec_iter_parse(const char *line, struct rec_iter *i);
 int rec_flow_parse(const char *line, struct rec_flow *f);
 int rec_sample_parse(const char *line, struct rec_sample *s);
+int rec_cpu_parse(const char *line, struct rec_cpu *c);
+
+/* Length of the first record in text, its "\n" included (a newline inside quotes does not
+ * end it); the whole rest of text if it has no end. Readers split a file with this. */
+size_t rec_csv_record_len(const char *text);
 
 const char *rec_status_name(enum rec_status s);
 

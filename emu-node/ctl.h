@@ -48,17 +48,17 @@ enum ctl_type {
 struct ctl_hdr {
 	uint16_t type;
 	uint16_t version; /* CTL_VERSION */
-	uint32_t len;	  /* bytes of the whole packet, header included */
+	uint32_t len; /* bytes of the whole packet, header included */
 };
 
 struct ctl_hello {
 	struct ctl_hdr h;
-	uint32_t node;	  /* topology node id */
-	uint32_t addr;	  /* the endpoint's address, host byte order */
-	uint16_t port;	  /* TCP port to listen on (every node uses the same) */
+	uint32_t node; /* topology node id */
+	uint32_t addr; /* the endpoint's address, host byte order */
+	uint16_t port; /* TCP port to listen on (every node uses the same) */
 	uint16_t pad;
 	uint32_t uid, gid; /* to drop to once listening (0 = stay) */
-	char name[16];	  /* node name, for messages */
+	char name[16]; /* node name, for messages */
 };
 
 struct ctl_ready {
@@ -69,7 +69,7 @@ struct ctl_ready {
 /* A peer of this rank: its address and the DSCP path tag to put on the connection. */
 struct ctl_peer {
 	uint32_t addr; /* host byte order */
-	uint8_t tag;   /* 0 = ECMP hash, 1..63 = path tag (ARCHITECTURE.md "Routing") */
+	uint8_t tag; /* 0 = ECMP hash, 1..63 = path tag (ARCHITECTURE.md "Routing") */
 	uint8_t pad[3];
 };
 
@@ -77,12 +77,12 @@ struct ctl_job {
 	struct ctl_hdr h;
 	uint32_t job;
 	uint32_t rank;
-	struct coll_params coll;  /* nranks, bytes (emulated), kind, algo, elem, group */
+	struct coll_params coll; /* nranks, bytes (emulated), kind, algo, elem, group */
 	uint32_t iterations;
-	uint32_t verify;	  /* carry real floats and check the result */
-	uint64_t compute_ns;	  /* compute phase per iteration, emulated time */
-	uint64_t start_ns;	  /* CLOCK_MONOTONIC instant of the first iteration's start */
-	uint64_t progress_ns;	  /* fail the job if no step completes for this long (0 = never) */
+	uint32_t verify; /* carry real floats and check the result */
+	uint64_t compute_ns; /* compute phase per iteration, emulated time */
+	uint64_t start_ns; /* CLOCK_MONOTONIC instant of the first iteration's start */
+	uint64_t progress_ns; /* fail the job if no step completes for this long (0 = never) */
 	struct ctl_peer peers[]; /* coll.nranks entries, indexed by rank (own entry unused) */
 };
 
@@ -103,9 +103,9 @@ struct ctl_rec_iter {
 	struct ctl_hdr h;
 	uint32_t job, rank, iter;
 	uint32_t pad;
-	uint64_t t_start;	/* compute phase began */
+	uint64_t t_start; /* compute phase began */
 	uint64_t t_compute_end; /* collective began */
-	uint64_t t_end;		/* collective finished on this rank */
+	uint64_t t_end; /* collective finished on this rank */
 };
 
 /* One step of the schedule as this rank saw it. The collector joins a SEND record with the
@@ -113,14 +113,14 @@ struct ctl_rec_iter {
 struct ctl_flow {
 	uint32_t iter;
 	uint32_t src, dst; /* ranks */
-	uint32_t seq;	   /* k-th message from src to dst in this iteration */
-	uint16_t phase;	   /* algorithm round (coll_step.phase) */
-	uint8_t dir;	   /* COLL_SEND or COLL_RECV */
-	uint8_t tag;	   /* DSCP tag the connection carried */
+	uint32_t seq; /* k-th message from src to dst in this iteration */
+	uint16_t phase; /* algorithm round (coll_step.phase) */
+	uint8_t dir; /* COLL_SEND or COLL_RECV */
+	uint8_t tag; /* DSCP tag the connection carried */
 	uint32_t pad;
 	uint64_t bytes;
 	uint64_t t_start; /* SEND: issued; RECV: posted */
-	uint64_t t_end;	  /* SEND: last byte handed to the kernel; RECV: last byte received */
+	uint64_t t_end; /* SEND: last byte handed to the kernel; RECV: last byte received */
 };
 
 struct ctl_rec_flows {
@@ -134,8 +134,8 @@ struct ctl_rec_flows {
 struct ctl_done {
 	struct ctl_hdr h;
 	uint32_t job, rank;
-	int32_t status;	    /* 0, or -errno */
-	uint32_t verified;  /* 1: verify on and the result was right; 0 otherwise */
+	int32_t status; /* 0, or -errno */
+	uint32_t verified; /* 1: verify on and the result was right; 0 otherwise */
 	uint64_t t_end;
 	char reason[CTL_REASON_MAX]; /* why it failed, for the records */
 };

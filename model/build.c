@@ -38,7 +38,8 @@ static int apply_seeds(struct topo *t, const struct scn_routing *rt, struct diag
 
 static int generate(const struct scenario *s, struct topo *t, struct diag *d)
 {
-	double scale = s->emulation.rate_scale > 0 ? s->emulation.rate_scale : 1.0;
+	double scale = s->emulation.rate_scale > 0 ? s->emulation.rate_scale : 1.0; /* 0: auto,
+										    measured at 1 */
 
 	switch (s->topology.gen) {
 	case SCN_GEN_LEAFSPINE:
@@ -76,4 +77,26 @@ out:
 	}
 	*out = t;
 	return 0;
+}
+
+double gen_auto_scale(const struct topo *t, uint64_t capacity_bps, uint64_t link_max_bps)
+{
+	double scale = 1.0, aggregate = 0, fastest = 0;
+	size_t i;
+
+	for (i = 0; i < t->ports.n; i++) {
+		const struct topo_port *p = &t->ports.v[i];
+		double rate = (double)topo_port_rate(t, (uint32_t)i);
+
+		if (rate > fastest)
+			fastest = rate;
+		if (t->nodes.v[p->node].kind == TOPO_ENDPOINT &&
+		    t->links.v[p->link].tier != TOPO_TIER_DIRECT)
+			aggregate += rate;
+	}
+	if (aggregate > 0 && (double)capacity_bps / aggregate < scale)
+		scale = (double)capacity_bps / aggregate;
+	if (fastest > 0 && (double)link_max_bps / fastest < scale)
+		scale = (double)link_max_bps / fastest;
+	return scale;
 }

@@ -45,6 +45,11 @@ static int check_counts(const struct scn_leafspine *ls, bool best, struct diag *
 {
 	if (!ls->hosts_per_leaf || !ls->leaves)
 		return diag_set(d, -EINVAL, "topology needs hosts_per_leaf and leaves");
+	if (ls->gpus_per_server > 1 && ls->hosts_per_leaf % ls->gpus_per_server)
+		return diag_set(d, -EINVAL,
+				"topology.gpus_per_server (%u) must divide hosts_per_leaf (%u): a "
+				"server sits under one leaf",
+				ls->gpus_per_server, ls->hosts_per_leaf);
 	if (!best && (!ls->spines || !ls->links_per_pair))
 		return diag_set(d, -EINVAL, "leafspine needs spines and links_per_pair >= 1");
 	if ((uint64_t)ls->hosts_per_leaf * ls->leaves > 65536)
@@ -52,6 +57,25 @@ static int check_counts(const struct scn_leafspine *ls, bool best, struct diag *
 				"%llu hosts is more than the 65536 this testbed addresses",
 				(unsigned long long)ls->hosts_per_leaf * ls->leaves);
 	return 0;
+}
+
+/* Servers of gpus_per_server consecutive hosts, each a full mesh of direct links: the
+ * NVLink/NVSwitch path that keeps intra-server traffic off the network (seed 001 §6.1). */
+static int add_servers(struct topo *t, const struct scn_leafspine *ls, double scale)
+{
+	uint32_t g = ls->gpus_per_server, nh = ls->hosts_per_leaf * ls->leaves, s, a, b;
+	uint64_t rate =
+		gen_scale_rate(ls->server_rate ? ls->server_rate : 10 * ls->host_rate, scale);
+	int r = 0;
+
+	for (s = 0; g > 1 && r >= 0 && s < nh / g; s++)
+		for (a = 0; r >= 0 && a < g; a++)
+			for (b = a + 1; r >= 0 && b < g; b++)
+				r = topo_link_add(t, s * g + a, s * g + b, rate, rate,
+						  TOPO_TIER_DIRECT);
+	for (s = 0; s < nh; s++)
+		t->nodes.v[s].coord[2] = (int32_t)(s / (g ? g : 1)); /* server index */
+	return r < 0 ? r : 0;
 }
 
 int gen_leafspine(struct topo *t, const struct scn_leafspine *ls, double scale, struct diag *d)
@@ -78,6 +102,8 @@ int gen_leafspine(struct topo *t, const struct scn_leafspine *ls, double scale, 
 			for (k = 0; r >= 0 && k < ls->links_per_pair; k++)
 				r = topo_link_add(t, leaf0 + i, spine0 + j, fr, fr,
 						  TOPO_TIER_FABRIC);
+	if (r >= 0)
+		r = add_servers(t, ls, scale);
 	if (r < 0)
 		return diag_set(d, r, "building the leaf-spine: %s", strerror(-r));
 	return 0;
@@ -97,6 +123,8 @@ int gen_best(struct topo *t, const struct scn_leafspine *ls, double scale, struc
 	r = sw < 0 ? sw : 0;
 	for (i = 0; !r && i < nh; i++)
 		r = topo_link_add(t, i, (uint32_t)sw, hr, hr, TOPO_TIER_EDGE) < 0 ? -ENOMEM : 0;
+	if (!r)
+		r = add_servers(t, ls, scale);
 	if (r)
 		return diag_set(d, r, "building the best topology: out of memory");
 	return 0;

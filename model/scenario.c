@@ -9,7 +9,9 @@ void scn_init(struct scenario *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->topology.ls.links_per_pair = 1;
-	s->shaping.qdisc = SCN_QDISC_TBF;
+	s->topology.ls.gpus_per_server = 1;
+	s->shaping.qdisc = SCN_QDISC_HTB;
+	s->shaping.ack_priority = true;
 	s->routing.policy = SCN_POLICY_ECMP;
 	s->routing.seed = 1;
 	s->addressing.base = (198u << 24) | (18u << 16);

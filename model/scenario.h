@@ -23,6 +23,8 @@ struct scn_leafspine {
 	uint32_t links_per_pair; /* parallel links between each leaf and each spine */
 	uint64_t host_rate; /* bit/s, host <-> leaf, paper units */
 	uint64_t fabric_rate; /* bit/s, leaf <-> spine, paper units */
+	uint32_t gpus_per_server; /* hosts (GPU NICs) per server, joined by a full mesh */
+	uint64_t server_rate; /* bit/s of that mesh (NVLink); default 10 x host_rate */
 };
 
 struct scn_topology {
@@ -39,6 +41,7 @@ enum scn_qdisc {
 
 struct scn_shaping {
 	enum scn_qdisc qdisc;
+	bool ack_priority; /* htb: pure ACKs ahead of data (policy/shape.h says why) */
 	uint64_t burst_bytes; /* 0 = derived from the rate (about 1 ms of data) */
 	uint64_t queue_bytes; /* 0 = derived from the rate */
 };

@@ -5,7 +5,7 @@
 
 #include "lib/diag.h"
 #include "model/paths.h"
-#include "model/scenario.h"
+#include "orchestrator/experiment.h"
 #include "model/topo.h"
 #include "policy/route.h"
 
@@ -22,7 +22,7 @@ struct cmd {
 
 /* A loaded scenario with everything derived from it. */
 struct cmd_world {
-	struct scenario s;
+	struct experiment e;
 	struct topo *t;
 	struct topo_paths paths;
 	struct route_plan plan;

@@ -26,7 +26,7 @@ static void print_counts(const struct cmd_world *w)
 
 	for (i = 0; i < t->ports.n; i++)
 		shaped += topo_port_rate(t, (uint32_t)i) != 0;
-	printf("scenario   %s (%s)\n", w->s.name, w->s.path);
+	printf("scenario   %s (%s)\n", w->e.s.name, w->e.s.path);
 	printf("nodes      %zu: %u endpoints, %u switches\n", t->nodes.n,
 	       topo_count_kind(t, TOPO_ENDPOINT), topo_count_kind(t, TOPO_SWITCH));
 	printf("links      %zu (%zu ports, %u shaped directions)\n", t->links.n, t->ports.n,

@@ -14,10 +14,17 @@ int cmd_world_load(const char *path, struct cmd_world *w, struct diag *d)
 	int r;
 
 	memset(w, 0, sizeof(*w));
-	r = scn_parse_file(path, &w->s, d);
+	r = exp_parse_file(path, &w->e, d);
 	if (r)
 		return r;
-	r = topo_build(&w->s, &w->t, d);
+	r = topo_build(&w->e.s, &w->t, d);
+	if (!r && w->e.s.emulation.rate_scale == 0) { /* auto: measure at scale 1, rebuild */
+		w->e.s.emulation.rate_scale =
+			gen_auto_scale(w->t, w->e.run.capacity_bps, GEN_AUTO_LINK_MAX);
+		topo_free(w->t);
+		w->t = NULL;
+		r = topo_build(&w->e.s, &w->t, d);
+	}
 	if (r)
 		return diag_wrap(d, -EINVAL, "%s: ", path);
 	r = paths_compute(w->t, &w->paths);
@@ -32,7 +39,7 @@ void cmd_world_done(struct cmd_world *w)
 	paths_done(&w->paths);
 	topo_free(w->t);
 	w->t = NULL;
-	scn_done(&w->s);
+	exp_done(&w->e);
 }
 
 int cmd_fail(const char *cmd, int r, const struct diag *d)

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "orchestrator/cmd.h"
+#include "orchestrator/cmd_run.h"
 #include "orchestrator/fabric.h"
 #include "orchestrator/scenario_yaml.h"
 #include "orchestrator/scenario_yaml_types.h"
@@ -93,13 +95,31 @@ static int copy_scenario(const char *name, const char *path)
 	return r;
 }
 
-/* Claims the name, builds, and rolls back on failure. */
-static int build(struct cmd_world *w, const char *name, struct diag *d)
+/* After a run the testbed goes, unless kept; without a workload it stays up. */
+static int finish(struct cmd_world *w, const char *name, bool keep, struct diag *d)
+{
+	struct diag dd = {0};
+
+	if (!exp_has_workload(&w->e) || keep) {
+		fprintf(stderr, "testbed up: 'testbed down %s' removes it\n", name);
+		return 0;
+	}
+	if (fabric_down(name, &dd))
+		return diag_set(d, dd.err, "tearing down: %s", dd.msg);
+	fprintf(stderr, "testbed up: '%s' torn down\n", name);
+	if (stop_requested)
+		return diag_set(d, -EINTR, "stopped by the user; the results so far are written");
+	return 0;
+}
+
+/* Claims the name, builds, runs the workload if there is one, and tears down when the run
+ * is over (unless keep) or on failure. */
+static int build(struct cmd_world *w, const char *name, bool keep, struct diag *d)
 {
 	struct progress pg = {.tty = isatty(STDERR_FILENO)};
 	struct state st;
 	struct fabric f = {.name = name,
-			   .s = &w->s,
+			   .s = &w->e.s,
 			   .t = w->t,
 			   .plan = &w->plan,
 			   .st = &st,
@@ -113,8 +133,8 @@ static int build(struct cmd_world *w, const char *name, struct diag *d)
 	r = state_create(name, &st, d);
 	if (r)
 		return r;
-	(void)state_record(&st, "scenario %s", w->s.path);
-	(void)copy_scenario(name, w->s.path);
+	(void)state_record(&st, "scenario %s", w->e.s.path);
+	(void)copy_scenario(name, w->e.s.path);
 	f.root_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	f.nsfd = malloc(w->t->nodes.n * sizeof(int) + 1);
 	if (f.root_fd < 0 || !f.nsfd) {
@@ -125,6 +145,11 @@ static int build(struct cmd_world *w, const char *name, struct diag *d)
 		fprintf(stderr, "testbed up: building '%s' (%zu namespaces, %zu links)\n", name,
 			w->t->nodes.n, w->t->links.n);
 		r = fabric_up(&f, d);
+		if (!r)
+			fprintf(stderr, "testbed up: '%s' is up after %.2fs\n", name,
+				since(&pg.t0));
+		if (!r && exp_has_workload(&w->e))
+			r = cmd_run(w, name, f.nsfd, &stop_requested, d);
 		fabric_close(&f);
 	}
 	state_close(&st);
@@ -138,12 +163,9 @@ static int build(struct cmd_world *w, const char *name, struct diag *d)
 		if (fabric_down(name, &dd))
 			fprintf(stderr, "testbed up: rollback: %s\n", dd.msg);
 		d->msg[0] = '\0';
-		return diag_set(d, r == -EINVAL ? -EIO : r, "'%s' was not built; nothing is left",
-				name);
+		return diag_set(d, r == -EINVAL ? -EIO : r, "'%s' failed; nothing is left", name);
 	}
-	fprintf(stderr, "testbed up: '%s' is up after %.2fs; 'testbed down %s' removes it\n", name,
-		since(&pg.t0), name);
-	return 0;
+	return finish(w, name, keep, d);
 }
 
 int cmd_up(int argc, char **argv)
@@ -151,6 +173,7 @@ int cmd_up(int argc, char **argv)
 	struct cmd_world w;
 	struct diag d = {0};
 	const char *name = NULL, *why;
+	bool keep = false;
 	char buf[32];
 	int r;
 
@@ -158,10 +181,18 @@ int cmd_up(int argc, char **argv)
 		up_usage(stdout);
 		return CMD_OK;
 	}
-	if (argc == 4 && !strcmp(argv[1], "--name")) {
-		name = argv[2];
-		argv += 2;
-		argc -= 2;
+	while (argc > 2 && argv[1][0] == '-') {
+		if (!strcmp(argv[1], "--keep")) {
+			keep = true;
+			argv++;
+			argc--;
+		} else if (argc > 3 && !strcmp(argv[1], "--name")) {
+			name = argv[2];
+			argv += 2;
+			argc -= 2;
+		} else {
+			break;
+		}
 	}
 	if (argc != 2) {
 		up_usage(stderr);
@@ -178,7 +209,7 @@ int cmd_up(int argc, char **argv)
 		r = -EPERM;
 	if (!r) {
 		catch_signals();
-		r = build(&w, name ? name : w.s.name, &d);
+		r = build(&w, name ? name : w.e.s.name, keep, &d);
 	}
 	cmd_world_done(&w);
 	if (r == -EPERM && !d.msg[0])

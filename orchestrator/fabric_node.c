@@ -37,7 +37,7 @@ static int queue(struct nlk_batch *b, int built, struct nl_msg **mp, struct diag
 static int config_addrs(struct fabric *f, struct nlk_batch *b, uint32_t n, struct diag *d)
 {
 	const struct topo_node *node = &f->t->nodes.v[n];
-	uint32_t gso = node->kind == TOPO_ENDPOINT ? SHAPE_GSO_SEGS : 0;
+	uint32_t gso = node->kind == TOPO_ENDPOINT ? shape_gso_segs(&f->s->shaping) : 0;
 	struct nl_msg *m = NULL;
 	char a[16], what[64];
 	uint32_t i;
@@ -64,35 +64,65 @@ static int config_addrs(struct fabric *f, struct nlk_batch *b, uint32_t n, struc
 }
 
 static int config_delay(struct nlk_batch *b, const struct topo_port *p,
-			const struct shape_params *sp, uint32_t parent, struct diag *d,
-			const char *node)
+			const struct shape_params *sp, uint32_t parent, uint32_t handle,
+			struct diag *d, const char *node)
 {
 	struct nl_msg *m = NULL;
 	char what[64];
 
 	snprintf(what, sizeof(what), "adding netem delay on %s", p->ifname);
 	return queue(b,
-		     nlk_build_netem((int)p->ifindex, parent, TC_HANDLE(10, 0), sp->delay_ns,
+		     nlk_build_netem((int)p->ifindex, parent, handle, sp->delay_ns,
 				     sp->limit / SHAPE_FRAME + 64, &m),
 		     &m, d, what, node);
 }
 
-static int config_htb(struct nlk_batch *b, const struct topo_port *p, const struct shape_params *sp,
-		      struct diag *d, const char *node)
+/* One htb class and the queue under it: a bfifo, or netem when the link has delay. */
+static int htb_leaf(struct nlk_batch *b, const struct topo_port *p, const struct shape_params *sp,
+		    const struct nlk_htb_class *c, struct diag *d, const char *node)
 {
+	uint32_t minor = TC_H_MIN(c->classid);
 	struct nl_msg *m = NULL;
 	char what[64];
 	int r;
 
+	snprintf(what, sizeof(what), "adding htb class 1:%x on %s", minor, p->ifname);
+	r = queue(b, nlk_build_htb_class((int)p->ifindex, c, &m), &m, d, what, node);
+	if (r || sp->delay_ns)
+		return r ? r : config_delay(b, p, sp, c->classid, TC_HANDLE(minor, 0), d, node);
+	return queue(
+		b, nlk_build_bfifo((int)p->ifindex, c->classid, TC_HANDLE(minor, 0), sp->limit, &m),
+		&m, d, what, node);
+}
+
+/* htb 1: with class 1:1 at the rate; under it the data class 1:20 (the default) and, with
+ * ack_prio, the ACK class 1:10 served first and fed by a u32 filter (policy/shape.h). */
+static int config_htb(struct nlk_batch *b, const struct topo_port *p, const struct shape_params *sp,
+		      struct diag *d, const char *node)
+{
+	uint64_t rate = sp->rate_bps, ack = sp->ack_prio ? rate / SHAPE_ACK_SHARE : 0;
+	struct nlk_htb_class top = {
+		TC_H_ROOT, TC_HANDLE(1, SHAPE_MINOR_PARENT), rate, rate, sp->burst, 0};
+	struct nlk_htb_class ackc = {
+		top.classid, TC_HANDLE(1, SHAPE_MINOR_ACK), ack, rate, sp->burst, 0};
+	struct nlk_htb_class data = {
+		top.classid, TC_HANDLE(1, SHAPE_MINOR_DATA), rate - ack, rate, sp->burst, 1};
+	struct nl_msg *m = NULL;
+	char what[64];
+	int r;
+
+	top.parent = TC_HANDLE(1, 0);
 	snprintf(what, sizeof(what), "adding htb on %s", p->ifname);
-	r = queue(b, nlk_build_htb_qdisc((int)p->ifindex, &m), &m, d, what, node);
-	r = r ? r : queue(b, nlk_build_htb_class((int)p->ifindex, sp, &m), &m, d, what, node);
-	if (!r && !sp->delay_ns)
-		r = queue(b,
-			  nlk_build_bfifo((int)p->ifindex, TC_HANDLE(1, 1), TC_HANDLE(2, 0),
-					  sp->limit, &m),
-			  &m, d, what, node);
-	return r;
+	r = queue(b, nlk_build_htb_qdisc((int)p->ifindex, SHAPE_MINOR_DATA, &m), &m, d, what, node);
+	r = r ? r : queue(b, nlk_build_htb_class((int)p->ifindex, &top, &m), &m, d, what, node);
+	r = r ? r : htb_leaf(b, p, sp, &data, d, node);
+	if (r || !ack)
+		return r;
+	r = htb_leaf(b, p, sp, &ackc, d, node);
+	snprintf(what, sizeof(what), "adding the ACK filter on %s", p->ifname);
+	return r ? r
+		 : queue(b, nlk_build_u32_short((int)p->ifindex, SHAPE_ACK_MAX, ackc.classid, &m),
+			 &m, d, what, node);
 }
 
 static int config_port_qdisc(struct fabric *f, struct nlk_batch *b, uint32_t port, struct diag *d)
@@ -114,12 +144,12 @@ static int config_port_qdisc(struct fabric *f, struct nlk_batch *b, uint32_t por
 	} else if (sp.kind == SHAPE_HTB) {
 		r = config_htb(b, p, &sp, d, node);
 	}
-	if (r || !sp.delay_ns)
-		return r;
-	/* delay below the shaper: tbf's and htb's inner class is 1:1 */
+	if (r || !sp.delay_ns || sp.kind == SHAPE_HTB)
+		return r; /* htb puts its delay in its leaves */
+	/* delay below tbf (its inner class is 1:1), or alone at the root */
 	return config_delay(b, p, &sp,
 			    sp.kind == SHAPE_NONE ? (uint32_t)TC_H_ROOT : (uint32_t)TC_HANDLE(1, 1),
-			    d, node);
+			    TC_HANDLE(10, 0), d, node);
 }
 
 static int config_route(struct fabric *f, struct nlk_batch *b, const struct route_entry *re,

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/fib_rules.h>
+#include <linux/if_ether.h>
 #include <linux/if.h>
 #include <linux/if_link.h>
 #include <linux/pkt_sched.h>
@@ -12,6 +13,8 @@
 #include <netlink/errno.h>
 #include <netlink/route/addr.h>
 #include <netlink/route/class.h>
+#include <netlink/route/classifier.h>
+#include <netlink/route/cls/u32.h>
 #include <netlink/route/link.h>
 #include <netlink/route/link/veth.h>
 #include <netlink/route/qdisc.h>
@@ -208,14 +211,14 @@ int nlk_build_tbf(int ifindex, const struct shape_params *sp, struct nl_msg **ou
 	return qdisc_finish(q, out);
 }
 
-int nlk_build_htb_qdisc(int ifindex, struct nl_msg **out)
+int nlk_build_htb_qdisc(int ifindex, uint32_t defcls, struct nl_msg **out)
 {
 	struct rtnl_qdisc *q = qdisc_new(ifindex, TC_H_ROOT, TC_HANDLE(1, 0), "htb");
 	int r;
 
 	if (!q)
 		return -ENOMEM;
-	r = nle(rtnl_htb_set_defcls(q, TC_HANDLE(1, 1)));
+	r = nle(rtnl_htb_set_defcls(q, TC_HANDLE(1, defcls)));
 	if (r) {
 		rtnl_qdisc_put(q);
 		return r;
@@ -223,27 +226,49 @@ int nlk_build_htb_qdisc(int ifindex, struct nl_msg **out)
 	return qdisc_finish(q, out);
 }
 
-int nlk_build_htb_class(int ifindex, const struct shape_params *sp, struct nl_msg **out)
+int nlk_build_htb_class(int ifindex, const struct nlk_htb_class *in, struct nl_msg **out)
 {
 	struct rtnl_class *c = rtnl_class_alloc();
-	uint64_t bps = sp->rate_bps / 8;
 	int r = -ENOMEM;
 
 	if (!c)
 		return r;
 	rtnl_tc_set_ifindex(TC_CAST(c), ifindex);
-	rtnl_tc_set_parent(TC_CAST(c), TC_HANDLE(1, 0));
-	rtnl_tc_set_handle(TC_CAST(c), TC_HANDLE(1, 1));
+	rtnl_tc_set_parent(TC_CAST(c), in->parent);
+	rtnl_tc_set_handle(TC_CAST(c), in->classid);
 	r = nle(rtnl_tc_set_kind(TC_CAST(c), "htb"));
-	r = r ? r : nle(rtnl_htb_set_rate64(c, bps));
-	r = r ? r : nle(rtnl_htb_set_ceil64(c, bps));
-	r = r ? r : nle(rtnl_htb_set_rbuffer(c, sp->burst));
-	r = r ? r : nle(rtnl_htb_set_cbuffer(c, sp->burst));
-	/* one MTU-sized quantum: a single class, so fairness granularity does not matter */
+	r = r ? r : nle(rtnl_htb_set_rate64(c, in->rate_bps / 8));
+	r = r ? r : nle(rtnl_htb_set_ceil64(c, in->ceil_bps / 8));
+	r = r ? r : nle(rtnl_htb_set_rbuffer(c, in->burst));
+	r = r ? r : nle(rtnl_htb_set_cbuffer(c, in->burst));
+	r = r ? r : nle(rtnl_htb_set_prio(c, in->prio));
+	/* one frame per round: ACKs and data alternate finely when both wait */
 	r = r ? r : nle(rtnl_htb_set_quantum(c, SHAPE_FRAME));
 	if (!r)
 		r = nle(rtnl_class_build_add_request(c, NLM_F_CREATE | NLM_F_EXCL, out));
 	rtnl_class_put(c);
+	return r;
+}
+
+int nlk_build_u32_short(int ifindex, uint32_t max_len, uint32_t classid, struct nl_msg **out)
+{
+	struct rtnl_cls *c = rtnl_cls_alloc();
+	int r;
+
+	if (!c)
+		return -ENOMEM;
+	rtnl_tc_set_ifindex(TC_CAST(c), ifindex);
+	rtnl_tc_set_parent(TC_CAST(c), TC_HANDLE(1, 0));
+	rtnl_cls_set_prio(c, 1);
+	rtnl_cls_set_protocol(c, ETH_P_IP);
+	r = nle(rtnl_tc_set_kind(TC_CAST(c), "u32"));
+	/* the IP header's total length (offset 2) has no bit at or above max_len set */
+	r = r ? r : nle(rtnl_u32_add_key_uint16(c, 0, (uint16_t) ~(max_len - 1), 2, 0));
+	r = r ? r : nle(rtnl_u32_set_classid(c, classid));
+	r = r ? r : nle(rtnl_u32_set_cls_terminal(c));
+	if (!r)
+		r = nle(rtnl_cls_build_add_request(c, NLM_F_CREATE | NLM_F_EXCL, out));
+	rtnl_cls_put(c);
 	return r;
 }
 

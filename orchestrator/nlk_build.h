@@ -44,9 +44,21 @@ int nlk_build_rule(uint32_t prio, uint32_t mark, uint32_t table, struct nl_msg *
 
 /* Root tbf (handle 1:) for sp. */
 int nlk_build_tbf(int ifindex, const struct shape_params *sp, struct nl_msg **out);
-/* Root htb (handle 1:, default class 1:1), its class 1:1, and the bfifo 2: under it. */
-int nlk_build_htb_qdisc(int ifindex, struct nl_msg **out);
-int nlk_build_htb_class(int ifindex, const struct shape_params *sp, struct nl_msg **out);
+/* Root htb, handle 1:, unclassified packets to class 1:defcls. */
+int nlk_build_htb_qdisc(int ifindex, uint32_t defcls, struct nl_msg **out);
+
+/* An htb class. */
+struct nlk_htb_class {
+	uint32_t parent, classid; /* full handles */
+	uint64_t rate_bps, ceil_bps;
+	uint32_t burst; /* bytes, for rate and ceil */
+	uint32_t prio; /* 0 is served first */
+};
+int nlk_build_htb_class(int ifindex, const struct nlk_htb_class *c, struct nl_msg **out);
+
+/* A u32 filter on the root (1:) sending IPv4 packets shorter than max_len bytes (a power of
+ * two) to classid: "match ip total length < max_len". */
+int nlk_build_u32_short(int ifindex, uint32_t max_len, uint32_t classid, struct nl_msg **out);
 int nlk_build_bfifo(int ifindex, uint32_t parent, uint32_t handle, uint32_t limit,
 		    struct nl_msg **out);
 /* netem delay under parent (TC_H_ROOT for none) with handle, queue limit in packets. */

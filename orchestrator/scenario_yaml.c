@@ -83,7 +83,7 @@ static int read_seed(struct scn_yaml_ctx *c, yaml_node_t *map, yaml_node_pair_t 
 	c->path[old] = '\0';
 	if (r)
 		return r;
-	sd = vec_grow(&c->s->routing.seeds);
+	sd = vec_grow(&c->e->s.routing.seeds);
 	if (!sd)
 		return diag_set(c->d, -ENOMEM, "%s: out of memory", c->file);
 	snprintf(sd->node, sizeof(sd->node), "%s", name);
@@ -189,12 +189,119 @@ static yaml_node_t *given(const struct map_read *m, const char *name)
 	return NULL;
 }
 
+/* workload.generate.sizes: a mapping of GPU counts to weights. */
+static int set_sizes(struct scn_yaml_ctx *c, yaml_node_t *n,
+		     __attribute__((unused)) const struct scn_yaml_field *f)
+{
+	const struct scn_yaml_field wf = {.type = scn_yaml_number};
+	struct job_size_weight *sw;
+	yaml_node_pair_t *p;
+	void *base = c->base;
+	uint64_t g;
+	int r = 0;
+
+	if (n->type != YAML_MAPPING_NODE || !n->data.mapping.pairs.top ||
+	    n->data.mapping.pairs.start == n->data.mapping.pairs.top)
+		return scn_yaml_fail_value(c, n, "a mapping of GPU counts to weights", "");
+	for (p = n->data.mapping.pairs.start; !r && p < n->data.mapping.pairs.top; p++) {
+		r = scn_yaml_read_uint(c, node(c, p->key), 1, HOSTS_MAX, &g);
+		sw = r ? NULL : vec_grow(&c->e->w.gen.sizes);
+		if (!r && !sw)
+			r = diag_set(c->d, -ENOMEM, "%s: out of memory", c->file);
+		if (r)
+			break;
+		sw->gpus = (uint32_t)g;
+		c->base = &sw->weight;
+		r = wf.type(c, node(c, p->value), &wf);
+		c->base = base;
+	}
+	return r;
+}
+
+/* "expected a catalogue model (one of: bloom, gpt3, ...), found 'x'" */
+static int unknown_model(struct scn_yaml_ctx *c, const yaml_node_t *n)
+{
+	char what[640];
+	size_t i, o;
+
+	o = (size_t)snprintf(what, sizeof(what), "a catalogue model (one of: ");
+	for (i = 0; i < job_models_n && o < sizeof(what); i++)
+		o += (size_t)snprintf(what + o, sizeof(what) - o, "%s%s", i ? ", " : "",
+				      job_models[i].name);
+	if (o < sizeof(what))
+		snprintf(what + o, sizeof(what) - o, ")");
+	return scn_yaml_fail_value(c, n, what, "");
+}
+
+/* workload.generate.models: a sequence of catalogue names. */
+static int set_models(struct scn_yaml_ctx *c, yaml_node_t *n,
+		      __attribute__((unused)) const struct scn_yaml_field *f)
+{
+	yaml_node_item_t *it;
+	const char *v;
+	char *copy;
+
+	if (n->type != YAML_SEQUENCE_NODE ||
+	    n->data.sequence.items.start == n->data.sequence.items.top)
+		return scn_yaml_fail_value(c, n, "a list of model names", "");
+	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+		v = scn_yaml_text(node(c, *it));
+		if (!v || !job_model_find(v))
+			return unknown_model(c, node(c, *it));
+		copy = strdup(v);
+		if (!copy || vec_push(&c->e->w.gen.models, copy)) {
+			free(copy);
+			return diag_set(c->d, -ENOMEM, "%s: out of memory", c->file);
+		}
+	}
+	return 0;
+}
+
+static const struct section job_sec;
+
+/* One entry of workload.jobs, read into a new struct exp_job. */
+static int read_job(struct scn_yaml_ctx *c, yaml_node_t *n, size_t i)
+{
+	struct exp_job *j = vec_grow(&c->e->w.jobs);
+	size_t old = strlen(c->path);
+	void *base = c->base;
+	int r;
+
+	if (!j)
+		return diag_set(c->d, -ENOMEM, "%s: out of memory", c->file);
+	j->kind = -1;
+	j->algo = -1;
+	j->bytes_per_param = 4;
+	j->line = (uint32_t)n->start_mark.line + 1;
+	snprintf(c->path + old, sizeof(c->path) - old, "[%zu]", i);
+	c->base = j;
+	r = read_map(c, n, &job_sec);
+	c->base = base;
+	c->path[old] = '\0';
+	return r;
+}
+
+static int set_jobs(struct scn_yaml_ctx *c, yaml_node_t *n,
+		    __attribute__((unused)) const struct scn_yaml_field *f)
+{
+	yaml_node_item_t *it;
+	int r = 0;
+
+	if (n->type != YAML_SEQUENCE_NODE)
+		return scn_yaml_fail_value(c, n, "a list of jobs", "");
+	for (it = n->data.sequence.items.start; !r && it < n->data.sequence.items.top; it++)
+		r = read_job(c, node(c, *it), (size_t)(it - n->data.sequence.items.start));
+	return r;
+}
+
 /* ---- the schema: one table per section, one line per field ---- */
 
 /* clang-format off */
-/* offsetof(struct scenario, m), refused at compile time unless m has type T */
-#define AT(m, T) (offsetof(struct scenario, m) + 0 * sizeof(char[ \
-	__builtin_types_compatible_p(__typeof__(((struct scenario *)0)->m), T) ? 1 : -1]))
+/* offsetof(BASE, m), refused at compile time unless m has type T; BASE is the struct the
+ * table below it reads into (struct experiment, or struct exp_job for workload.jobs) */
+#define AT(m, T) (offsetof(BASE, m) + 0 * sizeof(char[ \
+	__builtin_types_compatible_p(__typeof__(((BASE *)0)->m), T) ? 1 : -1]))
+#define BASE struct experiment
 #define FIELD(n, fn, m, T, req) { .name = n, .type = fn, .off = AT(m, T), .required = req }
 #define UINT(n, m, req, lo, hi) { .name = n, .type = scn_yaml_u32, .off = AT(m, uint32_t), \
 	.required = req, .min = lo, .max = hi }
@@ -206,7 +313,12 @@ static yaml_node_t *given(const struct map_read *m, const char *name)
 
 /* scn_yaml_enum stores an int */
 _Static_assert(sizeof(enum scn_gen) == sizeof(int) && sizeof(enum scn_qdisc) == sizeof(int) &&
-		       sizeof(enum scn_policy) == sizeof(int) && sizeof(enum scn_cc) == sizeof(int),
+		       sizeof(enum scn_policy) == sizeof(int) &&
+		       sizeof(enum scn_cc) == sizeof(int) &&
+		       sizeof(enum coll_kind) == sizeof(int) &&
+		       sizeof(enum coll_algo) == sizeof(int) &&
+		       sizeof(enum sched_queue) == sizeof(int) &&
+		       sizeof(enum sched_place) == sizeof(int) && sizeof(bool) == 1,
 	       "enums are int-sized");
 
 static const struct scn_yaml_keyword gen_names[] = {
@@ -236,10 +348,10 @@ static const struct scn_yaml_keyword policy_names[] = {
 
 static int topology_check(struct scn_yaml_ctx *c, const struct map_read *m)
 {
-	struct scn_leafspine *ls = &c->s->topology.ls;
+	struct scn_leafspine *ls = &c->e->s.topology.ls;
 	uint64_t hosts = (uint64_t)ls->hosts_per_leaf * ls->leaves;
 
-	if (c->s->topology.gen == SCN_GEN_LEAFSPINE && !given(m, "spines"))
+	if (c->e->s.topology.gen == SCN_GEN_LEAFSPINE && !given(m, "spines"))
 		return scn_yaml_fail_at(
 			c, &m->node->start_mark,
 			"missing required field 'spines' in 'topology' (kind leafspine needs it)");
@@ -257,41 +369,197 @@ static int topology_check(struct scn_yaml_ctx *c, const struct map_read *m)
 /* spines, links_per_pair and fabric_rate are read but unused by kind best, so a sweep can
  * flip kind alone. */
 static const struct scn_yaml_field topology_fields[] = {
-	ENUM("kind", topology.gen, enum scn_gen, true, gen_names),
-	UINT("hosts_per_leaf", topology.ls.hosts_per_leaf, true, 1, HOSTS_MAX),
-	UINT("leaves", topology.ls.leaves, true, 1, HOSTS_MAX),
-	UINT("spines", topology.ls.spines, false, 1, HOSTS_MAX), /* leafspine: topology_check */
-	UINT("links_per_pair", topology.ls.links_per_pair, false, 1, LINKS_PER_PAIR_MAX),
-	FIELD("host_rate", scn_yaml_rate, topology.ls.host_rate, uint64_t, true),
-	FIELD("fabric_rate", scn_yaml_rate, topology.ls.fabric_rate, uint64_t, false),
-	FIELD("delay", scn_yaml_time, topology.delay_ns, uint64_t, false),
+	ENUM("kind", s.topology.gen, enum scn_gen, true, gen_names),
+	UINT("hosts_per_leaf", s.topology.ls.hosts_per_leaf, true, 1, HOSTS_MAX),
+	UINT("leaves", s.topology.ls.leaves, true, 1, HOSTS_MAX),
+	UINT("spines", s.topology.ls.spines, false, 1, HOSTS_MAX), /* leafspine: topology_check */
+	UINT("links_per_pair", s.topology.ls.links_per_pair, false, 1, LINKS_PER_PAIR_MAX),
+	FIELD("host_rate", scn_yaml_rate, s.topology.ls.host_rate, uint64_t, true),
+	FIELD("fabric_rate", scn_yaml_rate, s.topology.ls.fabric_rate, uint64_t, false),
+	FIELD("delay", scn_yaml_time, s.topology.delay_ns, uint64_t, false),
+	UINT("gpus_per_server", s.topology.ls.gpus_per_server, false, 1, 64),
+	FIELD("server_rate", scn_yaml_rate, s.topology.ls.server_rate, uint64_t, false),
 };
 
 static const struct scn_yaml_field shaping_fields[] = {
-	ENUM("qdisc", shaping.qdisc, enum scn_qdisc, false, qdisc_names),
-	FIELD("burst", scn_yaml_size_auto, shaping.burst_bytes, uint64_t, false),
-	FIELD("queue", scn_yaml_size_auto, shaping.queue_bytes, uint64_t, false),
+	ENUM("qdisc", s.shaping.qdisc, enum scn_qdisc, false, qdisc_names),
+	FIELD("burst", scn_yaml_size_auto, s.shaping.burst_bytes, uint64_t, false),
+	FIELD("queue", scn_yaml_size_auto, s.shaping.queue_bytes, uint64_t, false),
+	FIELD("ack_priority", scn_yaml_bool, s.shaping.ack_priority, bool, false),
 };
 
 static const struct scn_yaml_field routing_fields[] = {
-	ENUM("policy", routing.policy, enum scn_policy, false, policy_names),
-	UINT("seed", routing.seed, false, 0, UINT32_MAX),
-	FIELD("seeds", set_seeds, routing.seeds, __typeof__(((struct scenario *)0)->routing.seeds),
-	      false),
+	ENUM("policy", s.routing.policy, enum scn_policy, false, policy_names),
+	UINT("seed", s.routing.seed, false, 0, UINT32_MAX),
+	FIELD("seeds", set_seeds, s.routing.seeds, __typeof__(((BASE *)0)->s.routing.seeds), false),
 };
 
 static const struct scn_yaml_field addressing_fields[] = {
-	FIELD("prefix", scn_yaml_prefix, addressing, struct scn_addressing, false),
+	FIELD("prefix", scn_yaml_prefix, s.addressing, struct scn_addressing, false),
 };
 
 static const struct scn_yaml_field transport_fields[] = {
-	ENUM("cc", transport.cc, enum scn_cc, false, cc_names),
+	ENUM("cc", s.transport.cc, enum scn_cc, false, cc_names),
 };
 
 static const struct scn_yaml_field emulation_fields[] = {
-	FIELD("rate_scale", scn_yaml_scale_auto, emulation.rate_scale, double, false),
-	FIELD("size_scale", scn_yaml_scale, emulation.size_scale, double, false),
+	FIELD("rate_scale", scn_yaml_scale_auto, s.emulation.rate_scale, double, false),
+	FIELD("size_scale", scn_yaml_scale, s.emulation.size_scale, double, false),
 };
+
+static const struct scn_yaml_keyword kind_names[] = {
+	{"allreduce", COLL_ALLREDUCE},
+	{"allgather", COLL_ALLGATHER},
+	{"reducescatter", COLL_REDUCESCATTER},
+	{"alltoall", COLL_ALLTOALL},
+	{NULL, 0},
+};
+
+static const struct scn_yaml_keyword algo_names[] = {
+	{"ring", COLL_RING},
+	{"hd", COLL_HD},
+	{"pairwise", COLL_PAIRWISE},
+	{"hier-ring", COLL_HIER_RING},
+	{"shard-rings", COLL_SHARD_RINGS},
+	{NULL, 0},
+};
+
+static const struct scn_yaml_keyword queue_names[] = {
+	{"fifo", SCHED_FIFO},
+	{"backfill", SCHED_BACKFILL},
+	{NULL, 0},
+};
+
+static const struct scn_yaml_keyword place_names[] = {
+	{"first-fit", SCHED_FIRST_FIT},
+	{"random", SCHED_RANDOM},
+	{NULL, 0},
+};
+
+static const struct scn_yaml_keyword order_names[] = {
+	{"leaf-major", 0},
+	{"placement", 1},
+	{NULL, 0},
+};
+
+static const struct scn_yaml_field generate_fields[] = {
+	UINT("count", w.gen.count, true, 1, 1000000),
+	FIELD("mean_interarrival", scn_yaml_time, w.gen.mean_interarrival_ns, uint64_t, true),
+	FIELD("seed", scn_yaml_u64, w.gen.seed, uint64_t, false),
+	FIELD("sizes", set_sizes, w.gen.sizes, __typeof__(((BASE *)0)->w.gen.sizes), true),
+	FIELD("models", set_models, w.gen.models, __typeof__(((BASE *)0)->w.gen.models), true),
+	ENUM("algorithm", w.gen.algo, enum coll_algo, false, algo_names),
+	UINT("iterations", w.gen.iterations, false, 1, 1000000),
+};
+
+static const struct scn_yaml_field trace_fields[] = {
+	FIELD("file", scn_yaml_path, w.trace, char *, true),
+	{.name = "model",
+	 .type = scn_yaml_word,
+	 .off = AT(w.trace_model, char[JOB_NAME_MAX]),
+	 .max = JOB_NAME_MAX - 1},
+	UINT("limit", w.trace_limit, false, 1, 1000000),
+};
+
+static const struct scn_yaml_field scheduler_fields[] = {
+	ENUM("queue", sched.queue, enum sched_queue, false, queue_names),
+	ENUM("placement", sched.place, enum sched_place, false, place_names),
+	FIELD("seed", scn_yaml_u64, sched.seed, uint64_t, false),
+};
+
+static const struct scn_yaml_field run_fields[] = {
+	{.name = "results", .type = scn_yaml_word, .off = AT(run.results, char[256]), .max = 255},
+	FIELD("progress_timeout", scn_yaml_time_auto, run.progress_ns, uint64_t, false),
+	FIELD("capacity", scn_yaml_rate, run.capacity_bps, uint64_t, false),
+};
+
+static int generate_check(struct scn_yaml_ctx *c, const struct map_read *m)
+{
+	c->e->w.generate = true;
+	c->e->w.gen_algo_given = given(m, "algorithm") != NULL;
+	return 0;
+}
+
+static const struct section generate_sec = TABLE(generate_fields, generate_check);
+static const struct section trace_sec = TABLE(trace_fields, NULL);
+
+static const struct scn_yaml_field workload_fields[] = {
+	FIELD("jobs", set_jobs, w.jobs, __typeof__(((BASE *)0)->w.jobs), false),
+	SECTION("generate", generate_sec, false),
+	SECTION("trace", trace_sec, false),
+	ENUM("algorithm", w.algo, enum coll_algo, false, algo_names),
+	UINT("iterations", w.iterations, false, 1, 1000000),
+	FIELD("verify", scn_yaml_bool, w.verify, bool, false),
+	ENUM("rank_order", w.placement_order, bool, false, order_names),
+};
+
+static int workload_check(struct scn_yaml_ctx *c, const struct map_read *m)
+{
+	struct exp_workload *w = &c->e->w;
+
+	if (!w->jobs.n && !w->generate && !w->trace)
+		return scn_yaml_fail_at(c, &m->node->start_mark,
+					"'workload' needs jobs, generate or trace");
+	if (w->generate && !w->gen.iterations)
+		w->gen.iterations = w->iterations;
+	if (w->generate && !w->gen_algo_given)
+		w->gen.algo = w->algo;
+	return 0;
+}
+
+#undef BASE
+#define BASE struct exp_job
+
+static const struct scn_yaml_field job_fields[] = {
+	{.name = "model",
+	 .type = scn_yaml_word,
+	 .off = AT(model, char[JOB_NAME_MAX]),
+	 .max = JOB_NAME_MAX - 1},
+	UINT("gpus", gpus, true, 1, HOSTS_MAX),
+	ENUM("collective", kind, int32_t, false, kind_names),
+	ENUM("algorithm", algo, int32_t, false, algo_names),
+	UINT("group", group, false, 1, HOSTS_MAX),
+	UINT("iterations", iterations, false, 1, 1000000),
+	FIELD("arrival", scn_yaml_time, arrival_ns, uint64_t, false),
+	FIELD("params", scn_yaml_number, params, double, false),
+	UINT("bytes_per_param", bytes_per_param, false, 1, 16),
+	FIELD("bytes", scn_yaml_size, bytes, uint64_t, false),
+	FIELD("compute", scn_yaml_time, compute_ns, uint64_t, false),
+	FIELD("comm_fraction", scn_yaml_fraction, comm_fraction, double, false),
+};
+
+#undef BASE
+#define BASE struct experiment
+
+/* A catalogue model, or a custom one that says its size and its compute. */
+static int job_check(struct scn_yaml_ctx *c, const struct map_read *m)
+{
+	const struct exp_job *j = c->base;
+
+	size_t old;
+	int r;
+
+	if (j->model[0] && !job_model_find(j->model)) {
+		old = scn_yaml_path_push(c, "model");
+		r = unknown_model(c, given(m, "model"));
+		c->path[old] = '\0';
+		return r;
+	}
+	if (!j->model[0] && !j->params && !j->bytes)
+		return scn_yaml_fail_at(c, &m->node->start_mark,
+					"%s: a job without 'model' needs 'params' or 'bytes'",
+					c->path);
+	if (!j->model[0] && !j->compute_ns && !j->comm_fraction)
+		return scn_yaml_fail_at(
+			c, &m->node->start_mark,
+			"%s: a job without 'model' needs 'compute' or 'comm_fraction'", c->path);
+	return 0;
+}
+
+static const struct section job_sec = TABLE(job_fields, job_check);
+static const struct section workload_sec = TABLE(workload_fields, workload_check);
+static const struct section scheduler_sec = TABLE(scheduler_fields, NULL);
+static const struct section run_sec = TABLE(run_fields, NULL);
 
 static const struct section topology_sec = TABLE(topology_fields, topology_check);
 static const struct section shaping_sec = TABLE(shaping_fields, NULL);
@@ -305,18 +573,21 @@ static void name_from_file(char *out, const char *file);
 static int top_check(struct scn_yaml_ctx *c, const struct map_read *m)
 {
 	if (!given(m, "name"))
-		name_from_file(c->s->name, c->file);
+		name_from_file(c->e->s.name, c->file);
 	return 0;
 }
 
 static const struct scn_yaml_field top_fields[] = {
-	FIELD("name", scn_yaml_name, name, char[SCN_NAME_MAX], false),
+	FIELD("name", scn_yaml_name, s.name, char[SCN_NAME_MAX], false),
 	SECTION("topology", topology_sec, true),
 	SECTION("shaping", shaping_sec, false),
 	SECTION("routing", routing_sec, false),
 	SECTION("addressing", addressing_sec, false),
 	SECTION("transport", transport_sec, false),
 	SECTION("emulation", emulation_sec, false),
+	SECTION("workload", workload_sec, false),
+	SECTION("scheduler", scheduler_sec, false),
+	SECTION("run", run_sec, false),
 };
 
 static const struct section top_sec = TABLE(top_fields, top_check);
@@ -439,15 +710,16 @@ static int read_doc(struct scn_yaml_ctx *c, yaml_document_t *doc)
 	return read_map(c, root, &top_sec);
 }
 
-int scn_parse_buffer(const char *name, const char *buf, size_t len, struct scenario *s,
+int exp_parse_buffer(const char *name, const char *buf, size_t len, struct experiment *e,
 		     struct diag *d)
 {
-	struct scn_yaml_ctx c = {.file = name, .buf = buf, .len = len, .s = s, .d = d};
+	struct scn_yaml_ctx c = {.file = name, .buf = buf, .len = len, .e = e, .base = e, .d = d};
+	struct scenario *s = &e->s;
 	yaml_document_t doc;
 	yaml_parser_t p;
 	int r = -ENOMEM;
 
-	scn_init(s);
+	exp_init(e);
 	s->path = strdup(name);
 	if (!s->path || !yaml_parser_initialize(&p)) {
 		diag_set(d, r, "%s: out of memory", name);
@@ -462,8 +734,8 @@ int scn_parse_buffer(const char *name, const char *buf, size_t len, struct scena
 	yaml_parser_delete(&p);
 out:
 	if (r) {
-		scn_done(s);
-		scn_init(s);
+		exp_done(e);
+		exp_init(e);
 	}
 	return r;
 }
@@ -517,7 +789,7 @@ static int read_file(const char *path, char **out, size_t *len)
 	return 0;
 }
 
-int scn_parse_file(const char *path, struct scenario *s, struct diag *d)
+int exp_parse_file(const char *path, struct experiment *e, struct diag *d)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -525,13 +797,13 @@ int scn_parse_file(const char *path, struct scenario *s, struct diag *d)
 
 	r = read_file(path, &buf, &len);
 	if (r) {
-		scn_init(s);
+		exp_init(e);
 		if (r == -EFBIG)
 			return diag_set(d, r, "%s: larger than %u MiB, not a scenario", path,
 					SCN_YAML_FILE_MAX >> 20);
 		return diag_set(d, r, "%s: %s", path, strerror(-r));
 	}
-	r = scn_parse_buffer(path, buf, len, s, d);
+	r = exp_parse_buffer(path, buf, len, e, d);
 	free(buf);
 	return r;
 }

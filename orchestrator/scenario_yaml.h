@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #include "lib/diag.h"
-#include "model/scenario.h"
+#include "orchestrator/experiment.h"
 
 /* Longest scenario name: it goes into namespace names (tb-<name>-<node>), which stay short. */
 #define SCN_YAML_NAME_LEN 12
@@ -14,14 +14,14 @@
 /* Largest file scn_parse_file reads; a scenario is a page of text. */
 #define SCN_YAML_FILE_MAX (4u << 20)
 
-/* Parses the file at path into *s (scn_init'd by the function). 0, or -EINVAL (bad input: d says
- * "file:line:col: field: what was expected, what was found"), -ENOENT/-EACCES etc. (cannot read).
- * On failure *s holds defaults only (nothing to free); scn_done(s) is right either way. */
-int scn_parse_file(const char *path, struct scenario *s, struct diag *d);
+/* Parses the file at path into *e (exp_init'd by the function). 0, or -EINVAL (bad input: d
+ * says "file:line:col: field: what was expected, what was found"), -ENOENT/-EACCES etc.
+ * (cannot read). On failure *e holds defaults only; exp_done(e) is right either way. */
+int exp_parse_file(const char *path, struct experiment *e, struct diag *d);
 
-/* Same, from a buffer; `name` is used as the file name in messages, for s->path and for the
+/* Same, from a buffer; `name` is used as the file name in messages, for e->s.path and for the
  * default scenario name. */
-int scn_parse_buffer(const char *name, const char *buf, size_t len, struct scenario *s,
+int exp_parse_buffer(const char *name, const char *buf, size_t len, struct experiment *e,
 		     struct diag *d);
 
 #endif

@@ -2,6 +2,7 @@
 /* Field types of the scenario parser: how one YAML value becomes a number, rate, size, time,
  * keyword, name or prefix, and the "file:line:col: field: expected ..., found ..." messages. */
 #include <assert.h>
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -173,10 +174,12 @@ int scn_yaml_read_uint(struct scn_yaml_ctx *c, yaml_node_t *n, uint64_t min, uin
 	return 0;
 }
 
-static void *field_ptr(struct scn_yaml_ctx *c, const struct scn_yaml_field *f)
+void *scn_yaml_field_ptr(struct scn_yaml_ctx *c, const struct scn_yaml_field *f)
 {
-	return (char *)c->s + f->off;
+	return (char *)c->base + f->off;
 }
+
+#define field_ptr scn_yaml_field_ptr
 
 int scn_yaml_u32(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f)
 {
@@ -346,4 +349,97 @@ int scn_yaml_prefix(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yam
 	a->base = base;
 	a->plen = plen;
 	return 0;
+}
+
+int scn_yaml_u64(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f)
+{
+	return scn_yaml_read_uint(c, n, 0, UINT64_MAX, field_ptr(c, f));
+}
+
+int scn_yaml_bool(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f)
+{
+	const char *v = scn_yaml_text(n);
+
+	if (v && (!strcmp(v, "true") || !strcmp(v, "false"))) {
+		*(bool *)field_ptr(c, f) = v[0] == 't';
+		return 0;
+	}
+	return scn_yaml_fail_value(c, n, "true or false", "");
+}
+
+int scn_yaml_size(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f)
+{
+	const char *v = scn_yaml_text(n);
+	uint64_t x = 0;
+	int r = v ? units_parse_size(v, &x) : -EINVAL;
+
+	if (r || !x)
+		return scn_yaml_fail_value(c, n, "a positive size such as 64MiB or 1GB",
+					   r == -ERANGE ? " (too large)" : "");
+	*(uint64_t *)field_ptr(c, f) = x;
+	return 0;
+}
+
+/* A time, or `auto` (stored as 0: derived later). */
+int scn_yaml_time_auto(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f)
+{
+	const char *v = scn_yaml_text(n);
+
+	if (v && !strcmp(v, "auto")) {
+		*(uint64_t *)field_ptr(c, f) = 0;
+		return 0;
+	}
+	return scn_yaml_time(c, n, f);
+}
+
+int scn_yaml_number(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f)
+{
+	return read_scale(c, n, false, field_ptr(c, f));
+}
+
+int scn_yaml_fraction(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f)
+{
+	double *x = field_ptr(c, f);
+	int r = read_scale(c, n, false, x);
+
+	if (!r && *x >= 1.0)
+		return scn_yaml_fail_value(c, n, "a fraction between 0 and 1", "");
+	return r == -EINVAL ? scn_yaml_fail_value(c, n, "a fraction between 0 and 1", "") : r;
+}
+
+/* NULL if v is 1..max characters of [A-Za-z0-9._/-]. */
+static const char *word_why(const char *v, size_t max)
+{
+	size_t i;
+
+	for (i = 0; v[i]; i++)
+		if (!isalnum((unsigned char)v[i]) && !strchr("._/-", v[i]))
+			return " (only letters, digits and . _ / -)";
+	return i && i <= max ? NULL : (i ? " (too long)" : "");
+}
+
+int scn_yaml_word(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f)
+{
+	const char *v = scn_yaml_text(n), *why = "";
+
+	if (v)
+		why = word_why(v, f->max);
+	if (why)
+		return scn_yaml_fail_value(c, n, "a name", why);
+	snprintf(field_ptr(c, f), f->max + 1, "%s", v);
+	return 0;
+}
+
+int scn_yaml_path(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f)
+{
+	const char *v = scn_yaml_text(n), *why = "";
+	char **out = field_ptr(c, f);
+
+	if (v)
+		why = word_why(v, 4095);
+	if (why)
+		return scn_yaml_fail_value(c, n, "a file path", why);
+	free(*out);
+	*out = strdup(v);
+	return *out ? 0 : diag_set(c->d, -ENOMEM, "%s: out of memory", c->file);
 }

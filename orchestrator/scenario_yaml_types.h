@@ -10,14 +10,15 @@
 #include <yaml.h>
 
 #include "lib/diag.h"
-#include "model/scenario.h"
+#include "orchestrator/experiment.h"
 
 struct scn_yaml_ctx {
 	const char *file; /* name for messages (borrowed) */
 	const char *buf; /* the text, for positions of reader errors and the tab hint */
 	size_t len;
 	yaml_document_t *doc;
-	struct scenario *s; /* being filled */
+	struct experiment *e; /* being filled */
+	void *base; /* what field offsets are relative to: e, or a workload job */
 	struct diag *d;
 	char path[128]; /* dotted path of the node being read, "" at the top level */
 };
@@ -31,7 +32,7 @@ typedef int (*scn_yaml_type_fn)(struct scn_yaml_ctx *c, yaml_node_t *n,
 struct scn_yaml_field {
 	const char *name;
 	scn_yaml_type_fn type;
-	size_t off; /* offsetof(struct scenario, ...) of the value */
+	size_t off; /* offset of the value in c->base */
 	bool required;
 	uint32_t min, max; /* integers */
 	const void *arg; /* keywords of an enum (NULL-terminated), a section's table */
@@ -73,5 +74,17 @@ int scn_yaml_scale(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml
 int scn_yaml_scale_auto(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
 int scn_yaml_name(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
 int scn_yaml_prefix(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
+int scn_yaml_u64(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
+int scn_yaml_bool(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
+int scn_yaml_size(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
+int scn_yaml_time_auto(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
+int scn_yaml_number(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
+int scn_yaml_fraction(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
+/* A model or file name: 1..f->max characters of [A-Za-z0-9._/-] into char[f->max + 1]. */
+int scn_yaml_word(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
+/* The same into a malloc'd char * (owned by the experiment). */
+int scn_yaml_path(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
+/* A pointer to the value of f in c->base. */
+void *scn_yaml_field_ptr(struct scn_yaml_ctx *c, const struct scn_yaml_field *f);
 
 #endif

@@ -14,13 +14,14 @@
 #include "model/topo.h"
 
 enum sched_queue {
-	SCHED_FIFO,	/* strict: the head blocks everyone behind it (seed 001 §7 pitfall 18) */
-	SCHED_BACKFILL, /* FIFO, but later jobs that fit may start while the head waits */
+	SCHED_FIFO, /* strict: the head blocks everyone behind it (seed 001 §7 pitfall 18) */
+	SCHED_BACKFILL, /* FIFO, but later jobs that fit may start while the head waits (no
+			 * reservation for the head: a stream of small jobs can starve it) */
 };
 
 enum sched_place {
 	SCHED_FIRST_FIT, /* the lowest-numbered free endpoints */
-	SCHED_RANDOM,	 /* a uniformly random set of free endpoints (seeded) */
+	SCHED_RANDOM, /* a uniformly random set of free endpoints (seeded) */
 };
 
 struct sched_cfg {
@@ -44,13 +45,13 @@ struct sched_job {
 
 struct sched {
 	struct sched_cfg cfg;
-	const struct topo *t;	/* borrowed */
+	const struct topo *t; /* borrowed */
 	uint32_t n_ep;
-	uint8_t *busy;		/* per endpoint */
+	uint8_t *busy; /* per endpoint */
 	uint32_t free_n;
-	VEC(struct sched_job) jobs;  /* by job id */
-	VEC(uint32_t) queue;	      /* waiting job ids, arrival order */
-	VEC(uint32_t) assign;	      /* endpoints of started jobs, in rank order */
+	VEC(struct sched_job) jobs; /* by job id */
+	VEC(uint32_t) queue; /* waiting job ids, arrival order */
+	VEC(uint32_t) assign; /* endpoints of started jobs, in rank order */
 	uint64_t rng;
 	sched_place_fn place;
 };
@@ -60,15 +61,17 @@ int sched_init(struct sched *s, const struct topo *t, const struct sched_cfg *cf
 void sched_done(struct sched *s);
 
 /* A job arrives, needing gpus endpoints. -EINVAL if it can never fit (more GPUs than the
- * cluster has), with d saying so. */
+ * cluster has, or none) or its id exceeds INT_MAX, -EEXIST if the id came before; d says so. */
 int sched_submit(struct sched *s, uint32_t job, uint32_t gpus, struct diag *d);
 
 /* The next job that can start now, by the queue discipline: returns its id and writes its
  * endpoints (rank order: leaf-major, as placed) to *eps (borrowed until the next call that
- * changes the scheduler), or -EAGAIN when none can start. Call repeatedly after each event. */
+ * changes the scheduler), or -EAGAIN when none can start. Call repeatedly after each event.
+ * -EINVAL if the placement function returned an endpoint out of range, busy or twice. */
 int sched_next(struct sched *s, const uint32_t **eps);
 
-/* A running job finished (or failed): its endpoints are free again. */
+/* A running job finished (or failed): its endpoints are free again. A job still waiting
+ * leaves the queue instead. */
 void sched_finish(struct sched *s, uint32_t job);
 
 /* Counts for reports: jobs waiting, GPUs free. */

@@ -55,7 +55,13 @@ int shape_derive(uint64_t rate_bps, uint64_t delay_ns, const struct scn_shaping 
 				"lower emulation.rate_scale",
 				(unsigned long long)rate_bps);
 	out->kind = cfg->qdisc == SCN_QDISC_HTB ? SHAPE_HTB : SHAPE_TBF;
+	out->ack_prio = out->kind == SHAPE_HTB && cfg->ack_priority;
 	out->burst = cfg->burst_bytes ? (uint32_t)cfg->burst_bytes : derive_burst(bps);
 	out->limit = cfg->queue_bytes ? (uint32_t)cfg->queue_bytes : derive_limit(bps, delay_ns);
 	return 0;
+}
+
+uint32_t shape_gso_segs(const struct scn_shaping *cfg)
+{
+	return cfg->qdisc == SCN_QDISC_TBF ? SHAPE_GSO_SEGS : 0;
 }

@@ -13,11 +13,29 @@
 #define SHAPE_MTU 1500
 #define SHAPE_FRAME (SHAPE_MTU + 14) /* Ethernet header included, as tc counts it */
 #define SHAPE_QUEUE_FRAMES 64 /* shallowest derived queue, see shape.c */
-/* Frames per GSO packet an endpoint sends. A NIC's TSO puts frames on the wire, so switches
- * queue and drop frames; a veth hands whole 64 KiB GSO packets on, and a full queue then
- * drops 44 frames of one flow at once. Two Reno flows sharing 1 Gbit/s split 39/56 over 8 s
- * that way; capped at 8 frames they shared it within 43/52 in 16 of 16 runs (measured). */
+/* Frames per GSO packet an endpoint sends under tbf. A NIC's TSO puts frames on the wire, so
+ * switches queue and drop frames; a veth hands whole 64 KiB GSO packets on, and a full tbf
+ * queue then drops 44 frames of one flow at once: two Reno flows sharing 1 Gbit/s split 39/56
+ * over 8 s; capped at 8 frames they shared it within 43/52 in 16 of 16 runs. The cap
+ * costs: a ring all-reduce at 8 x 1 Gbit/s kept the CPU 94% busy with it, 55% without.
+ * htb with ACK priority is fair without it (20 of 20 runs within 43/52 at 0.1 and 1
+ * Gbit/s), so only tbf gets it. All measured on this testbed. */
 #define SHAPE_GSO_SEGS 8
+
+/* Pure ACKs ahead of data (htb). In a ring or any bidirectional exchange a link direction
+ * carries one flow's data and another flow's ACKs; queued behind 1 ms of data the ACKs
+ * arrive in bursts and two opposing Reno flows at 500 Mbit/s got 84-95% of the rate each
+ * (varying run to run); with ACKs first they got 95.4% each, as a lone flow does, in every
+ * run (measured). The papers' RoCE fabrics pay no such cost. IP packets shorter than
+ * SHAPE_ACK_MAX bytes go to the ACK class, which is guaranteed 1/SHAPE_ACK_SHARE of the
+ * rate and may borrow all of it. */
+#define SHAPE_ACK_MAX 128
+#define SHAPE_ACK_SHARE 10
+/* htb handles: root 1:, parent class 1:1, ACK class 1:10, data class 1:20 (the default),
+ * and leaf qdiscs 10: and 20: under them. */
+#define SHAPE_MINOR_PARENT 1
+#define SHAPE_MINOR_ACK 0x10
+#define SHAPE_MINOR_DATA 0x20
 
 enum shape_kind {
 	SHAPE_NONE,
@@ -27,11 +45,15 @@ enum shape_kind {
 
 struct shape_params {
 	enum shape_kind kind;
+	bool ack_prio; /* htb: a class for pure ACKs served before data */
 	uint64_t rate_bps; /* bit/s */
 	uint32_t burst; /* bytes */
 	uint32_t limit; /* queue, bytes */
 	uint64_t delay_ns; /* netem delay, 0 for none */
 };
+
+/* The GSO cap for endpoints' ports under cfg (0: none). */
+uint32_t shape_gso_segs(const struct scn_shaping *cfg);
 
 /* Derives the qdisc parameters for one direction of rate_bps (0 = unshaped: kind NONE unless a
  * delay is asked for). Returns 0 or -ERANGE with a message (rate beyond what tbf accepts). */

@@ -131,27 +131,28 @@ static int check_params(const struct coll_params *p, struct diag *d)
 	return check_group(p, a, d);
 }
 
-static int build_ranks(struct coll_sched *s, struct coll_bld *b)
+/* Builds the steps of ranks [lo, hi); the others keep an empty entry, so a partial build
+ * indexes like the full one. */
+static int build_ranks(struct coll_sched *s, struct coll_bld *b, uint32_t lo, uint32_t hi)
 {
-	struct coll_rank *cr;
 	uint32_t r;
 
 	if (vec_reserve(&s->ranks, s->params.nranks))
 		return -ENOMEM;
-	for (r = 0; r < s->params.nranks && !b->err; r++) {
+	memset(s->ranks.v, 0, s->params.nranks * sizeof(*s->ranks.v));
+	s->ranks.n = s->params.nranks;
+	for (r = lo; r < hi && !b->err; r++) {
 		b->rank = r;
 		b->first = s->steps.n;
 		algos[s->params.algo].build(b);
-		cr = vec_grow(&s->ranks); /* reserved above */
-		if (!cr)
-			return -ENOMEM;
-		cr->step_off = (uint32_t)b->first;
-		cr->step_n = (uint32_t)(s->steps.n - b->first);
+		s->ranks.v[r].step_off = (uint32_t)b->first;
+		s->ranks.v[r].step_n = (uint32_t)(s->steps.n - b->first);
 	}
 	return b->err;
 }
 
-int coll_sched_build(const struct coll_params *p, struct coll_sched *s, struct diag *d)
+static int build_range(const struct coll_params *p, uint32_t lo, uint32_t hi, struct coll_sched *s,
+		       struct diag *d)
 {
 	struct coll_bld b = {.s = s, .p = &s->params};
 	int err;
@@ -161,7 +162,7 @@ int coll_sched_build(const struct coll_params *p, struct coll_sched *s, struct d
 	if (err)
 		return err;
 	s->params = *p;
-	err = build_ranks(s, &b);
+	err = build_ranks(s, &b, lo, hi < p->nranks ? hi : p->nranks);
 	if (err) {
 		coll_sched_done(s);
 		return diag_set(d, err, "%s %s over %u ranks: %s", algos[p->algo].name,
@@ -169,6 +170,21 @@ int coll_sched_build(const struct coll_params *p, struct coll_sched *s, struct d
 				err == -ENOMEM ? "out of memory" : "too many dependencies");
 	}
 	return 0;
+}
+
+int coll_sched_build(const struct coll_params *p, struct coll_sched *s, struct diag *d)
+{
+	return build_range(p, 0, p->nranks, s, d);
+}
+
+int coll_sched_build_rank(const struct coll_params *p, uint32_t rank, struct coll_sched *s,
+			  struct diag *d)
+{
+	if (rank >= p->nranks) {
+		memset(s, 0, sizeof(*s));
+		return diag_set(d, -EINVAL, "rank %u of %u ranks", rank, p->nranks);
+	}
+	return build_range(p, rank, rank + 1, s, d);
 }
 
 void coll_sched_done(struct coll_sched *s)

@@ -117,6 +117,11 @@ struct coll_sched {
  * -EINVAL for a combination that does not exist (the message says which), or -ENOMEM; on
  * error s is left empty. Release with coll_sched_done. */
 int coll_sched_build(const struct coll_params *p, struct coll_sched *s, struct diag *d);
+/* Same, but builds only rank's steps: s->ranks has every rank's entry, all empty but rank's,
+ * which reads as in the full build (steps, dependencies) at a fraction of its memory. Also
+ * -EINVAL for a rank out of range. */
+int coll_sched_build_rank(const struct coll_params *p, uint32_t rank, struct coll_sched *s,
+			  struct diag *d);
 void coll_sched_done(struct coll_sched *s);
 
 /* Bytes rank sends in total over the whole schedule (0 for a rank out of range). */

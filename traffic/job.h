@@ -15,19 +15,22 @@
 #include "traffic/coll.h"
 
 #define JOB_NAME_MAX 24
+#define JOB_RANKS_AT_SCALE 1024 /* alpha is defined at scale: see job_compute_ns */
 
 /* A model of the catalogue. Either compute_ns (per-iteration compute on the paper's
  * hardware) or comm_fraction (seed 001's alpha: the share of a contention-free iteration
- * that is non-overlapped communication; compute is derived from it at run time) is set. */
+ * that is non-overlapped communication; compute is derived from it at run time) is set, or
+ * neither where no paper gives compute (the scenario must then give it). params is 0 where
+ * no paper gives a size: job_from_model refuses such a model (the scenario gives bytes). */
 struct job_model {
-	const char *name;	 /* "gpt3" */
-	const char *source;	 /* "seed 000 §5.1 Table 2; compute from the authors' code" */
-	double params;		 /* parameter count */
+	const char *name; /* "gpt3" */
+	const char *source; /* "seed 000 §5.1 Table 2; compute from the authors' code" */
+	double params; /* parameter count */
 	uint32_t bytes_per_param; /* 4 = fp32 gradients */
-	uint32_t shards;	 /* seed 000: tensor x pipeline parallel GPUs per replica (1 = none) */
-	uint64_t compute_ns;	 /* 0 if comm_fraction is used */
-	double comm_fraction;	 /* 0 if compute_ns is used */
-	enum coll_kind kind;	 /* the collective each iteration runs */
+	uint32_t shards; /* seed 000: tensor x pipeline parallel GPUs per replica (1 = none) */
+	uint64_t compute_ns; /* 0 if comm_fraction is used */
+	double comm_fraction; /* 0 if compute_ns is used */
+	enum coll_kind kind; /* the collective each iteration runs */
 };
 
 /* The catalogue, and lookup by name (NULL if unknown). */
@@ -37,29 +40,34 @@ const struct job_model *job_model_find(const char *name);
 
 /* One job as the workload describes it. */
 struct job_spec {
-	uint32_t id;		 /* 0, 1, ... in arrival order */
+	uint32_t id; /* 0, 1, ... in arrival order */
 	char model[JOB_NAME_MAX]; /* catalogue name, or "custom" */
-	uint32_t gpus;		 /* ranks */
+	uint32_t gpus; /* ranks */
 	enum coll_kind kind;
 	enum coll_algo algo;
-	uint32_t group;		 /* HIER_RING: GPUs per server; SHARD_RINGS: shards per replica */
+	uint32_t group; /* HIER_RING: GPUs per server; SHARD_RINGS: shards per replica */
 	uint32_t iterations;
-	uint64_t arrival_ns;	 /* paper time since the workload's start */
-	uint64_t bytes;		 /* per-rank collective buffer M, paper bytes */
-	uint64_t compute_ns;	 /* per-iteration compute, paper time (0: derive from alpha) */
-	double comm_fraction;	 /* alpha, when compute is derived */
+	uint64_t arrival_ns; /* paper time since the workload's start */
+	uint64_t bytes; /* per-rank collective buffer M, paper bytes */
+	uint64_t compute_ns; /* per-iteration compute, paper time (0: derive from alpha) */
+	double comm_fraction; /* alpha, when compute is derived */
+	uint32_t elem; /* collective element size: the model's bytes_per_param (0 means 4) */
 };
 
-/* Fills a job spec from a catalogue model for `gpus` GPUs: M = params x bytes_per_param /
- * shards (the per-GPU shard, seed 000 §2.3), compute and kind from the model. For
- * shards > 1 the algorithm is SHARD_RINGS with group = shards; gpus must be a multiple
- * of shards. 0 or -EINVAL with a message. */
+/* Fills a job spec from a catalogue model for `gpus` GPUs: M = ceil(params / shards) x
+ * bytes_per_param (the per-GPU shard in whole parameters, seed 000 §2.3), elem, compute and
+ * kind from the model, iterations 1; id and arrival_ns are 0 for the caller. For shards > 1
+ * the algorithm is SHARD_RINGS with group = shards and gpus must be a multiple of shards;
+ * all-to-all models get PAIRWISE (the only algorithm that builds it); otherwise algo as given
+ * (HIER_RING's group, GPUs per server, is the caller's). 0 or -EINVAL with a message. */
 int job_from_model(const struct job_model *m, uint32_t gpus, enum coll_algo algo,
 		   struct job_spec *out, struct diag *d);
 
 /* Compute time of one iteration in paper time: compute_ns if set, else derived from alpha
  * as compute = T_comm (1 - alpha) / alpha, where T_comm is the contention-free collective
- * time at link rate rate_bps (the nccl-tests bus factor times M over the rate). */
+ * time at link rate rate_bps at scale (the nccl-tests bus factor for JOB_RANKS_AT_SCALE ranks
+ * times M over the rate), so compute does not depend on the job's size. 0 when neither is
+ * set or for rate 0. */
 uint64_t job_compute_ns(const struct job_spec *j, uint64_t rate_bps);
 
 /* A Poisson workload (seed 001 §5.6: mean inter-arrival time lambda). */
@@ -73,26 +81,30 @@ struct workload_gen {
 	uint64_t mean_interarrival_ns;
 	uint64_t seed;
 	VEC(struct job_size_weight) sizes; /* job-size distribution */
-	VEC(char *) models;		   /* chosen uniformly per job (owned strings) */
+	VEC(char *) models; /* chosen uniformly per job (owned strings) */
 	enum coll_algo algo;
 	uint32_t iterations;
 };
 
 typedef VEC(struct job_spec) job_list;
 
-/* Appends g->count jobs with exponential inter-arrival times, sizes drawn from the weights
- * and models drawn uniformly, deterministic for a seed. 0 or -EINVAL/-ENOMEM with d set. */
+/* Appends g->count jobs with exponential inter-arrival times (the first arrives at 0), sizes
+ * drawn from the weights and models drawn uniformly, deterministic for a seed; ids count on
+ * from out->n. 0 or -EINVAL/-ENOMEM with d set, and then nothing is appended. */
 int workload_generate(const struct workload_gen *g, job_list *out, struct diag *d);
 
 /* Reads a CSV trace (text, len bytes; `name` for messages): a header row naming columns,
  * then one job per row. Recognised columns (Helios and Philly style, case-insensitive):
- * submit time as `submit_time` / `submitted_time` / `arrival` (seconds, relative or
- * absolute: the first job's is subtracted), GPU count as `gpu_num` / `num_gpus` / `gpus`,
- * and optionally `model`. Rows with 0 GPUs are skipped (CPU jobs). Each job is made from
- * `model` (or default_model) with algo and iterations. Messages name `file:line`. */
-int workload_trace_parse(const char *name, const char *text, size_t len,
-			 const char *default_model, enum coll_algo algo, uint32_t iterations,
-			 job_list *out, struct diag *d);
+ * submit time as `submit_time` / `submitted_time` / `arrival` (seconds, or date-times
+ * `YYYY-MM-DD HH:MM:SS` read as UTC; relative or absolute: the earliest is subtracted),
+ * GPU count as `gpu_num` / `num_gpus` / `gpus`, and optionally `model` (a catalogue name).
+ * Fields may be quoted (RFC 4180, within one line); blank lines and lines starting with `#`
+ * are skipped; a row with more fields than the header is an error. Rows with 0 GPUs are
+ * skipped (CPU jobs). Each job is made from `model` (or default_model) with algo and
+ * iterations; jobs are appended in arrival order (ties in file order), ids counting on from
+ * out->n. Messages name `file:line`; on error nothing is appended. */
+int workload_trace_parse(const char *name, const char *text, size_t len, const char *default_model,
+			 enum coll_algo algo, uint32_t iterations, job_list *out, struct diag *d);
 
 /* Frees what g owns. */
 void workload_gen_done(struct workload_gen *g);

@@ -14,16 +14,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct diag d = {0};
-	struct scenario s;
+	struct experiment e;
 	int r;
 
-	r = scn_parse_buffer("fuzz.yaml", (const char *)data, size, &s, &d);
+	r = exp_parse_buffer("fuzz.yaml", (const char *)data, size, &e, &d);
 	/* a refusal always says why, and only -EINVAL and -ENOMEM can come from a buffer */
 	assert(r == 0 || r == -EINVAL || r == -ENOMEM);
 	assert(!r == !d.msg[0]);
-	assert(r || (strlen(s.name) >= 1 && strlen(s.name) <= SCN_YAML_NAME_LEN));
-	assert(r || (s.topology.ls.host_rate && s.topology.ls.fabric_rate));
-	assert(r || (uint64_t)s.topology.ls.hosts_per_leaf * s.topology.ls.leaves <= 65536);
-	scn_done(&s);
+	assert(r || (strlen(e.s.name) >= 1 && strlen(e.s.name) <= SCN_YAML_NAME_LEN));
+	assert(r || (e.s.topology.ls.host_rate && e.s.topology.ls.fabric_rate));
+	assert(r || (uint64_t)e.s.topology.ls.hosts_per_leaf * e.s.topology.ls.leaves <= 65536);
+	exp_done(&e);
 	return 0;
 }

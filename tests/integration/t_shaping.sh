@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Shaping accuracy: one TCP flow over a path whose bottleneck is R gets 93-101% of R in
-# steady-state goodput (R = 100 Mbit/s and 1 Gbit/s with tbf, 1 Gbit/s with htb); two flows
+# steady-state goodput (R = 100 Mbit/s and 1 Gbit/s with the default htb, 1 Gbit/s with tbf);
+# two flows
 # sharing the bottleneck get 50% +- 10% of R each over 8 s of steady state. Endpoint
 # processes are pinned to CPUs, as the runner pins emu-nodes: unpinned, the scheduler
 # migrating senders between the two cores skews the shares for seconds at a time.
@@ -47,6 +48,6 @@ run_rate() { # run_rate RATE_BITS FABRIC_MBIT QDISC TAG
 	no_leftovers "$n"
 }
 
-run_rate 100000000 100 tbf a
-run_rate 1000000000 1000 tbf b
-run_rate 1000000000 1000 htb c
+run_rate 100000000 100 htb a
+run_rate 1000000000 1000 htb b
+run_rate 1000000000 1000 tbf c

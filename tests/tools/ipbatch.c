@@ -74,7 +74,7 @@ static void write_sysctl(const struct cmd_world *w, uint32_t n, FILE *f)
 		fprintf(f,
 			"net.ipv4.tcp_slow_start_after_idle=0\nnet.ipv4.tcp_no_metrics_save=1\n"
 			"net.ipv4.tcp_congestion_control=%s\n",
-			scn_cc_name(w->s.transport.cc));
+			scn_cc_name(w->e.s.transport.cc));
 }
 
 static void write_route(const struct cmd_world *w, const struct route_entry *re, FILE *f)
@@ -109,8 +109,11 @@ static void write_ip(const struct cmd_world *w, uint32_t n, FILE *f)
 	for (i = 0; i < node->nports; i++) {
 		const struct topo_port *p = &w->t->ports.v[topo_node_port(w->t, n, i)];
 
-		fprintf(f, "link set dev %s up%s\n", p->ifname,
-			node->kind == TOPO_ENDPOINT ? " gso_max_segs 8" : "");
+		if (node->kind == TOPO_ENDPOINT && shape_gso_segs(&w->e.s.shaping))
+			fprintf(f, "link set dev %s up gso_max_segs %u\n", p->ifname,
+				shape_gso_segs(&w->e.s.shaping));
+		else
+			fprintf(f, "link set dev %s up\n", p->ifname);
 		fprintf(f, "addr add %s/%u dev %s\n", addr_fmt(a, sizeof(a), p->addr), p->plen,
 			p->ifname);
 	}
@@ -123,6 +126,36 @@ static void write_ip(const struct cmd_world *w, uint32_t n, FILE *f)
 	}
 }
 
+/* The same htb hierarchy `up` builds (orchestrator/fabric_node.c, policy/shape.h). */
+static void tc_htb(FILE *f, const char *dev, const struct shape_params *sp)
+{
+	unsigned long long r = sp->rate_bps, ack = sp->ack_prio ? r / SHAPE_ACK_SHARE : 0;
+
+	fprintf(f, "qdisc add dev %s root handle 1: htb default %x\n", dev, SHAPE_MINOR_DATA);
+	fprintf(f,
+		"class add dev %s parent 1: classid 1:1 htb rate %llubit ceil %llubit burst %u "
+		"cburst %u\n",
+		dev, r, r, sp->burst, sp->burst);
+	fprintf(f,
+		"class add dev %s parent 1:1 classid 1:%x htb rate %llubit ceil %llubit burst %u "
+		"cburst %u prio 1 quantum %u\n",
+		dev, SHAPE_MINOR_DATA, r - ack, r, sp->burst, sp->burst, SHAPE_FRAME);
+	fprintf(f, "qdisc add dev %s parent 1:%x handle %x: bfifo limit %u\n", dev,
+		SHAPE_MINOR_DATA, SHAPE_MINOR_DATA, sp->limit);
+	if (!ack)
+		return;
+	fprintf(f,
+		"class add dev %s parent 1:1 classid 1:%x htb rate %llubit ceil %llubit burst %u "
+		"cburst %u prio 0 quantum %u\n",
+		dev, SHAPE_MINOR_ACK, ack, r, sp->burst, sp->burst, SHAPE_FRAME);
+	fprintf(f, "qdisc add dev %s parent 1:%x handle %x: bfifo limit %u\n", dev, SHAPE_MINOR_ACK,
+		SHAPE_MINOR_ACK, sp->limit);
+	fprintf(f,
+		"filter add dev %s parent 1: protocol ip prio 1 u32 match u16 0 0x%x at 2 flowid "
+		"1:%x\n",
+		dev, (unsigned)(uint16_t) ~(SHAPE_ACK_MAX - 1), SHAPE_MINOR_ACK);
+}
+
 static void write_tc(const struct cmd_world *w, uint32_t n, FILE *f)
 {
 	const struct topo_node *node = &w->t->nodes.v[n];
@@ -131,13 +164,17 @@ static void write_tc(const struct cmd_world *w, uint32_t n, FILE *f)
 
 	for (i = 0; i < node->nports; i++) {
 		uint32_t port = topo_node_port(w->t, n, i);
+		const char *dev = w->t->ports.v[port].ifname;
 
-		if (shape_derive(topo_port_rate(w->t, port), 0, &w->s.shaping, &sp, NULL) ||
-		    sp.kind != SHAPE_TBF)
+		if (shape_derive(topo_port_rate(w->t, port), 0, &w->e.s.shaping, &sp, NULL))
 			continue;
-		fprintf(f, "qdisc add dev %s root handle 1: tbf rate %llubit burst %u limit %u\n",
-			w->t->ports.v[port].ifname, (unsigned long long)sp.rate_bps, sp.burst,
-			sp.limit);
+		if (sp.kind == SHAPE_TBF)
+			fprintf(f,
+				"qdisc add dev %s root handle 1: tbf rate %llubit burst %u limit "
+				"%u\n",
+				dev, (unsigned long long)sp.rate_bps, sp.burst, sp.limit);
+		else if (sp.kind == SHAPE_HTB)
+			tc_htb(f, dev, &sp);
 	}
 }
 

@@ -56,7 +56,7 @@ static int t_setup(void **state)
 	assert_non_null(w);
 	scn_init(&w->s);
 	w->s.topology.gen = SCN_GEN_LEAFSPINE;
-	w->s.topology.ls = (struct scn_leafspine){2, 2, 2, 1, 1000000000ULL, 4000000000ULL};
+	w->s.topology.ls = (struct scn_leafspine){2, 2, 2, 1, 1000000000ULL, 4000000000ULL, 1, 0};
 	assert_int_equal(topo_build(&w->s, &w->t, &d), 0);
 	assert_int_equal(paths_compute(w->t, &w->p), 0);
 	assert_int_equal(route_plan_build(w->t, &w->p, &w->plan, &d), 0);

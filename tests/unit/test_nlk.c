@@ -13,6 +13,7 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 #include <linux/veth.h>
+#include <linux/if_ether.h>
 
 #include <netlink/attr.h>
 #include <netlink/msg.h>
@@ -180,7 +181,8 @@ static void test_rule(void **state)
 
 static void test_tbf(void **state)
 {
-	struct shape_params sp = {SHAPE_TBF, 100000000ULL, 12500, 200000, 0};
+	struct shape_params sp = {
+		.kind = SHAPE_TBF, .rate_bps = 100000000ULL, .burst = 12500, .limit = 200000};
 	struct nlattr *tb[TCA_MAX + 1], *opt[TCA_TBF_MAX + 1];
 	struct tc_tbf_qopt *q;
 	struct nl_msg *m = NULL;
@@ -205,7 +207,8 @@ static void test_tbf(void **state)
 
 static void test_htb(void **state)
 {
-	struct shape_params sp = {SHAPE_HTB, 1000000000ULL, 125000, 500000, 0};
+	struct nlk_htb_class c = {
+		TC_HANDLE(1, 1), TC_HANDLE(1, 0x10), 100000000ULL, 1000000000ULL, 125000, 0};
 	struct nlattr *tb[TCA_MAX + 1], *opt[TCA_HTB_MAX + 1];
 	struct tc_htb_glob *glob;
 	struct tc_htb_opt *hopt;
@@ -213,29 +216,59 @@ static void test_htb(void **state)
 	struct tcmsg *tcm;
 
 	(void)state;
-	assert_int_equal(nlk_build_htb_qdisc(2, &m), 0);
+	assert_int_equal(nlk_build_htb_qdisc(2, 0x20, &m), 0);
 	assert_int_equal(nlmsg_parse(t_hdr(m), sizeof(*tcm), tb, TCA_MAX, NULL), 0);
 	assert_int_equal(nla_parse_nested(opt, TCA_HTB_MAX, tb[TCA_OPTIONS], NULL), 0);
 	glob = nla_data(opt[TCA_HTB_INIT]);
-	assert_int_equal(glob->defcls, TC_HANDLE(1, 1));
+	assert_int_equal(glob->defcls, TC_HANDLE(1, 0x20));
 	nlmsg_free(m);
 	m = NULL;
-	assert_int_equal(nlk_build_htb_class(2, &sp, &m), 0);
+	assert_int_equal(nlk_build_htb_class(2, &c, &m), 0);
 	assert_int_equal(t_hdr(m)->nlmsg_type, RTM_NEWTCLASS);
 	tcm = nlmsg_data(t_hdr(m));
-	assert_int_equal(tcm->tcm_handle, TC_HANDLE(1, 1));
-	assert_int_equal(tcm->tcm_parent, TC_HANDLE(1, 0));
+	assert_int_equal(tcm->tcm_handle, TC_HANDLE(1, 0x10));
+	assert_int_equal(tcm->tcm_parent, TC_HANDLE(1, 1));
 	assert_int_equal(nlmsg_parse(t_hdr(m), sizeof(*tcm), tb, TCA_MAX, NULL), 0);
 	assert_int_equal(nla_parse_nested(opt, TCA_HTB_MAX, tb[TCA_OPTIONS], NULL), 0);
 	hopt = nla_data(opt[TCA_HTB_PARMS]);
-	assert_int_equal(hopt->rate.rate, 125000000);
+	assert_int_equal(hopt->rate.rate, 12500000);
 	assert_int_equal(hopt->ceil.rate, 125000000);
+	assert_int_equal(hopt->prio, 0);
+	assert_int_equal(hopt->quantum, SHAPE_FRAME);
 	nlmsg_free(m);
 	m = NULL;
-	assert_int_equal(nlk_build_bfifo(2, TC_HANDLE(1, 1), TC_HANDLE(2, 0), 500000, &m), 0);
+	assert_int_equal(nlk_build_bfifo(2, TC_HANDLE(1, 0x20), TC_HANDLE(0x20, 0), 500000, &m), 0);
 	assert_int_equal(nlmsg_parse(t_hdr(m), sizeof(*tcm), tb, TCA_MAX, NULL), 0);
 	assert_string_equal(nla_get_string(tb[TCA_KIND]), "bfifo");
 	assert_int_equal(((struct tc_fifo_qopt *)nla_data(tb[TCA_OPTIONS]))->limit, 500000);
+	nlmsg_free(m);
+}
+
+/* The ACK filter: u32 on the root, IPv4, total length < 128 -> the ACK class. */
+static void test_u32_short(void **state)
+{
+	struct nlattr *tb[TCA_MAX + 1], *opt[TCA_U32_MAX + 1];
+	struct tc_u32_sel *sel;
+	struct nl_msg *m = NULL;
+	struct tcmsg *tcm;
+
+	(void)state;
+	assert_int_equal(nlk_build_u32_short(3, 128, TC_HANDLE(1, 0x10), &m), 0);
+	assert_int_equal(t_hdr(m)->nlmsg_type, RTM_NEWTFILTER);
+	tcm = nlmsg_data(t_hdr(m));
+	assert_int_equal(tcm->tcm_parent, TC_HANDLE(1, 0));
+	assert_int_equal(TC_H_MIN(tcm->tcm_info), htons(ETH_P_IP));
+	assert_int_equal(nlmsg_parse(t_hdr(m), sizeof(*tcm), tb, TCA_MAX, NULL), 0);
+	assert_string_equal(nla_get_string(tb[TCA_KIND]), "u32");
+	assert_int_equal(nla_parse_nested(opt, TCA_U32_MAX, tb[TCA_OPTIONS], NULL), 0);
+	assert_int_equal(nla_get_u32(opt[TCA_U32_CLASSID]), TC_HANDLE(1, 0x10));
+	sel = nla_data(opt[TCA_U32_SEL]);
+	assert_int_equal(sel->nkeys, 1);
+	assert_true(sel->flags & TC_U32_TERMINAL);
+	/* a 32-bit key at offset 0 whose upper half is the total length, masked to >= 128 */
+	assert_int_equal(sel->keys[0].off, 0);
+	assert_int_equal(ntohl(sel->keys[0].mask), 0x0000ff80u);
+	assert_int_equal(sel->keys[0].val, 0);
 	nlmsg_free(m);
 }
 
@@ -258,7 +291,7 @@ static void test_netem(void **state)
 
 static void test_shape_derive(void **state)
 {
-	struct scn_shaping cfg = {SCN_QDISC_TBF, 0, 0};
+	struct scn_shaping cfg = {.qdisc = SCN_QDISC_TBF};
 	struct shape_params sp;
 	struct diag d = {0};
 
@@ -296,6 +329,7 @@ int main(void)
 		cmocka_unit_test(test_rule),
 		cmocka_unit_test(test_tbf),
 		cmocka_unit_test(test_htb),
+		cmocka_unit_test(test_u32_short),
 		cmocka_unit_test(test_netem),
 		cmocka_unit_test(test_shape_derive),
 	};

@@ -26,10 +26,10 @@ static const char t_topo[] = "topology:\n"
 			     "  host_rate: 1Gbit\n";
 
 /* Parses text (named `name`) and expects success. */
-static void t_parse_ok(const char *name, const char *text, struct scenario *s)
+static void t_parse_ok(const char *name, const char *text, struct experiment *e)
 {
 	struct diag d = {0};
-	int r = scn_parse_buffer(name, text, strlen(text), s, &d);
+	int r = exp_parse_buffer(name, text, strlen(text), e, &d);
 
 	if (r)
 		print_error("%s: %s\n", name, d.msg);
@@ -41,15 +41,15 @@ static void t_parse_ok(const char *name, const char *text, struct scenario *s)
 static void t_parse_bad(const char *text, size_t len, const char *want)
 {
 	struct diag d = {0};
-	struct scenario s;
-	int r = scn_parse_buffer("t.yaml", text, len, &s, &d);
+	struct experiment e;
+	int r = exp_parse_buffer("t.yaml", text, len, &e, &d);
 
 	assert_int_equal(r, -EINVAL);
 	assert_int_equal(d.err, -EINVAL);
 	assert_string_equal(d.msg, want);
-	assert_null(s.path);
-	assert_int_equal(s.routing.seeds.n, 0);
-	scn_done(&s);
+	assert_null(e.s.path);
+	assert_int_equal(e.s.routing.seeds.n, 0);
+	exp_done(&e);
 }
 
 static void t_bad(const char *text, const char *want)
@@ -76,7 +76,7 @@ static char *t_slurp(const char *path)
 
 static void test_every_scenario_parses(void **state)
 {
-	struct scenario s;
+	struct experiment e;
 	struct diag d;
 	glob_t g;
 	size_t i;
@@ -86,101 +86,103 @@ static void test_every_scenario_parses(void **state)
 	assert_true(g.gl_pathc >= 4);
 	for (i = 0; i < g.gl_pathc; i++) {
 		diag_clear(&d);
-		if (scn_parse_file(g.gl_pathv[i], &s, &d))
+		if (exp_parse_file(g.gl_pathv[i], &e, &d))
 			fail_msg("%s", d.msg);
-		assert_string_equal(s.path, g.gl_pathv[i]);
-		assert_true(strlen(s.name) >= 1 && strlen(s.name) <= SCN_YAML_NAME_LEN);
-		assert_true(s.topology.ls.hosts_per_leaf >= 1 && s.topology.ls.leaves >= 1);
-		assert_true(s.topology.ls.host_rate > 0 && s.topology.ls.fabric_rate > 0);
-		assert_true(s.topology.gen == SCN_GEN_BEST || s.topology.ls.spines >= 1);
-		scn_done(&s);
+		assert_string_equal(e.s.path, g.gl_pathv[i]);
+		assert_true(strlen(e.s.name) >= 1 && strlen(e.s.name) <= SCN_YAML_NAME_LEN);
+		assert_true(e.s.topology.ls.hosts_per_leaf >= 1 && e.s.topology.ls.leaves >= 1);
+		assert_true(e.s.topology.ls.host_rate > 0 && e.s.topology.ls.fabric_rate > 0);
+		assert_true(e.s.topology.gen == SCN_GEN_BEST || e.s.topology.ls.spines >= 1);
+		exp_done(&e);
 	}
 	globfree(&g);
 }
 
-static void t_parse_path(const char *path, struct scenario *s)
+static void t_parse_path(const char *path, struct experiment *e)
 {
 	struct diag d = {0};
 
-	if (scn_parse_file(path, s, &d))
+	if (exp_parse_file(path, e, &d))
 		fail_msg("%s", d.msg);
 }
 
 static void test_leafspine_small(void **state)
 {
-	struct scenario s;
+	struct experiment e;
 
 	(void)state;
-	t_parse_path("scenarios/leafspine-small.yaml", &s);
-	assert_string_equal(s.name, "ls-small");
-	assert_int_equal(s.topology.gen, SCN_GEN_LEAFSPINE);
-	assert_int_equal(s.topology.ls.hosts_per_leaf, 4);
-	assert_int_equal(s.topology.ls.leaves, 4);
-	assert_int_equal(s.topology.ls.spines, 2);
-	assert_int_equal(s.topology.ls.links_per_pair, 1);
-	assert_int_equal(s.topology.ls.host_rate, GBIT);
-	assert_int_equal(s.topology.ls.fabric_rate, GBIT);
-	assert_int_equal(s.topology.delay_ns, 0);
-	assert_int_equal(s.shaping.qdisc, SCN_QDISC_TBF);
-	assert_int_equal(s.shaping.burst_bytes, 0);
-	assert_int_equal(s.shaping.queue_bytes, 0);
-	assert_int_equal(s.routing.policy, SCN_POLICY_ECMP);
-	assert_int_equal(s.routing.seed, 1);
-	assert_int_equal(s.routing.seeds.n, 0);
-	assert_int_equal(s.addressing.base, (198u << 24) | (18u << 16));
-	assert_int_equal(s.addressing.plen, 15);
-	assert_true(s.emulation.rate_scale == 1.0 && s.emulation.size_scale == 1.0);
-	scn_done(&s);
+	t_parse_path("scenarios/leafspine-small.yaml", &e);
+	assert_string_equal(e.s.name, "ls-small");
+	assert_int_equal(e.s.topology.gen, SCN_GEN_LEAFSPINE);
+	assert_int_equal(e.s.topology.ls.hosts_per_leaf, 4);
+	assert_int_equal(e.s.topology.ls.leaves, 4);
+	assert_int_equal(e.s.topology.ls.spines, 2);
+	assert_int_equal(e.s.topology.ls.links_per_pair, 1);
+	assert_int_equal(e.s.topology.ls.host_rate, GBIT);
+	assert_int_equal(e.s.topology.ls.fabric_rate, GBIT);
+	assert_int_equal(e.s.topology.delay_ns, 0);
+	assert_int_equal(e.s.shaping.qdisc, SCN_QDISC_HTB);
+	assert_true(e.s.shaping.ack_priority);
+	assert_int_equal(e.s.shaping.burst_bytes, 0);
+	assert_int_equal(e.s.shaping.queue_bytes, 0);
+	assert_int_equal(e.s.routing.policy, SCN_POLICY_ECMP);
+	assert_int_equal(e.s.routing.seed, 1);
+	assert_int_equal(e.s.routing.seeds.n, 0);
+	assert_int_equal(e.s.addressing.base, (198u << 24) | (18u << 16));
+	assert_int_equal(e.s.addressing.plen, 15);
+	assert_true(e.s.emulation.rate_scale == 1.0 && e.s.emulation.size_scale == 1.0);
+	exp_done(&e);
 }
 
 static void test_other_scenarios(void **state)
 {
-	struct scenario s;
+	struct experiment e;
 
 	(void)state;
-	t_parse_path("scenarios/best-small.yaml", &s);
-	assert_int_equal(s.topology.gen, SCN_GEN_BEST);
-	assert_int_equal(s.topology.ls.hosts_per_leaf * s.topology.ls.leaves, 16);
-	scn_done(&s);
-	t_parse_path("scenarios/leafspine-1024.yaml", &s);
-	assert_int_equal(s.topology.ls.hosts_per_leaf * s.topology.ls.leaves, 1024);
-	assert_int_equal(s.topology.ls.spines, 32);
-	assert_int_equal(s.topology.ls.host_rate, 100 * GBIT);
-	assert_true(s.emulation.rate_scale == 0.001);
-	scn_done(&s);
-	t_parse_path("scenarios/ecmp-4spine.yaml", &s);
-	assert_int_equal(s.topology.ls.leaves, 2);
-	assert_int_equal(s.topology.ls.hosts_per_leaf, 16);
-	assert_int_equal(s.topology.ls.spines, 4);
-	assert_int_equal(s.topology.ls.fabric_rate, 200 * MBIT);
-	assert_int_equal(s.routing.seed, 7);
-	scn_done(&s);
+	t_parse_path("scenarios/best-small.yaml", &e);
+	assert_int_equal(e.s.topology.gen, SCN_GEN_BEST);
+	assert_int_equal(e.s.topology.ls.hosts_per_leaf * e.s.topology.ls.leaves, 16);
+	exp_done(&e);
+	t_parse_path("scenarios/leafspine-1024.yaml", &e);
+	assert_int_equal(e.s.topology.ls.hosts_per_leaf * e.s.topology.ls.leaves, 1024);
+	assert_int_equal(e.s.topology.ls.spines, 32);
+	assert_int_equal(e.s.topology.ls.host_rate, 100 * GBIT);
+	assert_true(e.s.emulation.rate_scale == 0.001);
+	exp_done(&e);
+	t_parse_path("scenarios/ecmp-4spine.yaml", &e);
+	assert_int_equal(e.s.topology.ls.leaves, 2);
+	assert_int_equal(e.s.topology.ls.hosts_per_leaf, 16);
+	assert_int_equal(e.s.topology.ls.spines, 4);
+	assert_int_equal(e.s.topology.ls.fabric_rate, 200 * MBIT);
+	assert_int_equal(e.s.routing.seed, 7);
+	exp_done(&e);
 }
 
 static void test_defaults(void **state)
 {
 	const char *text =
 		"topology: { kind: best, hosts_per_leaf: 2, leaves: 1, host_rate: 10Mbit }\n";
-	struct scenario s;
+	struct experiment e;
 
 	(void)state;
-	t_parse_ok("dir/My_Scenario.v2.yaml", text, &s);
-	assert_string_equal(s.path, "dir/My_Scenario.v2.yaml");
-	assert_string_equal(s.name, "my-scenario");
-	assert_int_equal(s.topology.ls.links_per_pair, 1);
-	assert_int_equal(s.topology.ls.spines, 0);
-	assert_int_equal(s.topology.ls.fabric_rate, 10 * MBIT);
-	assert_int_equal(s.topology.delay_ns, 0);
-	assert_int_equal(s.shaping.qdisc, SCN_QDISC_TBF);
-	assert_int_equal(s.shaping.burst_bytes, 0);
-	assert_int_equal(s.shaping.queue_bytes, 0);
-	assert_int_equal(s.routing.policy, SCN_POLICY_ECMP);
-	assert_int_equal(s.routing.seed, 1);
-	assert_int_equal(s.routing.seeds.n, 0);
-	assert_int_equal(s.addressing.base, (198u << 24) | (18u << 16));
-	assert_int_equal(s.addressing.plen, 15);
-	assert_true(s.emulation.rate_scale == 1.0 && s.emulation.size_scale == 1.0);
-	scn_done(&s);
+	t_parse_ok("dir/My_Scenario.v2.yaml", text, &e);
+	assert_string_equal(e.s.path, "dir/My_Scenario.v2.yaml");
+	assert_string_equal(e.s.name, "my-scenario");
+	assert_int_equal(e.s.topology.ls.links_per_pair, 1);
+	assert_int_equal(e.s.topology.ls.spines, 0);
+	assert_int_equal(e.s.topology.ls.fabric_rate, 10 * MBIT);
+	assert_int_equal(e.s.topology.delay_ns, 0);
+	assert_int_equal(e.s.shaping.qdisc, SCN_QDISC_HTB);
+	assert_true(e.s.shaping.ack_priority);
+	assert_int_equal(e.s.shaping.burst_bytes, 0);
+	assert_int_equal(e.s.shaping.queue_bytes, 0);
+	assert_int_equal(e.s.routing.policy, SCN_POLICY_ECMP);
+	assert_int_equal(e.s.routing.seed, 1);
+	assert_int_equal(e.s.routing.seeds.n, 0);
+	assert_int_equal(e.s.addressing.base, (198u << 24) | (18u << 16));
+	assert_int_equal(e.s.addressing.plen, 15);
+	assert_true(e.s.emulation.rate_scale == 1.0 && e.s.emulation.size_scale == 1.0);
+	exp_done(&e);
 }
 
 static void test_default_names(void **state)
@@ -195,14 +197,14 @@ static void test_default_names(void **state)
 		{".hidden", "hidden"},
 		{"<stdin>", "stdin"},
 	};
-	struct scenario s;
+	struct experiment e;
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		t_parse_ok(cases[i][0], t_topo, &s);
-		assert_string_equal(s.name, cases[i][1]);
-		scn_done(&s);
+		t_parse_ok(cases[i][0], t_topo, &e);
+		assert_string_equal(e.s.name, cases[i][1]);
+		exp_done(&e);
 	}
 }
 
@@ -228,38 +230,38 @@ static void test_every_field(void **state)
 			   "emulation:\n"
 			   "  rate_scale: auto\n"
 			   "  size_scale: 1e-3\n";
-	struct scenario s;
+	struct experiment e;
 
 	(void)state;
-	t_parse_ok("every.yaml", text, &s);
-	assert_string_equal(s.name, "a-1");
-	assert_int_equal(s.topology.ls.hosts_per_leaf, 3);
-	assert_int_equal(s.topology.ls.leaves, 5);
-	assert_int_equal(s.topology.ls.spines, 5);
-	assert_int_equal(s.topology.ls.links_per_pair, 16);
-	assert_int_equal(s.topology.ls.host_rate, 1500 * MBIT);
-	assert_int_equal(s.topology.ls.fabric_rate, 400 * MBIT);
-	assert_int_equal(s.topology.delay_ns, 1500000);
-	assert_int_equal(s.shaping.qdisc, SCN_QDISC_HTB);
-	assert_int_equal(s.shaping.burst_bytes, 65536);
-	assert_int_equal(s.shaping.queue_bytes, 1000000);
-	assert_int_equal(s.routing.seed, 0);
-	assert_int_equal(s.routing.seeds.n, 2);
-	assert_string_equal(s.routing.seeds.v[0].node, "l0");
-	assert_int_equal(s.routing.seeds.v[0].seed, 7);
-	assert_string_equal(s.routing.seeds.v[1].node, "s1");
-	assert_int_equal(s.routing.seeds.v[1].seed, UINT32_MAX);
-	assert_int_equal(s.addressing.base, 10u << 24);
-	assert_int_equal(s.addressing.plen, 16);
-	assert_true(s.emulation.rate_scale == 0);
-	assert_true(s.emulation.size_scale == 1e-3);
-	scn_done(&s);
+	t_parse_ok("every.yaml", text, &e);
+	assert_string_equal(e.s.name, "a-1");
+	assert_int_equal(e.s.topology.ls.hosts_per_leaf, 3);
+	assert_int_equal(e.s.topology.ls.leaves, 5);
+	assert_int_equal(e.s.topology.ls.spines, 5);
+	assert_int_equal(e.s.topology.ls.links_per_pair, 16);
+	assert_int_equal(e.s.topology.ls.host_rate, 1500 * MBIT);
+	assert_int_equal(e.s.topology.ls.fabric_rate, 400 * MBIT);
+	assert_int_equal(e.s.topology.delay_ns, 1500000);
+	assert_int_equal(e.s.shaping.qdisc, SCN_QDISC_HTB);
+	assert_int_equal(e.s.shaping.burst_bytes, 65536);
+	assert_int_equal(e.s.shaping.queue_bytes, 1000000);
+	assert_int_equal(e.s.routing.seed, 0);
+	assert_int_equal(e.s.routing.seeds.n, 2);
+	assert_string_equal(e.s.routing.seeds.v[0].node, "l0");
+	assert_int_equal(e.s.routing.seeds.v[0].seed, 7);
+	assert_string_equal(e.s.routing.seeds.v[1].node, "s1");
+	assert_int_equal(e.s.routing.seeds.v[1].seed, UINT32_MAX);
+	assert_int_equal(e.s.addressing.base, 10u << 24);
+	assert_int_equal(e.s.addressing.plen, 16);
+	assert_true(e.s.emulation.rate_scale == 0);
+	assert_true(e.s.emulation.size_scale == 1e-3);
+	exp_done(&e);
 }
 
 static void test_lenient_forms(void **state)
 {
 	char text[512];
-	struct scenario s;
+	struct experiment e;
 
 	(void)state;
 	/* empty sections are all-default; kind best reads and ignores the fabric fields */
@@ -267,33 +269,33 @@ static void test_lenient_forms(void **state)
 		 "# comment\n---\ntopology:\n  kind: best\n  hosts_per_leaf: 65536\n  leaves: 1\n"
 		 "  spines: 9\n  links_per_pair: 2\n  host_rate: 1Gbit\n  fabric_rate: 5Gbit\n"
 		 "shaping:\nrouting:\n  seeds:\naddressing: {}\n...\n");
-	t_parse_ok("lenient.yaml", text, &s);
-	assert_int_equal(s.topology.gen, SCN_GEN_BEST);
-	assert_int_equal(s.topology.ls.hosts_per_leaf, 65536);
-	assert_int_equal(s.topology.ls.fabric_rate, 5 * GBIT);
-	assert_int_equal(s.routing.seeds.n, 0);
-	scn_done(&s);
+	t_parse_ok("lenient.yaml", text, &e);
+	assert_int_equal(e.s.topology.gen, SCN_GEN_BEST);
+	assert_int_equal(e.s.topology.ls.hosts_per_leaf, 65536);
+	assert_int_equal(e.s.topology.ls.fabric_rate, 5 * GBIT);
+	assert_int_equal(e.s.routing.seeds.n, 0);
+	exp_done(&e);
 }
 
 static void test_buffer_is_not_a_string(void **state)
 {
 	char text[256];
 	struct diag d = {0};
-	struct scenario s;
+	struct experiment e;
 	size_t len;
 
 	(void)state;
 	len = (size_t)snprintf(text, sizeof(text), "%sname: abc", t_topo);
 	text[len] = 'X'; /* no NUL after the buffer: the parser must stop at len */
-	assert_int_equal(scn_parse_buffer("b.yaml", text, len, &s, &d), 0);
-	assert_string_equal(s.name, "abc");
-	scn_done(&s);
+	assert_int_equal(exp_parse_buffer("b.yaml", text, len, &e, &d), 0);
+	assert_string_equal(e.s.name, "abc");
+	exp_done(&e);
 }
 
 static void test_bad_fixtures(void **state)
 {
 	char expect_path[4096], *want;
-	struct scenario s;
+	struct experiment e;
 	struct diag d;
 	size_t i, bad = 0;
 	glob_t g;
@@ -307,14 +309,14 @@ static void test_bad_fixtures(void **state)
 			 (int)(strlen(g.gl_pathv[i]) - 5), g.gl_pathv[i]);
 		want = t_slurp(expect_path);
 		diag_clear(&d);
-		r = scn_parse_file(g.gl_pathv[i], &s, &d);
+		r = exp_parse_file(g.gl_pathv[i], &e, &d);
 		if (!want || r != -EINVAL || strcmp(d.msg, want)) {
 			print_error("%s: got %d '%s'\n  want -EINVAL '%s'\n", g.gl_pathv[i], r,
 				    d.msg, want ? want : "(no .expect file)");
 			bad++;
 		}
-		assert_null(s.path);
-		scn_done(&s);
+		assert_null(e.s.path);
+		exp_done(&e);
 		free(want);
 	}
 	globfree(&g);
@@ -365,21 +367,21 @@ static void test_more_refusals(void **state)
 static void test_file_errors(void **state)
 {
 	struct diag d = {0};
-	struct scenario s;
+	struct experiment e;
 
 	(void)state;
-	assert_int_equal(scn_parse_file("tests/fixtures/none.yaml", &s, &d), -ENOENT);
+	assert_int_equal(exp_parse_file("tests/fixtures/none.yaml", &e, &d), -ENOENT);
 	assert_string_equal(d.msg, "tests/fixtures/none.yaml: No such file or directory");
-	assert_null(s.path);
-	scn_done(&s);
+	assert_null(e.s.path);
+	exp_done(&e);
 	diag_clear(&d);
-	assert_int_equal(scn_parse_file("tests/fixtures", &s, &d), -EISDIR);
+	assert_int_equal(exp_parse_file("tests/fixtures", &e, &d), -EISDIR);
 	assert_int_equal(d.err, -EISDIR);
-	scn_done(&s);
+	exp_done(&e);
 	diag_clear(&d);
-	assert_int_equal(scn_parse_file("/dev/zero", &s, &d), -EFBIG); /* endless: read stops */
+	assert_int_equal(exp_parse_file("/dev/zero", &e, &d), -EFBIG); /* endless: read stops */
 	assert_string_equal(d.msg, "/dev/zero: larger than 4 MiB, not a scenario");
-	scn_done(&s);
+	exp_done(&e);
 }
 
 int main(void)

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: MIT
+/* The run's records as CSV (see records.h): one writer and one parser per record type, column
+ * for column in the order of the header constants. */
+#include <errno.h>
+#include <string.h>
+
+#include "collect/csv.h"
+#include "collect/records.h"
+
+const char rec_job_header[] = "id,model,gpus,kind,algo,iterations,bytes,compute_ns,arrival_ns,"
+			      "start_ns,finish_ns,status,verified,reason,placement";
+const char rec_iter_header[] = "job,rank,iter,t_start_ns,t_compute_end_ns,t_end_ns";
+const char rec_flow_header[] =
+	"job,iter,src,dst,src_node,dst_node,seq,phase,bytes,t_start_ns,t_end_ns,tag";
+const char rec_sample_header[] = "t_ns,link,dir,tx_bytes,tx_packets,drops,backlog";
+const char rec_cpu_header[] = "t_ns,busy,softirq";
+
+static const char *const statuses[] = {
+	[REC_OK] = "ok",
+	[REC_FAILED] = "failed",
+	[REC_NOT_STARTED] = "not-started",
+	[REC_CANCELLED] = "cancelled",
+};
+
+#define N_STATUSES (sizeof(statuses) / sizeof(statuses[0]))
+
+const char *rec_status_name(enum rec_status s)
+{
+	return (unsigned)s < N_STATUSES ? statuses[s] : "?";
+}
+
+void rec_run_done(struct rec_run *r)
+{
+	if (!r)
+		return;
+	vec_free(&r->jobs);
+	vec_free(&r->iters);
+	vec_free(&r->flows);
+	vec_free(&r->samples);
+	vec_free(&r->cpu);
+}
+
+int rec_job_csv(char *buf, size_t len, const struct rec_job *j)
+{
+	struct col_csv_w w;
+
+	col_csv_w_init(&w, buf, len);
+	col_csv_u64(&w, j->id);
+	col_csv_str(&w, j->model, sizeof(j->model));
+	col_csv_u64(&w, j->gpus);
+	col_csv_str(&w, coll_kind_name(j->kind), REC_NAME_MAX);
+	col_csv_str(&w, coll_algo_name(j->algo), REC_NAME_MAX);
+	col_csv_u64(&w, j->iterations);
+	col_csv_u64(&w, j->bytes);
+	col_csv_u64(&w, j->compute_ns);
+	col_csv_time(&w, j->arrival);
+	col_csv_time(&w, j->start);
+	col_csv_time(&w, j->finish);
+	col_csv_str(&w, rec_status_name(j->status), REC_NAME_MAX);
+	col_csv_u64(&w, j->verified);
+	col_csv_str(&w, j->reason, sizeof(j->reason));
+	col_csv_str(&w, j->placement, sizeof(j->placement));
+	return col_csv_w_end(&w);
+}
+
+static void get_kind(struct col_csv_r *r, enum coll_kind *k)
+{
+	char b[REC_NAME_MAX];
+
+	col_csv_get_str(r, b, sizeof(b));
+	if (!r->err && coll_kind_parse(b, k))
+		r->err = -EINVAL;
+}
+
+static void get_algo(struct col_csv_r *r, enum coll_algo *a)
+{
+	char b[REC_NAME_MAX];
+
+	col_csv_get_str(r, b, sizeof(b));
+	if (!r->err && coll_algo_parse(b, a))
+		r->err = -EINVAL;
+}
+
+int rec_job_parse(const char *line, struct rec_job *out)
+{
+	struct col_csv_r r;
+	struct rec_job j;
+
+	memset(&j, 0, sizeof(j));
+	col_csv_r_init(&r, line);
+	j.id = col_csv_get_u32(&r);
+	col_csv_get_str(&r, j.model, sizeof(j.model));
+	j.gpus = col_csv_get_u32(&r);
+	get_kind(&r, &j.kind);
+	get_algo(&r, &j.algo);
+	j.iterations = col_csv_get_u32(&r);
+	j.bytes = col_csv_get_u64(&r);
+	j.compute_ns = col_csv_get_u64(&r);
+	j.arrival = col_csv_get_time(&r);
+	j.start = col_csv_get_time(&r);
+	j.finish = col_csv_get_time(&r);
+	j.status = (enum rec_status)col_csv_get_name(&r, statuses, N_STATUSES);
+	j.verified = col_csv_get_u32(&r);
+	col_csv_get_str(&r, j.reason, sizeof(j.reason));
+	col_csv_get_str(&r, j.placement, sizeof(j.placement));
+	if (col_csv_r_end(&r))
+		return -EINVAL;
+	*out = j;
+	return 0;
+}
+
+int rec_iter_csv(char *buf, size_t len, const struct rec_iter *i)
+{
+	struct col_csv_w w;
+
+	col_csv_w_init(&w, buf, len);
+	col_csv_u64(&w, i->job);
+	col_csv_u64(&w, i->rank);
+	col_csv_u64(&w, i->iter);
+	col_csv_time(&w, i->t_start);
+	col_csv_time(&w, i->t_compute_end);
+	col_csv_time(&w, i->t_end);
+	return col_csv_w_end(&w);
+}
+
+int rec_iter_parse(const char *line, struct rec_iter *out)
+{
+	struct col_csv_r r;
+	struct rec_iter i;
+
+	col_csv_r_init(&r, line);
+	i.job = col_csv_get_u32(&r);
+	i.rank = col_csv_get_u32(&r);
+	i.iter = col_csv_get_u32(&r);
+	i.t_start = col_csv_get_time(&r);
+	i.t_compute_end = col_csv_get_time(&r);
+	i.t_end = col_csv_get_time(&r);
+	if (col_csv_r_end(&r))
+		return -EINVAL;
+	*out = i;
+	return 0;
+}
+
+int rec_flow_csv(char *buf, size_t len, const struct rec_flow *f)
+{
+	struct col_csv_w w;
+
+	col_csv_w_init(&w, buf, len);
+	col_csv_u64(&w, f->job);
+	col_csv_u64(&w, f->iter);
+	col_csv_u64(&w, f->src);
+	col_csv_u64(&w, f->dst);
+	col_csv_u64(&w, f->src_node);
+	col_csv_u64(&w, f->dst_node);
+	col_csv_u64(&w, f->seq);
+	col_csv_u64(&w, f->phase);
+	col_csv_u64(&w, f->bytes);
+	col_csv_time(&w, f->t_start);
+	col_csv_time(&w, f->t_end);
+	col_csv_u64(&w, f->tag);
+	return col_csv_w_end(&w);
+}
+
+int rec_flow_parse(const char *line, struct rec_flow *out)
+{
+	struct col_csv_r r;
+	struct rec_flow f;
+
+	col_csv_r_init(&r, line);
+	f.job = col_csv_get_u32(&r);
+	f.iter = col_csv_get_u32(&r);
+	f.src = col_csv_get_u32(&r);
+	f.dst = col_csv_get_u32(&r);
+	f.src_node = col_csv_get_u32(&r);
+	f.dst_node = col_csv_get_u32(&r);
+	f.seq = col_csv_get_u32(&r);
+	f.phase = col_csv_get_u32(&r);
+	f.bytes = col_csv_get_u64(&r);
+	f.t_start = col_csv_get_time(&r);
+	f.t_end = col_csv_get_time(&r);
+	f.tag = col_csv_get_u32(&r);
+	if (col_csv_r_end(&r))
+		return -EINVAL;
+	*out = f;
+	return 0;
+}
+
+int rec_sample_csv(char *buf, size_t len, const struct rec_sample *s)
+{
+	struct col_csv_w w;
+
+	col_csv_w_init(&w, buf, len);
+	col_csv_time(&w, s->t);
+	col_csv_u64(&w, s->link);
+	col_csv_u64(&w, s->dir);
+	col_csv_u64(&w, s->tx_bytes);
+	col_csv_u64(&w, s->tx_packets);
+	col_csv_u64(&w, s->drops);
+	col_csv_u64(&w, s->backlog);
+	return col_csv_w_end(&w);
+}
+
+int rec_sample_parse(const char *line, struct rec_sample *out)
+{
+	struct col_csv_r r;
+	struct rec_sample s;
+
+	col_csv_r_init(&r, line);
+	s.t = col_csv_get_time(&r);
+	s.link = col_csv_get_u32(&r);
+	s.dir = col_csv_get_u32(&r);
+	s.tx_bytes = col_csv_get_u64(&r);
+	s.tx_packets = col_csv_get_u64(&r);
+	s.drops = col_csv_get_u64(&r);
+	s.backlog = col_csv_get_u64(&r);
+	if (col_csv_r_end(&r) || s.dir > 1)
+		return -EINVAL;
+	*out = s;
+	return 0;
+}
+
+int rec_cpu_csv(char *buf, size_t len, const struct rec_cpu *c)
+{
+	struct col_csv_w w;
+
+	col_csv_w_init(&w, buf, len);
+	col_csv_time(&w, c->t);
+	col_csv_dbl(&w, c->busy);
+	col_csv_dbl(&w, c->softirq);
+	return col_csv_w_end(&w);
+}
+
+int rec_cpu_parse(const char *line, struct rec_cpu *out)
+{
+	struct col_csv_r r;
+	struct rec_cpu c;
+
+	col_csv_r_init(&r, line);
+	c.t = col_csv_get_time(&r);
+	c.busy = col_csv_get_dbl(&r);
+	c.softirq = col_csv_get_dbl(&r);
+	if (col_csv_r_end(&r))
+		return -EINVAL;
+	*out = c;
+	return 0;
+}
+
+size_t rec_csv_record_len(const char *text)
+{
+	size_t i;
+	int quoted = 0;
+
+	for (i = 0; text[i]; i++) {
+		if (text[i] == '"')
+			quoted = !quoted; /* a doubled quote toggles twice */
+		else if (text[i] == '\n' && !quoted)
+			return i + 1;
+	}
+	return i;
+}

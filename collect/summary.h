@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* A run's summary: summary.json, built with jansson (schema docs/summary.schema.json, every
+ * field described in docs/results.md), and the human table summary.txt; a sweep's comparison
+ * table. Pure: everything is rendered in memory; the caller writes the files. */
+#ifndef COLLECT_SUMMARY_H
+#define COLLECT_SUMMARY_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "collect/metrics.h"
+#include "collect/records.h"
+
+#define COL_SUMMARY_SCHEMA "testbed-summary/1"
+/* 15 significant digits: any value with at most 15 reads back exactly, and 0.1 prints as 0.1 */
+#define COL_SUMMARY_DUMP_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(15))
+
+/* Names the summary carries; borrowed, each may be NULL. */
+struct col_summary_meta {
+	const char *scenario;
+	const char *run_id;
+};
+
+/* The summary of r (whose metrics m are) as a new JSON object, NULL on ENOMEM. */
+json_t *col_summary_json(const struct rec_run *r, const struct col_metrics *m,
+			 const struct col_summary_meta *meta);
+
+/* The same as indented text ending in a newline, malloc'd (free it), NULL on ENOMEM. */
+char *col_summary_dumps(const struct rec_run *r, const struct col_metrics *m,
+			const struct col_summary_meta *meta);
+
+/* summary.txt into buf (at most len bytes, NUL-terminated); returns the length it needed, as
+ * snprintf does. */
+int col_summary_txt(char *buf, size_t len, const struct rec_run *r, const struct col_metrics *m,
+		    const struct col_summary_meta *meta);
+
+/* The sweep table into buf, as col_summary_txt; names[v] labels variant v (NULL: "v<v>"). */
+int col_sweep_txt(char *buf, size_t len, const struct col_sweep *s, const char *const *names);
+
+#endif

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: MIT
+/* summary.txt, the table printed at the end of a run: the verdict first, then the jobs with
+ * JWT, JRT, JCT in emulated and paper seconds, busbw and status, then the run averages; and a
+ * sweep's comparison table. */
+#include <math.h>
+#include <stdio.h>
+
+#include "collect/csv.h"
+#include "collect/summary.h"
+
+#define VAL_MAX 32
+
+/* v with 4 significant digits, after a mark ('>' for a lower bound); "-" if undefined. */
+static const char *val(char b[VAL_MAX], double v, const char *mark)
+{
+	if (!isfinite(v))
+		return "-";
+	snprintf(b, VAL_MAX, "%s%.4g", mark, v);
+	return b;
+}
+
+/* A share as a percentage, "-" if undefined. */
+static const char *pct(char b[VAL_MAX], double share)
+{
+	if (!isfinite(share))
+		return "-";
+	snprintf(b, VAL_MAX, "%.1f%%", 100 * share);
+	return b;
+}
+
+static double dns(int64_t t)
+{
+	return t == COL_NONE ? NAN : (double)t;
+}
+
+static void head(struct col_out *o, const struct col_metrics *m,
+		 const struct col_summary_meta *meta)
+{
+	char b[2][VAL_MAX];
+	char text[256];
+	size_t i;
+
+	col_out_printf(o, "scenario %s, run %s\n", meta && meta->scenario ? meta->scenario : "-",
+		       meta && meta->run_id ? meta->run_id : "-");
+	col_out_printf(
+		o, "time dilation %g: paper s = emulated s / %g; the run took %s s (%s paper s)\n",
+		m->dilation, m->dilation, val(b[0], dns(m->t_end) / 1e9, ""),
+		val(b[1], col_paper_s(m, dns(m->t_end)), ""));
+	col_out_printf(o, "fidelity: %s\n", m->fid.degraded ? "DEGRADED" : "ok");
+	for (i = 0; i < m->fid.reasons.n; i++) {
+		col_fid_reason_text(text, sizeof(text), &m->fid.reasons.v[i]);
+		col_out_printf(o, "  - %s\n", text);
+	}
+}
+
+static void job_row(struct col_out *o, const struct col_metrics *m, const struct rec_job *j,
+		    const struct col_job *c)
+{
+	const char *lb = c->flags & COL_J_CENSORED ? ">" : "";
+	const char *wait = c->jrt == COL_NONE ? lb : ""; /* JWT is exact once a job started */
+	double t[3] = {dns(c->jwt), dns(c->jrt), dns(c->jct)};
+	char b[7][VAL_MAX];
+
+	col_out_printf(o, "%4u %-14.14s %5u %-11s %9s %9s %9s %9s %9s %9s %10s\n", j->id, j->model,
+		       j->gpus, rec_status_name(j->status), val(b[0], t[0] / 1e9, wait),
+		       val(b[1], t[1] / 1e9, lb), val(b[2], t[2] / 1e9, lb),
+		       val(b[3], col_paper_s(m, t[0]), wait), val(b[4], col_paper_s(m, t[1]), lb),
+		       val(b[5], col_paper_s(m, t[2]), lb), val(b[6], c->busbw / 1e9, ""));
+}
+
+static void jobs(struct col_out *o, const struct rec_run *r, const struct col_metrics *m)
+{
+	size_t i;
+
+	col_out_printf(o, "\njobs (s: emulated seconds, ps: paper seconds; >: lower bound, the run "
+			  "ended first)\n");
+	col_out_printf(o, "%4s %-14s %5s %-11s %9s %9s %9s %9s %9s %9s %10s\n", "id", "model",
+		       "gpus", "status", "JWT s", "JRT s", "JCT s", "JWT ps", "JRT ps", "JCT ps",
+		       "busbw GB/s");
+	for (i = 0; i < m->jobs.n; i++)
+		job_row(o, m, &r->jobs.v[i], &m->jobs.v[i]);
+}
+
+static void avg(struct col_out *o, const struct col_metrics *m, const char *name, double ns)
+{
+	char b[2][VAL_MAX];
+
+	col_out_printf(o, "  %-9s %9s s %9s ps\n", name, val(b[0], ns / 1e9, ""),
+		       val(b[1], col_paper_s(m, ns), ""));
+}
+
+static void totals(struct col_out *o, const struct col_metrics *m)
+{
+	const struct col_totals *t = &m->totals;
+	char b[3][VAL_MAX];
+
+	col_out_printf(o, "\n%u jobs: %u ok, %u failed, %u not started, %u cancelled\n", t->jobs,
+		       t->ok, t->failed, t->not_started, t->cancelled);
+	col_out_printf(o, "averages (JWT over %u started jobs, JRT and JCT over %u completed):\n",
+		       t->n_jwt, t->n_jrt);
+	avg(o, m, "Avg.JWT", t->avg_jwt);
+	avg(o, m, "Avg.JRT", t->avg_jrt);
+	avg(o, m, "Avg.JCT", t->avg_jct);
+	avg(o, m, "Stability", t->stability);
+	col_out_printf(o,
+		       "  (stability: std of JCT per (model, gpus) class, mean over %u classes; "
+		       "lower is better)\n",
+		       t->stability_classes);
+	col_out_printf(o, "  busbw mean %s GB/s\n", val(b[0], t->busbw_mean / 1e9, ""));
+	col_out_printf(o,
+		       "flows: %llu (%llu complete, %llu zero-length); FCT p50 %s ps, p99 %s ps\n",
+		       (unsigned long long)m->flows.count, (unsigned long long)m->flows.complete,
+		       (unsigned long long)m->flows.zero_len,
+		       val(b[0], col_paper_s(m, m->flows.fct_p50), ""),
+		       val(b[1], col_paper_s(m, m->flows.fct_p99), ""));
+	col_out_printf(o, "links: %zu directions, utilization mean %s, peak %s; drops %llu\n",
+		       m->links.n, pct(b[0], t->util_mean), pct(b[2], t->util_peak),
+		       (unsigned long long)t->drops);
+}
+
+int col_summary_txt(char *buf, size_t len, const struct rec_run *r, const struct col_metrics *m,
+		    const struct col_summary_meta *meta)
+{
+	struct col_out o;
+
+	col_out_init(&o, buf, len);
+	head(&o, m, meta);
+	jobs(&o, r, m);
+	totals(&o, m);
+	return col_out_ret(&o);
+}
+
+static const char *const units[COL_M_N] = {
+	[COL_M_AVG_JWT] = "paper s",   [COL_M_AVG_JRT] = "paper s", [COL_M_AVG_JCT] = "paper s",
+	[COL_M_STABILITY] = "paper s", [COL_M_FCT_P50] = "paper s", [COL_M_FCT_P99] = "paper s",
+	[COL_M_BUSBW] = "B/s",	       [COL_M_UTIL] = "share",
+};
+
+static void sweep_row(struct col_out *o, const struct col_sweep_cell *c, const char *metric,
+		      const char *unit, const char *name, uint32_t v)
+{
+	char b[4][VAL_MAX], label[24];
+
+	if (!name)
+		snprintf(label, sizeof(label), "v%u", v);
+	col_out_printf(o, "%-10s %-8s %-20.20s %11s %8s %8s %8s %5u\n", metric, unit,
+		       name ? name : label, val(b[0], c->value, ""), val(b[1], c->mean, ""),
+		       val(b[2], c->min, ""), val(b[3], c->max, ""), c->n);
+}
+
+int col_sweep_txt(char *buf, size_t len, const struct col_sweep *s, const char *const *names)
+{
+	struct col_out o;
+	uint32_t v;
+	unsigned k;
+
+	col_out_init(&o, buf, len);
+	col_out_printf(&o,
+		       "ratios to the baseline (the first variant), mean over seeds and range\n");
+	col_out_printf(&o, "%-10s %-8s %-20s %11s %8s %8s %8s %5s\n", "metric", "unit", "variant",
+		       "value", "ratio", "min", "max", "runs");
+	for (k = 0; k < COL_M_N; k++) {
+		for (v = 0; v < s->variants; v++)
+			sweep_row(&o, col_sweep_cell(s, v, (enum col_metric)k),
+				  v ? "" : col_metric_name((enum col_metric)k), v ? "" : units[k],
+				  names ? names[v] : NULL, v);
+	}
+	return col_out_ret(&o);
+}

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: MIT
+/* Data connections: the listening socket, accepted connections matched to the job by their
+ * hello, connections to higher ranks, DSCP path tags, and teardown through the ring. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/ip.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "emu-node/node.h"
+
+static struct conn *conn_new(int fd)
+{
+	struct conn *cn = calloc(1, sizeof(*cn));
+	int one = 1;
+
+	if (!cn)
+		return NULL;
+	cn->fd = fd;
+	cn->tx.kind = OP_CONN_TX;
+	cn->rx.kind = OP_CONN_RX;
+	cn->tx_step = cn->rx_step = PLAN_NONE;
+	/* collectives end in sub-MSS tails: Nagle would hold them for an ACK, and with
+	 * delayed ACKs that costs up to 40 ms per message */
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return cn;
+}
+
+void conn_free(struct conn *cn)
+{
+	if (!cn)
+		return;
+	if (cn->fd >= 0)
+		close(cn->fd);
+	free(cn->rx_tmp);
+	free(cn);
+}
+
+const char *conn_peer_name(const struct rank *rk, uint32_t rank, char *buf, size_t len)
+{
+	struct in_addr a = {.s_addr = htonl(rk->peers[rank].addr)};
+	char ip[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, &a, ip, sizeof(ip));
+	snprintf(buf, len, "rank %u (%s)", rank, ip);
+	return buf;
+}
+
+void conn_set_tag(struct conn *cn, uint8_t tag)
+{
+	int tos = tag << 2; /* the tag is the DSCP, the upper six bits of the TOS byte */
+
+	(void)setsockopt(cn->fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
+	cn->tag = tag;
+}
+
+static void conn_arm_accept(struct ctx *c)
+{
+	struct io_uring_sqe *sqe = loop_sqe(c, &c->accept);
+
+	io_uring_prep_multishot_accept(sqe, c->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+}
+
+int conn_listen(struct ctx *c, struct diag *d)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_port = htons(c->hello.port),
+		.sin_addr.s_addr = htonl(INADDR_ANY),
+	};
+	int one = 1;
+
+	c->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c->listen_fd < 0)
+		return diag_set(d, -errno, "socket: %s", strerror(errno));
+	(void)setsockopt(c->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(c->listen_fd, (struct sockaddr *)&sa, sizeof(sa)))
+		return diag_set(d, -errno, "bind to port %u: %s", c->hello.port, strerror(errno));
+	if (listen(c->listen_fd, SOMAXCONN))
+		return diag_set(d, -errno, "listen: %s", strerror(errno));
+	conn_arm_accept(c);
+	return 0;
+}
+
+static void conn_lobby_unlink(struct ctx *c, struct conn *cn)
+{
+	struct conn **pp;
+
+	for (pp = &c->lobby; *pp; pp = &(*pp)->next) {
+		if (*pp == cn) {
+			*pp = cn->next;
+			return;
+		}
+	}
+}
+
+/* A new connection waits in the lobby for its hello, which says whose it is. */
+static void conn_accepted(struct ctx *c, int fd)
+{
+	struct conn *cn = conn_new(fd);
+
+	if (!cn) {
+		close(fd);
+		return;
+	}
+	cn->state = CONN_HELLO;
+	cn->next = c->lobby;
+	c->lobby = cn;
+	io_uring_prep_recv(loop_sqe(c, &cn->rx), cn->fd, &cn->hello, sizeof(cn->hello),
+			   MSG_WAITALL);
+}
+
+void conn_on_accept(struct ctx *c, int res, bool more)
+{
+	if (res >= 0) {
+		conn_accepted(c, res);
+	} else if (res != -ECONNABORTED && res != -EINTR && res != -EAGAIN) {
+		/* out of descriptors or memory: re-arming would only spin */
+		ctl_fatal(c, res, "%s: accept: %s", c->hello.name, strerror(-res));
+		return;
+	}
+	if (!more && !c->quit)
+		conn_arm_accept(c);
+}
+
+/* An accepted connection joins rk's job as the peer its hello names: a lower rank of the
+ * schedule not yet connected. Anything else is a stray and is closed. */
+static void conn_attach(struct ctx *c, struct rank *rk, struct conn *cn)
+{
+	int pi = plan_peer(&rk->plan, cn->hello.rank);
+
+	conn_lobby_unlink(c, cn);
+	if (pi < 0 || cn->hello.rank >= rk->spec.rank || rk->conns[pi]) {
+		conn_free(cn);
+		return;
+	}
+	cn->rank = cn->hello.rank;
+	cn->pi = (uint32_t)pi;
+	cn->owner = rk;
+	cn->state = CONN_UP;
+	rk->conns[pi] = cn;
+	conn_set_tag(cn, rk->peers[cn->rank].tag);
+	rank_conn_up(rk);
+}
+
+/* A hello for a job this node has not been given yet waits in the lobby: the runner sends
+ * CTL_JOB to the ranks one after another, so a peer may connect first. */
+static void conn_on_hello(struct ctx *c, struct conn *cn, int res)
+{
+	struct rank *rk = c->cur;
+
+	if (res != (int)sizeof(cn->hello) || cn->hello.magic != CTL_CONN_MAGIC) {
+		conn_lobby_unlink(c, cn);
+		conn_free(cn);
+		return;
+	}
+	if (rk && rk->state == RANK_CONNECTING && rk->spec.job == cn->hello.job)
+		conn_attach(c, rk, cn);
+}
+
+void conn_adopt_lobby(struct ctx *c, struct rank *rk)
+{
+	struct conn *cn, *next;
+
+	for (cn = c->lobby; cn; cn = next) {
+		next = cn->next;
+		if (cn->rx.busy)
+			continue; /* its hello is still on the way */
+		if (cn->hello.job == rk->spec.job) {
+			conn_attach(c, rk, cn);
+		} else {
+			/* for a job that is over: its peers gave up on it */
+			conn_lobby_unlink(c, cn);
+			conn_free(cn);
+		}
+	}
+}
+
+int conn_connect(struct rank *rk, uint32_t pi)
+{
+	uint32_t rank = rk->plan.peers[pi];
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct conn *cn;
+
+	if (fd < 0)
+		return -errno;
+	cn = conn_new(fd);
+	if (!cn) {
+		close(fd);
+		return -ENOMEM;
+	}
+	cn->owner = rk;
+	cn->pi = pi;
+	cn->rank = rank;
+	cn->state = CONN_CONNECTING;
+	cn->sa.sin_family = AF_INET;
+	cn->sa.sin_port = htons(rk->ctx->hello.port);
+	cn->sa.sin_addr.s_addr = htonl(rk->peers[rank].addr);
+	rk->conns[pi] = cn;
+	/* before connect, so the handshake already takes the pinned path */
+	conn_set_tag(cn, rk->peers[rank].tag);
+	io_uring_prep_connect(loop_sqe(rk->ctx, &cn->tx), fd, (struct sockaddr *)&cn->sa,
+			      sizeof(cn->sa));
+	return 0;
+}
+
+static void conn_on_connected(struct rank *rk, struct conn *cn, int res)
+{
+	char who[64];
+
+	if (res < 0) {
+		rank_fail(rk, res, "connect to %s: %s",
+			  conn_peer_name(rk, cn->rank, who, sizeof(who)), strerror(-res));
+		return;
+	}
+	cn->hello = (struct ctl_conn_hello){
+		.magic = CTL_CONN_MAGIC,
+		.job = rk->spec.job,
+		.rank = rk->spec.rank,
+	};
+	cn->state = CONN_HELLO;
+	io_uring_prep_send(loop_sqe(rk->ctx, &cn->tx), cn->fd, &cn->hello, sizeof(cn->hello),
+			   MSG_NOSIGNAL | MSG_WAITALL);
+}
+
+static void conn_on_hello_sent(struct rank *rk, struct conn *cn, int res)
+{
+	char who[64];
+
+	if (res != (int)sizeof(cn->hello)) {
+		rank_fail(rk, res < 0 ? res : -EIO, "hello to %s: %s",
+			  conn_peer_name(rk, cn->rank, who, sizeof(who)),
+			  res < 0 ? strerror(-res) : "short send");
+		return;
+	}
+	cn->state = CONN_UP;
+	rank_conn_up(rk);
+}
+
+/* A dead connection's completions only clear its ops' busy flags, which rank_reap_dying
+ * waits for. */
+void conn_on_tx(struct conn *cn, int res)
+{
+	if (cn->dead)
+		return;
+	if (cn->state == CONN_CONNECTING)
+		conn_on_connected(cn->owner, cn, res);
+	else if (cn->state == CONN_HELLO)
+		conn_on_hello_sent(cn->owner, cn, res);
+	else
+		exec_on_tx(cn->owner, cn, res);
+}
+
+void conn_on_rx(struct ctx *c, struct conn *cn, int res)
+{
+	if (cn->dead)
+		return;
+	if (cn->state == CONN_HELLO)
+		conn_on_hello(c, cn, res);
+	else
+		exec_on_rx(cn->owner, cn, res);
+}
+
+void conn_kill(struct ctx *c, struct conn *cn)
+{
+	if (cn->dead)
+		return;
+	cn->dead = true;
+	if (cn->tx.busy || cn->rx.busy)
+		io_uring_prep_cancel_fd(loop_sqe(c, NULL), cn->fd, IORING_ASYNC_CANCEL_ALL);
+}

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: MIT
+/* Executes one iteration of the rank's schedule: every startable step goes in flight at once
+ * (one send and one receive per connection, in list order, as plan.c decides), moved in
+ * pieces of at most NODE_PIECE bytes. Without verify the payload is scratch memory that is
+ * never touched; with it, real floats, and a reduce adds each piece as it lands. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu-node/node.h"
+
+static const struct coll_step *exec_step(const struct rank *rk, uint32_t s)
+{
+	return &rk->plan.steps[s];
+}
+
+static uint64_t exec_piece(const struct rank *rk, const struct coll_step *st, uint64_t done)
+{
+	return plan_piece(st->len, done, NODE_PIECE, rk->spec.coll.elem);
+}
+
+static void exec_tx_next(struct rank *rk, struct conn *cn)
+{
+	const struct coll_step *st = exec_step(rk, cn->tx_step);
+	const char *src = rk->ctx->scratch_tx;
+
+	if (rk->spec.verify)
+		src = (const char *)rk->buf + st->off + cn->tx_done;
+	/* MSG_WAITALL: the ring retries a partial send itself, one completion per piece */
+	io_uring_prep_send(loop_sqe(rk->ctx, &cn->tx), cn->fd, src, exec_piece(rk, st, cn->tx_done),
+			   MSG_NOSIGNAL | MSG_WAITALL);
+}
+
+static char *exec_rx_dst(struct rank *rk, const struct conn *cn, const struct coll_step *st)
+{
+	float *dst = rk->spec.coll.kind == COLL_ALLTOALL ? rk->out : rk->buf;
+
+	if (!rk->spec.verify)
+		return rk->ctx->scratch_rx;
+	if (st->flags & COLL_F_REDUCE)
+		return (char *)cn->rx_tmp;
+	return (char *)dst + st->off + cn->rx_done;
+}
+
+static void exec_rx_next(struct rank *rk, struct conn *cn)
+{
+	const struct coll_step *st = exec_step(rk, cn->rx_step);
+	char *dst = exec_rx_dst(rk, cn, st) + cn->rx_got;
+
+	io_uring_prep_recv(loop_sqe(rk->ctx, &cn->rx), cn->fd, dst, cn->rx_piece - cn->rx_got,
+			   MSG_WAITALL);
+}
+
+/* Verify: a reduce receives into a buffer of its own, one piece at a time. */
+static int exec_rx_tmp(struct rank *rk, struct conn *cn, const struct coll_step *st)
+{
+	if (!rk->spec.verify || !(st->flags & COLL_F_REDUCE) || cn->rx_tmp)
+		return 0;
+	cn->rx_tmp = malloc(NODE_PIECE);
+	return cn->rx_tmp ? 0 : -ENOMEM;
+}
+
+static void exec_start(struct rank *rk, uint32_t s)
+{
+	const struct coll_step *st = exec_step(rk, s);
+	struct conn *cn = rk->conns[rk->plan.chan[s] / 2];
+	bool send = st->op == COLL_SEND;
+
+	rk->flows[s] = (struct ctl_flow){
+		.iter = rk->iter,
+		.src = send ? rk->spec.rank : st->peer,
+		.dst = send ? st->peer : rk->spec.rank,
+		.seq = rk->plan.seq[s],
+		.phase = st->phase,
+		.dir = st->op,
+		.tag = cn->tag,
+		.bytes = st->len,
+		.t_start = loop_now(),
+	};
+	if (send) {
+		cn->tx_step = s;
+		cn->tx_done = 0;
+		exec_tx_next(rk, cn);
+		return;
+	}
+	if (exec_rx_tmp(rk, cn, st)) {
+		rank_fail(rk, -ENOMEM, "step %u: out of memory", s);
+		return;
+	}
+	cn->rx_step = s;
+	cn->rx_done = cn->rx_got = 0;
+	cn->rx_piece = exec_piece(rk, st, 0);
+	exec_rx_next(rk, cn);
+}
+
+static void exec_kick(struct rank *rk)
+{
+	uint32_t s;
+
+	while (rk->state == RANK_RUNNING && (s = plan_run_take(&rk->run)) != PLAN_NONE)
+		exec_start(rk, s);
+}
+
+void exec_begin(struct rank *rk)
+{
+	const struct coll_params *p = &rk->spec.coll;
+
+	rk->t_compute_end = rk->t_progress = loop_now();
+	rk->state = RANK_RUNNING;
+	if (rk->spec.verify) {
+		/* every iteration starts from the same values, so each is checked alone */
+		verify_fill(rk->buf, p->bytes / sizeof(float), rk->spec.rank);
+		if (rk->out)
+			memcpy(rk->out, rk->buf, p->bytes);
+	}
+	plan_run_reset(&rk->run);
+	exec_kick(rk);
+	if (rk->state == RANK_RUNNING && plan_run_finished(&rk->run))
+		rank_iter_end(rk);
+}
+
+static void exec_step_done(struct rank *rk, uint32_t s)
+{
+	rk->flows[s].t_end = rk->t_progress;
+	plan_run_complete(&rk->run, s);
+	if (plan_run_finished(&rk->run))
+		rank_iter_end(rk);
+	else
+		exec_kick(rk);
+}
+
+static void exec_conn_error(struct rank *rk, struct conn *cn, bool send, int res)
+{
+	char who[64];
+
+	conn_peer_name(rk, cn->rank, who, sizeof(who));
+	rank_fail(rk, res < 0 ? res : -ECONNRESET, "%s %s: %s", send ? "send to" : "recv from", who,
+		  res < 0 ? strerror(-res) : "connection closed by the peer");
+}
+
+void exec_on_tx(struct rank *rk, struct conn *cn, int res)
+{
+	uint32_t s = cn->tx_step;
+
+	if (res <= 0) {
+		exec_conn_error(rk, cn, true, res);
+		return;
+	}
+	cn->tx_done += (uint64_t)res;
+	rk->t_progress = loop_now();
+	if (cn->tx_done < exec_step(rk, s)->len) {
+		exec_tx_next(rk, cn);
+		return;
+	}
+	cn->tx_step = PLAN_NONE;
+	exec_step_done(rk, s);
+}
+
+static void exec_reduce(struct rank *rk, const struct conn *cn, const struct coll_step *st)
+{
+	float *dst = rk->buf + (st->off + cn->rx_done) / sizeof(float);
+	uint64_t i, n = cn->rx_piece / sizeof(float);
+
+	for (i = 0; i < n; i++)
+		dst[i] += cn->rx_tmp[i];
+}
+
+void exec_on_rx(struct rank *rk, struct conn *cn, int res)
+{
+	const struct coll_step *st = exec_step(rk, cn->rx_step);
+	uint32_t s = cn->rx_step;
+
+	if (res <= 0) {
+		exec_conn_error(rk, cn, false, res);
+		return;
+	}
+	cn->rx_got += (uint64_t)res;
+	rk->t_progress = loop_now();
+	if (cn->rx_got < cn->rx_piece) {
+		exec_rx_next(rk, cn); /* cut short (a signal): the rest of the piece */
+		return;
+	}
+	if (rk->spec.verify && (st->flags & COLL_F_REDUCE))
+		exec_reduce(rk, cn, st);
+	cn->rx_done += cn->rx_piece;
+	cn->rx_got = 0;
+	if (cn->rx_done < st->len) {
+		cn->rx_piece = exec_piece(rk, st, cn->rx_done);
+		exec_rx_next(rk, cn);
+		return;
+	}
+	cn->rx_step = PLAN_NONE;
+	exec_step_done(rk, s);
+}
+
+static void exec_describe_conn(const struct rank *rk, const struct conn *cn, bool send, char *buf,
+			       size_t len)
+{
+	uint32_t s = send ? cn->tx_step : cn->rx_step;
+	const struct coll_step *st = exec_step(rk, s);
+	char who[64];
+
+	snprintf(buf, len, "%s %s, step %u (phase %u): %" PRIu64 " of %" PRIu64 " bytes",
+		 send ? "send to" : "recv from", conn_peer_name(rk, cn->rank, who, sizeof(who)), s,
+		 st->phase, send ? cn->tx_done : cn->rx_done + cn->rx_got, st->len);
+}
+
+/* Names the first step in flight; a receive stalls more often than a send (it waits on a
+ * peer), so receives are looked at first. */
+void exec_describe_stall(const struct rank *rk, char *buf, size_t len)
+{
+	const struct conn *cn;
+	uint32_t pi;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (pi = 0; pi < rk->plan.npeers; pi++) {
+			cn = rk->conns[pi];
+			if ((pass ? cn->tx_step : cn->rx_step) == PLAN_NONE)
+				continue;
+			exec_describe_conn(rk, cn, pass, buf, len);
+			return;
+		}
+	}
+	snprintf(buf, len, "%u of %u steps done, none in flight", rk->run.done, rk->plan.n);
+}

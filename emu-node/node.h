@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+/* emu-node internals: one process, one io_uring, one struct ctx. Every operation in flight
+ * is a struct op embedded in the object it belongs to; its address is the SQE's user_data,
+ * and the object lives until every op it holds has completed. */
+#ifndef EMU_NODE_H
+#define EMU_NODE_H
+
+#include <liburing.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emu-node/ctl.h"
+#include "emu-node/plan.h"
+#include "emu-node/verify.h"
+#include "lib/diag.h"
+
+#define NODE_PIECE (4u << 20) /* bytes per send or receive operation */
+
+#define node_container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
+
+enum op_kind {
+	OP_CTL_RX = 1,
+	OP_CTL_TX,
+	OP_ACCEPT,
+	OP_CONN_TX, /* connect, hello, data sends */
+	OP_CONN_RX, /* hello, data receives */
+	OP_TIMER, /* start instant, compute phase */
+	OP_WATCHDOG,
+};
+
+struct op {
+	uint8_t kind; /* enum op_kind */
+	bool busy; /* submitted, its last completion not yet seen */
+};
+
+enum conn_state {
+	CONN_CONNECTING, /* connect in flight (we are the lower rank) */
+	CONN_HELLO, /* hello being sent (lower rank) or received (higher rank) */
+	CONN_UP, /* carries data */
+};
+
+/* A data connection. Accepted ones wait in ctx->lobby until their hello names the job. */
+struct conn {
+	struct op tx, rx; /* at most one send and one receive in flight */
+	int fd;
+	enum conn_state state;
+	bool dead; /* being torn down: completions are only counted */
+	uint8_t tag; /* DSCP path tag the socket carries */
+	uint32_t rank; /* the peer, once known */
+	uint32_t pi; /* its index in the job's plan */
+	struct rank *owner; /* NULL in the lobby */
+	struct conn *next; /* lobby list */
+	struct sockaddr_in sa;
+	struct ctl_conn_hello hello;
+	uint32_t tx_step, rx_step; /* the step in flight per direction, PLAN_NONE if none */
+	uint64_t tx_done, rx_done; /* bytes of it through */
+	uint64_t rx_piece, rx_got; /* the receive piece in flight and bytes of it in */
+	float *rx_tmp; /* verify: a reduce's piece lands here before the add */
+};
+
+enum rank_state {
+	RANK_CONNECTING,
+	RANK_WAITING, /* for start_ns */
+	RANK_COMPUTING,
+	RANK_RUNNING, /* the collective */
+	RANK_CLOSING, /* done; waiting for its ops to complete before it is freed */
+};
+
+/* This node's rank of one job: what CTL_JOB gave it, and how far it got. */
+struct rank {
+	struct ctx *ctx;
+	struct ctl_job spec; /* the CTL_JOB header; peers[] copied separately */
+	struct ctl_peer *peers; /* spec.coll.nranks, by rank */
+	struct coll_sched sched; /* this rank's steps only */
+	struct plan plan;
+	struct plan_run run;
+	struct conn **conns; /* plan.npeers, by peer index */
+	uint32_t nup; /* connections up */
+	enum rank_state state;
+	struct op timer, watchdog;
+	struct __kernel_timespec ts_timer, ts_watchdog; /* read by the kernel at submission */
+	uint32_t iter;
+	uint64_t t_start, t_compute_end;
+	uint64_t t_progress; /* the last time a piece moved or a connection came up */
+	struct ctl_flow *flows; /* one per step, this iteration */
+	float *buf; /* verify: the buffer (ALLTOALL: `in`) */
+	float *out; /* verify, ALLTOALL: the `out` buffer */
+	struct verify_sums *sums;
+	bool verified; /* every iteration checked so far was right */
+	char why[CTL_REASON_MAX]; /* the first wrong element, if one was */
+	struct rank *next; /* ctx->dying list */
+};
+
+/* An outgoing control packet, queued until the socket takes it. */
+struct ctl_out {
+	struct ctl_out *next;
+	size_t len; /* also keeps buf 8-byte aligned for the records' 64-bit fields */
+	char buf[];
+};
+
+struct ctx {
+	struct io_uring ring;
+	int ctl_fd, listen_fd;
+	struct op ctl_rx, ctl_tx, accept;
+	char *ctl_buf; /* CTL_MAX_MSG bytes for the packet being received */
+	struct ctl_out *txq, *txq_tail; /* the head is in flight when ctl_tx.busy */
+	bool hello_done;
+	struct ctl_hello hello;
+	struct conn *lobby;
+	struct rank *cur; /* the job this node runs now, or NULL */
+	struct rank *dying;
+	char *scratch_tx, *scratch_rx; /* payload of unverified transfers, NODE_PIECE each */
+	uint32_t inflight; /* ops submitted and not yet completed */
+	bool quit; /* leave the loop once the control queue is flushed */
+	bool draining; /* exiting: completions are counted, not handled */
+	int exit_code;
+};
+
+/* loop.c */
+int loop_init(struct ctx *c, int ctl_fd, struct diag *d);
+int loop_run(struct ctx *c);
+void loop_done(struct ctx *c);
+/* An SQE whose completion goes to op (marked busy); op NULL for a request whose completion
+ * is ignored (cancels). Never NULL: submits what is queued when the SQ is full. */
+struct io_uring_sqe *loop_sqe(struct ctx *c, struct op *op);
+uint64_t loop_now(void);
+
+/* ctl.c */
+void ctl_quit(struct ctx *c, int code);
+void ctl_arm(struct ctx *c);
+void ctl_on_rx(struct ctx *c, int res);
+void ctl_on_tx(struct ctx *c, int res);
+/* A zeroed packet of type and len in the send queue's memory; pass it to ctl_send. NULL
+ * only if out of memory, which ends the process through ctl_fatal. */
+void *ctl_new(struct ctx *c, uint16_t type, uint32_t len);
+void ctl_send(struct ctx *c, void *msg);
+/* A failure outside a job: CTL_ERROR, then exit(1) once it is sent. */
+void ctl_fatal(struct ctx *c, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* conn.c */
+int conn_listen(struct ctx *c, struct diag *d);
+void conn_on_accept(struct ctx *c, int res, bool more);
+void conn_on_tx(struct conn *cn, int res);
+void conn_on_rx(struct ctx *c, struct conn *cn, int res);
+int conn_connect(struct rank *rk, uint32_t pi);
+void conn_adopt_lobby(struct ctx *c, struct rank *rk);
+void conn_set_tag(struct conn *cn, uint8_t tag);
+/* Starts tearing cn down: cancels its ops; its rank frees it once none is busy. */
+void conn_kill(struct ctx *c, struct conn *cn);
+void conn_free(struct conn *cn);
+/* "rank 3 (198.18.0.5)" */
+const char *conn_peer_name(const struct rank *rk, uint32_t rank, char *buf, size_t len);
+
+/* rank.c: this node's part of one job */
+void rank_start(struct ctx *c, const struct ctl_job *msg);
+void rank_conn_up(struct rank *rk);
+void rank_on_timer(struct rank *rk, int res);
+void rank_set_tag(struct rank *rk, uint32_t peer, uint8_t tag);
+void rank_on_watchdog(struct rank *rk, int res);
+void rank_fail(struct rank *rk, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void rank_finish(struct rank *rk, int status, const char *reason);
+/* Frees the closing jobs none of whose ops is in flight. Called between completion batches
+ * only, so no handler ever sees its job freed under it. */
+void rank_reap_dying(struct ctx *c);
+void rank_free(struct rank *rk);
+void rank_iter_end(struct rank *rk);
+
+/* exec.c */
+void exec_begin(struct rank *rk);
+void exec_on_tx(struct rank *rk, struct conn *cn, int res);
+void exec_on_rx(struct rank *rk, struct conn *cn, int res);
+/* The step the watchdog names when it fires: "recv from rank 3 (...) step 7 ...". */
+void exec_describe_stall(const struct rank *rk, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/* One rank's schedule prepared for execution, and its progress through one iteration
+ * (traffic/coll.h's executor rules): steps grouped into channels, one per peer and
+ * direction, started in list order one at a time per channel, each once its dependencies
+ * are done. Pure: no syscalls, so it is unit-tested and could drive a simulator. */
+#ifndef EMU_PLAN_H
+#define EMU_PLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "traffic/coll.h"
+
+#define PLAN_NONE UINT32_MAX
+
+struct plan {
+	const struct coll_step *steps; /* borrowed from the schedule: the rank's steps */
+	const uint32_t *deps; /* borrowed: coll_sched.deps */
+	uint32_t n; /* steps */
+	uint32_t npeers;
+	uint32_t *peers; /* the ranks this rank exchanges data with, ascending */
+	uint32_t *chan; /* per step: its channel, 2 * peer index + op */
+	uint32_t *seq; /* per step: its position in its channel (the k-th message) */
+	uint32_t *chan_off; /* 2 * npeers + 1: chan_steps[chan_off[c] ..] lists channel c */
+	uint32_t *chan_steps;
+	uint32_t *succ_off; /* n + 1: succ[succ_off[i] ..] are the steps that wait for step i */
+	uint32_t *succ;
+};
+
+/* Progress through one iteration. A channel is "taken" from the moment its head step is
+ * found startable until that step completes, so each channel has at most one step queued or
+ * in flight, and the ready queue never holds more than one entry per channel. */
+struct plan_run {
+	const struct plan *p;
+	uint32_t *wait; /* per step: dependencies not yet completed */
+	uint32_t *head; /* per channel: index of its next step in its list */
+	uint8_t *taken; /* per channel */
+	uint32_t *ready; /* ring of startable steps, one slot per channel */
+	uint32_t rd, nq; /* first queued slot, and how many are queued */
+	uint32_t done; /* steps completed */
+};
+
+/* Prepares rank's steps of s (s must outlive p). 0 or -ENOMEM; release with plan_done. */
+int plan_init(struct plan *p, const struct coll_sched *s, uint32_t rank);
+void plan_done(struct plan *p);
+
+/* The index of rank among p's peers, or -ENOENT. */
+int plan_peer(const struct plan *p, uint32_t rank);
+
+/* The dependencies of step i. */
+static inline const uint32_t *plan_deps(const struct plan *p, uint32_t i, uint32_t *n)
+{
+	*n = p->steps[i].dep_n;
+	return p->deps + p->steps[i].dep_off;
+}
+
+int plan_run_init(struct plan_run *r, const struct plan *p);
+void plan_run_done(struct plan_run *r);
+/* Starts an iteration: nothing done, every step without dependencies that heads its
+ * channel is startable. */
+void plan_run_reset(struct plan_run *r);
+/* The next startable step (its channel stays taken until it completes), or PLAN_NONE. */
+uint32_t plan_run_take(struct plan_run *r);
+/* Marks a taken step complete; the steps it unblocks become startable. */
+void plan_run_complete(struct plan_run *r, uint32_t step);
+static inline bool plan_run_finished(const struct plan_run *r)
+{
+	return r->done == r->p->n;
+}
+
+/* Bytes of the next piece of a transfer of len bytes of which done are through, moved by
+ * one operation of at most max bytes, cut on a multiple of elem so that a reduce adds whole
+ * elements piece by piece (len and done are multiples of elem). */
+uint64_t plan_piece(uint64_t len, uint64_t done, uint64_t max, uint32_t elem);
+
+#endif

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+/* Verify mode: starting values and expected results per collective kind (see verify.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "emu-node/ctl.h"
+#include "emu-node/verify.h"
+
+#define VERIFY_ELEM 4
+
+void verify_fill(float *buf, uint64_t n, uint32_t rank)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++)
+		buf[i] = ctl_verify_value(rank, i);
+}
+
+/* SHARD_RINGS all-reduces within a ring, the ranks of one shard: {shard, shard + group,
+ * ...}; every other reduction is over all ranks. */
+void verify_sums_init(struct verify_sums *vs, const struct coll_params *p, uint32_t rank)
+{
+	uint32_t k, r, first = 0, stride = 1;
+
+	if (p->algo == COLL_SHARD_RINGS && p->group) {
+		first = rank % p->group;
+		stride = p->group;
+	}
+	for (k = 0; k < 1021; k++) {
+		vs->v[k] = 0;
+		for (r = first; r < p->nranks; r += stride)
+			vs->v[k] += ctl_verify_value(r, k);
+	}
+}
+
+/* The chunk (of n, coll_chunk_off's cut of e elements) that holds element i. */
+static uint32_t chunk_of(uint64_t e, uint32_t n, uint64_t i)
+{
+	uint64_t base = e / n, rem = e % n;
+
+	if (i < rem * (base + 1))
+		return (uint32_t)(i / (base + 1));
+	return (uint32_t)(rem + (i - rem * (base + 1)) / base);
+}
+
+bool verify_expect(const struct coll_params *p, const struct verify_sums *vs, uint32_t rank,
+		   uint64_t i, double *v)
+{
+	uint64_t e = p->bytes / VERIFY_ELEM, blk = e / p->nranks;
+
+	switch (p->kind) {
+	case COLL_ALLREDUCE:
+		*v = vs->v[i % 1021];
+		return true;
+	case COLL_REDUCESCATTER:
+		*v = vs->v[i % 1021];
+		return chunk_of(e, p->nranks, i) == rank;
+	case COLL_ALLGATHER:
+		*v = ctl_verify_value(chunk_of(e, p->nranks, i), i);
+		return true;
+	case COLL_ALLTOALL:
+		/* out block j is rank j's in block for us */
+		*v = ctl_verify_value((uint32_t)(i / blk), rank * blk + i % blk);
+		return true;
+	}
+	return false;
+}
+
+/* Integer sums are exact in float below 2^24 (up to 4099 ranks of values below 4093);
+ * above, n - 1 additions in any order round by at most (n - 1) * 2^-24 of the sum. */
+static bool verify_close(const struct coll_params *p, double want, float got)
+{
+	double tol = want >= 0x1p24 ? want * p->nranks * 0x1p-24 : 0;
+	double diff = (double)got - want;
+
+	return diff <= tol && -diff <= tol;
+}
+
+int verify_check(const struct coll_params *p, const struct verify_sums *vs, uint32_t rank,
+		 const float *res, char *why, size_t whylen)
+{
+	uint64_t e = p->bytes / VERIFY_ELEM, i;
+	double want;
+
+	for (i = 0; i < e; i++) {
+		if (!verify_expect(p, vs, rank, i, &want) || verify_close(p, want, res[i]))
+			continue;
+		snprintf(why, whylen, "verify: element %" PRIu64 " is %.1f, expected %.1f", i,
+			 (double)res[i], want);
+		return -EBADMSG;
+	}
+	return 0;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/* Verify mode: the values a rank's buffers start with and the values the collective must
+ * leave in them (traffic/coll.h "Kinds"), from ctl_verify_value. Pure. */
+#ifndef EMU_VERIFY_H
+#define EMU_VERIFY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "traffic/coll.h"
+
+/* Sums of ctl_verify_value(r, i) over the ranks r whose data a rank's reduction adds up,
+ * for i mod 1021 (the period of the values in i), so a reduced element is checked in O(1). */
+struct verify_sums {
+	double v[1021];
+};
+
+/* Fills n elements with rank's starting values: element i is ctl_verify_value(rank, i). */
+void verify_fill(float *buf, uint64_t n, uint32_t rank);
+
+/* The table for rank's reductions under p: its ring's members for SHARD_RINGS, all ranks
+ * otherwise. */
+void verify_sums_init(struct verify_sums *vs, const struct coll_params *p, uint32_t rank);
+
+/* The value element i of rank's result buffer must hold (the `out` buffer for ALLTOALL),
+ * or false where the kind leaves it unspecified (REDUCESCATTER outside the rank's chunk).
+ * vs is verify_sums_init's table for (p, rank); elements are 4-byte floats. */
+bool verify_expect(const struct coll_params *p, const struct verify_sums *vs, uint32_t rank,
+		   uint64_t i, double *v);
+
+/* Checks rank's result: 0, or -EBADMSG with the first wrong element in why. */
+int verify_check(const struct coll_params *p, const struct verify_sums *vs, uint32_t rank,
+		 const float *res, char *why, size_t whylen);
+
+#endif

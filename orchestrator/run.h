@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/* The runner: after `up` built the topology, it starts one emu-node per endpoint, runs the
+ * workload (arrivals, the scheduler's placements, job starts, records, failures), and writes
+ * the raw records to the results folder. Ctrl-C stops the run cleanly and keeps what was
+ * recorded. */
+#ifndef ORCH_RUN_H
+#define ORCH_RUN_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "collect/records.h"
+#include "emu-node/ctl.h"
+#include "lib/diag.h"
+#include "model/topo.h"
+#include "orchestrator/experiment.h"
+#include "policy/route.h"
+#include "policy/sched.h"
+#include "traffic/job.h"
+
+/* A job as the runner runs it: emulated sizes and times, and what happened. */
+struct run_job {
+	struct job_spec spec; /* paper units */
+	uint64_t bytes; /* per-rank collective size, emulated */
+	uint64_t compute_ns; /* per-iteration compute, emulated */
+	uint64_t progress_ns; /* fail after this long without a record */
+	int64_t arrival; /* emulated ns since the run's start */
+	int64_t start, finish; /* REC_NEVER until they happen */
+	int64_t last_progress;
+	enum rec_status status;
+	char reason[REC_REASON_MAX];
+	uint32_t *eps; /* endpoints in rank order, while placed */
+	uint32_t done; /* ranks that reported CTL_DONE */
+	uint32_t verified; /* ranks that verified */
+	bool submitted, running, aborting;
+};
+
+/* One emu-node. */
+struct run_node {
+	pid_t pid;
+	int fd; /* control socket, -1 when dead */
+	int32_t job; /* job it runs, -1 when idle */
+	uint32_t rank;
+	bool ready;
+};
+
+/* A SEND or RECV record of one rank, kept until the flows are joined. */
+struct run_flow {
+	uint32_t job, rank;
+	struct ctl_flow f;
+};
+
+struct run {
+	/* inputs, borrowed */
+	const struct experiment *e;
+	const struct topo *t;
+	const struct route_plan *plan;
+	const char *name; /* testbed name */
+	const char *emu_path; /* the emu-node binary */
+	const int *nsfd; /* per topology node */
+	volatile sig_atomic_t *stop;
+	void (*progress)(void *arg, const struct run *r);
+	void *progress_arg;
+	/* state */
+	int64_t t0; /* CLOCK_MONOTONIC ns of the run's start */
+	double dilation;
+	struct run_job *jobs;
+	uint32_t njobs;
+	uint32_t next_arrival; /* jobs[0 .. next_arrival) have arrived (sorted by arrival) */
+	uint32_t finished; /* jobs that ended one way or another */
+	struct run_node *nodes; /* per endpoint */
+	uint32_t nnodes;
+	struct sched sched;
+	struct rec_run rec;
+	VEC(struct run_flow) raw;
+	bool stopping;
+};
+
+/* Resolves the workload into jobs (catalogue, generator, trace), scales them, starts and
+ * greets every emu-node. 0 or -errno with d set; run_done cleans up either way. */
+int run_prepare(struct run *r, struct diag *d);
+
+/* Runs until every job ended or a stop was requested. 0 or -errno. */
+int run_loop(struct run *r, struct diag *d);
+
+/* Writes the records under dir (created): jobs.csv, iterations.csv, flows.csv and the
+ * scenario. 0 or -errno with d set. */
+int run_write(struct run *r, const char *dir, struct diag *d);
+
+/* Stops and reaps every emu-node and frees the state. */
+void run_done(struct run *r);
+
+/* Emulated ns since the run's start. */
+int64_t run_now(const struct run *r);
+
+/* Counts for progress lines. */
+void run_counts(const struct run *r, uint32_t *done, uint32_t *running, uint32_t *waiting);
+
+#endif

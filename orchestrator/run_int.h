@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* Internals shared by the run_*.c files. */
+#ifndef ORCH_RUN_INT_H
+#define ORCH_RUN_INT_H
+
+#include "orchestrator/run.h"
+
+#define RUN_PORT 7070 /* every emu-node listens here, in its own namespace */
+#define RUN_UID 65534 /* emu-nodes drop to nobody once listening */
+#define RUN_ABORT_NS 5000000000LL /* ranks get this long to confirm an abort */
+
+/* Jobs of the workload, in arrival order, ids 0.. (paper units). */
+int run_resolve_jobs(const struct experiment *e, job_list *out, struct diag *d);
+/* Fills the emulated sizes, times and timeout of rj from its spec. */
+void run_scale_job(const struct run *r, struct run_job *rj);
+
+/* Starts the emu-node of endpoint ep and greets it (CTL_HELLO). */
+int run_node_spawn(struct run *r, uint32_t ep, struct diag *d);
+/* Reads and handles every message waiting on endpoint ep's control socket. */
+int run_node_input(struct run *r, uint32_t ep, struct diag *d);
+/* The node died: reap it, fail its job, start a fresh one. */
+void run_node_lost(struct run *r, uint32_t ep, const char *why);
+
+/* Starts every job the scheduler can place now. */
+int run_start_jobs(struct run *r, struct diag *d);
+/* Ends job j (all ranks reported, or it failed): frees its endpoints. */
+void run_end_job(struct run *r, uint32_t j, enum rec_status st, const char *why);
+/* Fails job j with a reason and tells its other ranks to stop. */
+void run_fail_job(struct run *r, uint32_t j, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

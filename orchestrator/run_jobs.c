@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+/* The workload as jobs: explicit jobs, generated ones and a trace's, resolved against the
+ * catalogue and scaled to the emulation (ARCHITECTURE.md "Scaling": sizes times size_scale,
+ * times times the dilation D = size_scale / rate_scale). */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "orchestrator/run_int.h"
+
+/* Custom model: its size and compute as written. */
+static void custom_job(const struct exp_job *x, struct job_spec *out)
+{
+	memset(out, 0, sizeof(*out));
+	snprintf(out->model, sizeof(out->model), "custom");
+	out->gpus = x->gpus;
+	out->kind = COLL_ALLREDUCE;
+	out->bytes = (uint64_t)llround(x->params * x->bytes_per_param);
+	out->compute_ns = x->compute_ns;
+	out->comm_fraction = x->comm_fraction;
+}
+
+/* Overrides a job entry writes on top of its model. */
+static void apply_overrides(const struct experiment *e, const struct exp_job *x, struct job_spec *j)
+{
+	if (x->kind >= 0)
+		j->kind = (enum coll_kind)x->kind;
+	if (x->group)
+		j->group = x->group;
+	if (x->bytes)
+		j->bytes = x->bytes;
+	if (x->compute_ns) {
+		j->compute_ns = x->compute_ns;
+		j->comm_fraction = 0;
+	}
+	j->iterations = x->iterations ? x->iterations : e->w.iterations;
+	j->arrival_ns = x->arrival_ns;
+}
+
+static int explicit_job(const struct experiment *e, const struct exp_job *x, job_list *out,
+			struct diag *d)
+{
+	enum coll_algo algo = x->algo >= 0 ? (enum coll_algo)x->algo : e->w.algo;
+	struct job_spec j;
+	int r = 0;
+
+	if (x->model[0])
+		r = job_from_model(job_model_find(x->model), x->gpus, algo, &j, d);
+	else
+		custom_job(x, &j);
+	if (r)
+		return diag_wrap(d, r, "%s:%u: workload job: ", e->s.path, x->line);
+	if (x->algo >= 0 || !x->model[0])
+		j.algo = algo;
+	apply_overrides(e, x, &j);
+	return vec_push(out, j) ? diag_set(d, -ENOMEM, "out of memory") : 0;
+}
+
+static int read_text(const char *path, char **text, size_t *len)
+{
+	struct stat st;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || st.st_size > (64 << 20)) {
+		close(fd);
+		return -EFBIG;
+	}
+	*text = malloc((size_t)st.st_size + 1);
+	n = *text ? read(fd, *text, (size_t)st.st_size) : -1;
+	if (n < 0)
+		r = *text ? -errno : -ENOMEM;
+	close(fd);
+	if (r) {
+		free(*text);
+		return r;
+	}
+	(*text)[n] = '\0';
+	*len = (size_t)n;
+	return 0;
+}
+
+static int trace_jobs(const struct experiment *e, job_list *out, struct diag *d)
+{
+	const char *model = e->w.trace_model[0] ? e->w.trace_model : "resnet50";
+	size_t len = 0, before = out->n;
+	char *text = NULL;
+	int r;
+
+	r = read_text(e->w.trace, &text, &len);
+	if (r)
+		return diag_set(d, r, "workload.trace.file %s: %s", e->w.trace, strerror(-r));
+	r = workload_trace_parse(e->w.trace, text, len, model, e->w.algo, e->w.iterations, out, d);
+	free(text);
+	if (!r && e->w.trace_limit && out->n - before > e->w.trace_limit)
+		out->n = before + e->w.trace_limit;
+	return r;
+}
+
+static int cmp_arrival(const void *a, const void *b)
+{
+	const struct job_spec *x = a, *y = b;
+
+	if (x->arrival_ns != y->arrival_ns)
+		return x->arrival_ns < y->arrival_ns ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int run_resolve_jobs(const struct experiment *e, job_list *out, struct diag *d)
+{
+	size_t i;
+	int r = 0;
+
+	for (i = 0; !r && i < e->w.jobs.n; i++)
+		r = explicit_job(e, &e->w.jobs.v[i], out, d);
+	if (!r && e->w.generate)
+		r = workload_generate(&e->w.gen, out, d);
+	if (!r && e->w.trace)
+		r = trace_jobs(e, out, d);
+	if (r)
+		return r;
+	for (i = 0; i < out->n; i++)
+		out->v[i].id = (uint32_t)i; /* ties keep the file's order */
+	qsort(out->v, out->n, sizeof(*out->v), cmp_arrival);
+	for (i = 0; i < out->n; i++)
+		out->v[i].id = (uint32_t)i;
+	return 0;
+}
+
+/* The slowest endpoint NIC, emulated: what a contention-free collective runs at. */
+static uint64_t nic_rate(const struct topo *t)
+{
+	uint64_t slowest = 0;
+	size_t i;
+
+	for (i = 0; i < t->ports.n; i++) {
+		const struct topo_port *p = &t->ports.v[i];
+		uint64_t rate = topo_port_rate(t, (uint32_t)i);
+
+		if (t->nodes.v[p->node].kind != TOPO_ENDPOINT ||
+		    t->links.v[p->link].tier == TOPO_TIER_DIRECT || !rate)
+			continue;
+		if (!slowest || rate < slowest)
+			slowest = rate;
+	}
+	return slowest ? slowest : 1000000000ULL;
+}
+
+/* Contention-free time of one collective: bytes on the wire per rank over the NIC rate. */
+static uint64_t comm_ns(const struct job_spec *j, uint64_t bytes, uint64_t rate)
+{
+	double wire = coll_busbw_factor(j->kind, j->gpus) * (double)bytes * 8.0;
+
+	return (uint64_t)(wire / (double)rate * 1e9);
+}
+
+void run_scale_job(const struct run *r, struct run_job *rj)
+{
+	const struct scenario *s = &r->e->s;
+	double scale = s->emulation.rate_scale > 0 ? s->emulation.rate_scale : 1.0;
+	uint64_t rate = nic_rate(r->t), paper_rate = (uint64_t)((double)rate / scale);
+	uint64_t elem = rj->spec.elem ? rj->spec.elem : 4;
+	uint64_t bytes = (uint64_t)((double)rj->spec.bytes * s->emulation.size_scale);
+
+	bytes = bytes / elem * elem;
+	rj->bytes = bytes ? bytes : elem;
+	rj->compute_ns = (uint64_t)((double)job_compute_ns(&rj->spec, paper_rate) * r->dilation);
+	rj->arrival = (int64_t)((double)rj->spec.arrival_ns * r->dilation);
+	rj->progress_ns = r->e->run.progress_ns;
+	if (!rj->progress_ns) /* a generous multiple of what one iteration should take */
+		rj->progress_ns =
+			rj->compute_ns + 20 * comm_ns(&rj->spec, rj->bytes, rate) + 10000000000ULL;
+	rj->start = rj->finish = REC_NEVER;
+	rj->status = REC_NOT_STARTED;
+}

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: MIT
+/* emu-node's step tracking (emu-node/plan.c): channels, FIFO sequence numbers, readiness
+ * on a hand-made schedule; piece splitting; and every algorithm run on real floats by all
+ * ranks at once through plan_run, with messages matched per ordered pair in FIFO order,
+ * ending in verify.c's check of every rank's result. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "emu-node/plan.h"
+#include "emu-node/verify.h"
+
+static void t_step(struct coll_sched *s, uint8_t op, uint32_t peer, uint32_t ndep,
+		   const uint32_t *deps)
+{
+	struct coll_step st = {.op = op, .peer = peer, .len = 4, .dep_n = ndep};
+	uint32_t i;
+
+	st.dep_off = (uint32_t)s->deps.n;
+	for (i = 0; i < ndep; i++)
+		assert_int_equal(vec_push(&s->deps, deps[i]), 0);
+	assert_int_equal(vec_push(&s->steps, st), 0);
+}
+
+/* Rank 0 of a made-up schedule:
+ *   0 SEND to 2       1 SEND to 2 (FIFO behind 0)   2 RECV from 1
+ *   3 SEND to 1 after 2   4 RECV from 2 after 0     5 RECV from 1 (FIFO behind 2) */
+static void t_made_up(struct coll_sched *s)
+{
+	static const uint32_t d2 = 2, d0 = 0;
+	struct coll_rank r = {0, 6};
+
+	memset(s, 0, sizeof(*s));
+	s->params.nranks = 3;
+	t_step(s, COLL_SEND, 2, 0, NULL);
+	t_step(s, COLL_SEND, 2, 0, NULL);
+	t_step(s, COLL_RECV, 1, 0, NULL);
+	t_step(s, COLL_SEND, 1, 1, &d2);
+	t_step(s, COLL_RECV, 2, 1, &d0);
+	t_step(s, COLL_RECV, 1, 0, NULL);
+	assert_int_equal(vec_push(&s->ranks, r), 0);
+}
+
+static void test_channels(void **state)
+{
+	static const uint32_t seq[] = {0, 1, 0, 0, 0, 1};
+	struct coll_sched s;
+	struct plan p;
+	uint32_t i;
+
+	(void)state;
+	t_made_up(&s);
+	assert_int_equal(plan_init(&p, &s, 0), 0);
+	assert_int_equal(p.npeers, 2);
+	assert_int_equal(p.peers[0], 1);
+	assert_int_equal(p.peers[1], 2);
+	assert_int_equal(plan_peer(&p, 2), 1);
+	assert_int_equal(plan_peer(&p, 0), -ENOENT);
+	for (i = 0; i < 6; i++)
+		assert_int_equal(p.seq[i], seq[i]);
+	assert_int_equal(p.chan[0], 2 * 1 + COLL_SEND);
+	assert_int_equal(p.chan[5], 2 * 0 + COLL_RECV);
+	/* step 0 unblocks 4, step 2 unblocks 3 */
+	assert_int_equal(p.succ_off[1] - p.succ_off[0], 1);
+	assert_int_equal(p.succ[p.succ_off[0]], 4);
+	assert_int_equal(p.succ[p.succ_off[2]], 3);
+	plan_done(&p);
+	coll_sched_done(&s);
+}
+
+static void t_take(struct plan_run *r, uint32_t a, uint32_t b)
+{
+	uint32_t x = plan_run_take(r), y = plan_run_take(r);
+
+	/* the order within one batch does not matter */
+	assert_true((x == a && y == b) || (x == b && y == a));
+	assert_int_equal(plan_run_take(r), PLAN_NONE);
+}
+
+static void test_readiness(void **state)
+{
+	struct coll_sched s;
+	struct plan_run r;
+	struct plan p;
+	int it;
+
+	(void)state;
+	t_made_up(&s);
+	assert_int_equal(plan_init(&p, &s, 0), 0);
+	assert_int_equal(plan_run_init(&r, &p), 0);
+	for (it = 0; it < 2; it++) { /* twice: reset starts over */
+		plan_run_reset(&r);
+		t_take(&r, 0, 2); /* 1 waits behind 0, 5 behind 2, 3 and 4 on dependencies */
+		plan_run_complete(&r, 0);
+		t_take(&r, 1, 4);
+		plan_run_complete(&r, 2);
+		t_take(&r, 3, 5);
+		plan_run_complete(&r, 4);
+		plan_run_complete(&r, 1);
+		assert_false(plan_run_finished(&r));
+		assert_int_equal(plan_run_take(&r), PLAN_NONE);
+		plan_run_complete(&r, 5);
+		plan_run_complete(&r, 3);
+		assert_true(plan_run_finished(&r));
+	}
+	plan_run_done(&r);
+	plan_done(&p);
+	coll_sched_done(&s);
+}
+
+static void test_pieces(void **state)
+{
+	static const uint64_t lens[] = {0, 4, 4096, 10u << 20, (10u << 20) + 12};
+	static const uint64_t maxes[] = {4u << 20, 30, 4, 1};
+	static const uint32_t elems[] = {1, 4, 8};
+	uint64_t done, k, n;
+	uint32_t a, b, c;
+
+	(void)state;
+	assert_int_equal(plan_piece(10u << 20, 0, 4u << 20, 4), 4u << 20);
+	assert_int_equal(plan_piece(10u << 20, 8u << 20, 4u << 20, 4), 2u << 20);
+	assert_int_equal(plan_piece(100, 0, 30, 8), 24); /* cut on an element */
+	assert_int_equal(plan_piece(96, 0, 4, 8), 8); /* at least one element */
+	for (a = 0; a < 5; a++)
+		for (b = 0; b < 4; b++)
+			for (c = 0; c < 3; c++) {
+				n = lens[a] - lens[a] % elems[c];
+				for (done = 0, k = 0; done < n && k < (1u << 24); k++) {
+					done += plan_piece(n, done, maxes[b], elems[c]);
+					assert_int_equal(done % elems[c], 0);
+					assert_true(done <= n);
+				}
+				assert_int_equal(done, n);
+			}
+}
+
+/* A message in flight from one rank to another: the sender's bytes when it sent them. */
+struct t_msg {
+	uint32_t seq;
+	uint64_t len;
+	float *data;
+};
+
+struct t_rank {
+	struct coll_sched s;
+	struct plan p;
+	struct plan_run r;
+	float *buf, *out; /* out: ALLTOALL only */
+	uint32_t *pending; /* receives taken, waiting for their message */
+	uint32_t npending;
+};
+
+struct t_sim {
+	const struct coll_params *par;
+	struct t_rank *rk;
+	VEC(struct t_msg) * q; /* q[src * n + dst], consumed from head[] */
+	size_t *head;
+};
+
+/* Sends complete at once (eagerly): the schedules are race-free under any timing. */
+static void t_send(struct t_sim *sm, uint32_t r, uint32_t s)
+{
+	struct t_rank *rk = &sm->rk[r];
+	const struct coll_step *st = &rk->p.steps[s];
+	struct t_msg m = {.seq = rk->p.seq[s], .len = st->len, .data = malloc(st->len + 1)};
+
+	assert_non_null(m.data);
+	memcpy(m.data, rk->buf + st->off / 4, st->len);
+	assert_int_equal(vec_push(&sm->q[r * sm->par->nranks + st->peer], m), 0);
+	plan_run_complete(&rk->r, s);
+}
+
+/* Delivers the next message from the step's peer, if there is one; FIFO order must make it
+ * the message with the receive's sequence number and length. */
+static bool t_recv(struct t_sim *sm, uint32_t r, uint32_t s)
+{
+	struct t_rank *rk = &sm->rk[r];
+	const struct coll_step *st = &rk->p.steps[s];
+	size_t qi = st->peer * sm->par->nranks + r;
+	float *dst = (sm->par->kind == COLL_ALLTOALL ? rk->out : rk->buf) + st->off / 4;
+	struct t_msg *m;
+	uint64_t i;
+
+	if (sm->head[qi] == sm->q[qi].n)
+		return false;
+	m = &sm->q[qi].v[sm->head[qi]++];
+	assert_int_equal(m->seq, rk->p.seq[s]);
+	assert_int_equal(m->len, st->len);
+	for (i = 0; i < st->len / 4; i++)
+		dst[i] = st->flags & COLL_F_REDUCE ? dst[i] + m->data[i] : m->data[i];
+	free(m->data);
+	plan_run_complete(&rk->r, s);
+	return true;
+}
+
+static bool t_sim_rank(struct t_sim *sm, uint32_t r)
+{
+	struct t_rank *rk = &sm->rk[r];
+	bool moved = false;
+	uint32_t s, k;
+
+	while ((s = plan_run_take(&rk->r)) != PLAN_NONE) {
+		moved = true;
+		if (rk->p.steps[s].op == COLL_SEND)
+			t_send(sm, r, s);
+		else
+			rk->pending[rk->npending++] = s;
+	}
+	for (k = 0; k < rk->npending;) {
+		if (t_recv(sm, r, rk->pending[k])) {
+			rk->pending[k] = rk->pending[--rk->npending];
+			moved = true;
+		} else {
+			k++;
+		}
+	}
+	return moved;
+}
+
+static void t_rank_init(const struct coll_params *par, struct t_rank *rk, uint32_t r)
+{
+	struct diag d = {0};
+	uint64_t e = par->bytes / 4;
+
+	assert_int_equal(coll_sched_build_rank(par, r, &rk->s, &d), 0);
+	assert_int_equal(plan_init(&rk->p, &rk->s, r), 0);
+	assert_int_equal(plan_run_init(&rk->r, &rk->p), 0);
+	rk->buf = malloc(par->bytes + 4);
+	rk->out = malloc(par->bytes + 4);
+	rk->pending = calloc(rk->p.n + 1, sizeof(*rk->pending));
+	verify_fill(rk->buf, e, r);
+	memcpy(rk->out, rk->buf, par->bytes);
+	plan_run_reset(&rk->r);
+}
+
+/* Checks rank r's result and frees it. */
+static void t_rank_done(const struct coll_params *par, struct t_rank *rk, uint32_t r)
+{
+	struct verify_sums vs;
+	char why[160] = "";
+
+	assert_true(plan_run_finished(&rk->r));
+	verify_sums_init(&vs, par, r);
+	if (verify_check(par, &vs, r, par->kind == COLL_ALLTOALL ? rk->out : rk->buf, why,
+			 sizeof(why)))
+		fail_msg("%s %s n=%u group=%u rank %u: %s", coll_algo_name(par->algo),
+			 coll_kind_name(par->kind), par->nranks, par->group, r, why);
+	plan_run_done(&rk->r);
+	plan_done(&rk->p);
+	coll_sched_done(&rk->s);
+	free(rk->buf);
+	free(rk->out);
+	free(rk->pending);
+}
+
+static void t_sim(const struct coll_params *par)
+{
+	uint32_t n = par->nranks, r;
+	struct t_sim sm = {.par = par};
+	bool moved = true;
+
+	sm.rk = calloc(n, sizeof(*sm.rk));
+	sm.q = calloc((size_t)n * n, sizeof(*sm.q));
+	sm.head = calloc((size_t)n * n, sizeof(*sm.head));
+	for (r = 0; r < n; r++)
+		t_rank_init(par, &sm.rk[r], r);
+	while (moved)
+		for (moved = false, r = 0; r < n; r++)
+			moved |= t_sim_rank(&sm, r);
+	for (r = 0; r < n; r++)
+		t_rank_done(par, &sm.rk[r], r);
+	for (r = 0; r < n * n; r++) {
+		assert_int_equal(sm.head[r], sm.q[r].n); /* every message taken */
+		vec_free(&sm.q[r]);
+	}
+	free(sm.rk);
+	free(sm.q);
+	free(sm.head);
+}
+
+static void test_all_algorithms(void **state)
+{
+	static const uint32_t ns[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16};
+	struct coll_params p = {.elem = 4};
+	uint32_t i, g;
+
+	(void)state;
+	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+		p = (struct coll_params){.nranks = ns[i], .elem = 4, .bytes = 4 * 1003};
+		for (p.kind = COLL_ALLREDUCE; p.kind <= COLL_REDUCESCATTER; p.kind++)
+			t_sim(&p);
+		p.kind = COLL_ALLREDUCE;
+		p.algo = COLL_HD;
+		t_sim(&p);
+		for (g = 1; g <= 4; g++) {
+			p.group = g;
+			if (ns[i] % g)
+				continue;
+			p.algo = COLL_HIER_RING;
+			t_sim(&p);
+			p.algo = COLL_SHARD_RINGS;
+			t_sim(&p);
+		}
+		p = (struct coll_params){COLL_ALLTOALL, COLL_PAIRWISE, ns[i], 4 * 37 * ns[i], 4, 0};
+		t_sim(&p);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_channels),
+		cmocka_unit_test(test_readiness),
+		cmocka_unit_test(test_pieces),
+		cmocka_unit_test(test_all_algorithms),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: MIT
+/* collect/records: CSV lines of the five record types, exact round trips (REC_NEVER, quoted
+ * text with commas, quotes, CR and LF), random records through write -> parse, record
+ * splitting, and the malformed lines the parsers refuse. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "collect/records.h"
+
+#define T_LINE 2048
+#define T_ROUNDS 2000
+
+static uint64_t t_rng = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t t_rand(void)
+{
+	t_rng ^= t_rng << 13; /* xorshift64: reproducible, no libc state */
+	t_rng ^= t_rng >> 7;
+	t_rng ^= t_rng << 17;
+	return t_rng;
+}
+
+static int64_t t_time(void)
+{
+	switch (t_rand() % 4) {
+	case 0:
+		return REC_NEVER;
+	case 1:
+		return INT64_MAX - (int64_t)(t_rand() % 3);
+	case 2:
+		return -(int64_t)(t_rand() % 1000000);
+	}
+	return (int64_t)(t_rand() >> 2);
+}
+
+/* Random text of up to max-1 bytes, rich in the characters CSV must escape. */
+static void t_text(char *s, size_t max)
+{
+	static const char alpha[] = "ab,\"\r\n; .-_xyz0";
+	size_t i, n = t_rand() % max;
+
+	for (i = 0; i < n; i++)
+		s[i] = alpha[t_rand() % (sizeof(alpha) - 1)];
+	s[n] = '\0';
+}
+
+static void t_job_rand(struct rec_job *j)
+{
+	memset(j, 0, sizeof(*j));
+	j->id = (uint32_t)t_rand();
+	t_text(j->model, sizeof(j->model));
+	j->gpus = (uint32_t)t_rand();
+	j->kind = (enum coll_kind)(t_rand() % 4);
+	j->algo = (enum coll_algo)(t_rand() % 5);
+	j->iterations = (uint32_t)t_rand();
+	j->bytes = t_rand();
+	j->compute_ns = t_rand();
+	j->arrival = t_time();
+	j->start = t_time();
+	j->finish = t_time();
+	j->status = (enum rec_status)(t_rand() % 4);
+	j->verified = t_rand() % 2;
+	t_text(j->reason, sizeof(j->reason));
+	t_text(j->placement, sizeof(j->placement));
+}
+
+static void t_job_eq(const struct rec_job *a, const struct rec_job *b)
+{
+	assert_int_equal(a->id, b->id);
+	assert_string_equal(a->model, b->model);
+	assert_int_equal(a->gpus, b->gpus);
+	assert_int_equal(a->kind, b->kind);
+	assert_int_equal(a->algo, b->algo);
+	assert_int_equal(a->iterations, b->iterations);
+	assert_true(a->bytes == b->bytes && a->compute_ns == b->compute_ns);
+	assert_true(a->arrival == b->arrival && a->start == b->start && a->finish == b->finish);
+	assert_int_equal(a->status, b->status);
+	assert_int_equal(a->verified, b->verified);
+	assert_string_equal(a->reason, b->reason);
+	assert_string_equal(a->placement, b->placement);
+}
+
+static void test_job_line(void **state)
+{
+	struct rec_job j = {.id = 3,
+			    .model = "gpt3",
+			    .gpus = 8,
+			    .kind = COLL_ALLREDUCE,
+			    .algo = COLL_HIER_RING,
+			    .iterations = 10,
+			    .bytes = 1000,
+			    .compute_ns = 5,
+			    .arrival = 0,
+			    .start = REC_NEVER,
+			    .finish = REC_NEVER,
+			    .status = REC_NOT_STARTED,
+			    .reason = "said \"no\", twice\nthen",
+			    .placement = "h0;h1"};
+	char line[T_LINE];
+	struct rec_job back;
+	int n;
+
+	(void)state;
+	n = rec_job_csv(line, sizeof(line), &j);
+	assert_int_equal(n, (int)strlen(line));
+	assert_string_equal(line, "3,gpt3,8,allreduce,hier-ring,10,1000,5,0,,,not-started,0,"
+				  "\"said \"\"no\"\", twice\nthen\",h0;h1\n");
+	assert_int_equal(rec_job_parse(line, &back), 0);
+	t_job_eq(&j, &back);
+	assert_int_equal(rec_csv_record_len(line), strlen(line));
+}
+
+static void test_other_lines(void **state)
+{
+	struct rec_iter i = {1, 2, 3, 10, REC_NEVER, -5};
+	struct rec_flow f = {1, 2, 3, 4, 5, 6, 7, 8, 0, 100, REC_NEVER, 46};
+	struct rec_sample s = {7, 3, 1, 1500, 1, 0, 64};
+	struct rec_cpu c = {100000000, 0.25, 0.1};
+	char line[T_LINE];
+
+	(void)state;
+	rec_iter_csv(line, sizeof(line), &i);
+	assert_string_equal(line, "1,2,3,10,,-5\n");
+	rec_flow_csv(line, sizeof(line), &f);
+	assert_string_equal(line, "1,2,3,4,5,6,7,8,0,100,,46\n");
+	rec_sample_csv(line, sizeof(line), &s);
+	assert_string_equal(line, "7,3,1,1500,1,0,64\n");
+	rec_cpu_csv(line, sizeof(line), &c);
+	assert_string_equal(line, "100000000,0.25,0.10000000000000001\n");
+	assert_int_equal(strchr(rec_job_header, '\n'), NULL);
+	assert_string_equal(rec_cpu_header, "t_ns,busy,softirq");
+}
+
+static void t_iter_round(void)
+{
+	struct rec_iter a = {(uint32_t)t_rand(), (uint32_t)t_rand(), (uint32_t)t_rand(),
+			     t_time(),		 t_time(),	     t_time()};
+	struct rec_iter b;
+	char line[T_LINE];
+
+	rec_iter_csv(line, sizeof(line), &a);
+	assert_int_equal(rec_iter_parse(line, &b), 0);
+	assert_true(a.job == b.job && a.rank == b.rank && a.iter == b.iter);
+	assert_true(a.t_start == b.t_start && a.t_compute_end == b.t_compute_end &&
+		    a.t_end == b.t_end);
+}
+
+static void t_flow_round(void)
+{
+	struct rec_flow a = {(uint32_t)t_rand(), (uint32_t)t_rand(), (uint32_t)t_rand(),
+			     (uint32_t)t_rand(), (uint32_t)t_rand(), (uint32_t)t_rand(),
+			     (uint32_t)t_rand(), (uint32_t)t_rand(), t_rand(),
+			     t_time(),		 t_time(),	     (uint32_t)t_rand()};
+	struct rec_flow b;
+	char line[T_LINE];
+
+	rec_flow_csv(line, sizeof(line), &a);
+	assert_int_equal(rec_flow_parse(line, &b), 0);
+	assert_true(a.job == b.job && a.iter == b.iter && a.src == b.src && a.dst == b.dst);
+	assert_true(a.src_node == b.src_node && a.dst_node == b.dst_node && a.seq == b.seq);
+	assert_true(a.phase == b.phase && a.bytes == b.bytes && a.tag == b.tag);
+	assert_true(a.t_start == b.t_start && a.t_end == b.t_end);
+}
+
+static void t_sample_round(void)
+{
+	struct rec_sample a = {t_time(), (uint32_t)t_rand(), t_rand() % 2, t_rand(),
+			       t_rand(), t_rand(),	     t_rand()};
+	struct rec_sample b;
+	char line[T_LINE];
+
+	rec_sample_csv(line, sizeof(line), &a);
+	assert_int_equal(rec_sample_parse(line, &b), 0);
+	assert_true(a.t == b.t && a.link == b.link && a.dir == b.dir);
+	assert_true(a.tx_bytes == b.tx_bytes && a.tx_packets == b.tx_packets);
+	assert_true(a.drops == b.drops && a.backlog == b.backlog);
+}
+
+static void t_cpu_round(void)
+{
+	struct rec_cpu a = {t_time(), (double)t_rand() / (double)UINT64_MAX,
+			    (double)(t_rand() % 1000) / 7.0};
+	struct rec_cpu b;
+	char line[T_LINE];
+
+	rec_cpu_csv(line, sizeof(line), &a);
+	assert_int_equal(rec_cpu_parse(line, &b), 0);
+	assert_true(a.t == b.t && a.busy == b.busy && a.softirq == b.softirq);
+}
+
+/* Property: any record survives write -> parse exactly. */
+static void test_random_round_trips(void **state)
+{
+	struct rec_job a, b;
+	char line[T_LINE];
+	int i, n;
+
+	(void)state;
+	for (i = 0; i < T_ROUNDS; i++) {
+		t_job_rand(&a);
+		n = rec_job_csv(line, sizeof(line), &a);
+		assert_int_equal(n, (int)strlen(line));
+		assert_int_equal(rec_csv_record_len(line), strlen(line));
+		if (rec_job_parse(line, &b))
+			fail_msg("job line did not parse back: %s", line);
+		t_job_eq(&a, &b);
+		t_iter_round();
+		t_flow_round();
+		t_sample_round();
+		t_cpu_round();
+	}
+}
+
+/* A file of several records split with rec_csv_record_len, newlines inside quotes. */
+static void test_split(void **state)
+{
+	struct rec_job j[3];
+	char text[3 * T_LINE] = "";
+	const char *p = text;
+	struct rec_job back;
+	size_t n, k = 0;
+	char rec[T_LINE];
+	int i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		t_job_rand(&j[i]);
+		snprintf(j[i].reason, sizeof(j[i].reason), "line one\nline \"two\"\r\n%d", i);
+		rec_job_csv(text + strlen(text), sizeof(text) - strlen(text), &j[i]);
+	}
+	for (; *p; p += n, k++) {
+		n = rec_csv_record_len(p);
+		assert_true(n < sizeof(rec));
+		memcpy(rec, p, n);
+		rec[n] = '\0';
+		assert_int_equal(rec_job_parse(rec, &back), 0);
+		t_job_eq(&j[k], &back);
+	}
+	assert_int_equal(k, 3);
+	assert_int_equal(rec_csv_record_len("a,b"), 3);
+	assert_int_equal(rec_csv_record_len(""), 0);
+}
+
+static void test_truncation(void **state)
+{
+	struct rec_job j = {.model = "m", .reason = "a,b", .placement = "p"};
+	char full[T_LINE], small[10];
+	int n = rec_job_csv(full, sizeof(full), &j);
+
+	(void)state;
+	assert_int_equal(rec_job_csv(small, sizeof(small), &j), n);
+	assert_int_equal(strlen(small), sizeof(small) - 1);
+	assert_memory_equal(small, full, sizeof(small) - 1);
+	assert_int_equal(rec_job_csv(NULL, 0, &j), n);
+}
+
+static void test_malformed(void **state)
+{
+	static const char *const iters[] = {
+		"1,2,3,4,5",
+		"1,2,3,4,5,6,7",
+		"1,2,3,4,5,x",
+		"-1,2,3,4,5,6",
+		"1,2,3,4,5,-",
+		"1,2,3,4,5, 6",
+		"4294967296,2,3,4,5,6",
+		"1,2,3,4,5,6\r",
+		"1,2,3,4,5,6\n\n",
+		"1,2,3,4,\"5,6",
+		"1,2,3,4,5\"\",6",
+		"1,2,3,4,5,99999999999999999999",
+		"",
+		NULL,
+	};
+	static const char *const jobs[] = {
+		"0,m,1,allreduce,ring,1,1,1,0,0,0,ok,1,,x,extra",
+		"0,m,1,allreduce,ring,1,1,1,0,0,0,OK,1,,",
+		"0,m,1,broadcast,ring,1,1,1,0,0,0,ok,1,,",
+		"0,m,1,allreduce,tree,1,1,1,0,0,0,ok,1,,",
+		"0,a-model-name-of-25-chars,1,allreduce,ring,1,1,1,0,0,0,ok,1,,",
+		"0,\"m\"x,1,allreduce,ring,1,1,1,0,0,0,ok,1,,",
+	};
+	struct rec_iter it = {.job = 77};
+	struct rec_job j;
+	struct rec_sample s;
+	struct rec_cpu c;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(iters) / sizeof(iters[0]); i++) {
+		if (rec_iter_parse(iters[i], &it) != -EINVAL)
+			fail_msg("accepted iteration line %zu: %s", i,
+				 iters[i] ? iters[i] : "NULL");
+	}
+	assert_int_equal(it.job, 77); /* untouched by a refusal */
+	for (i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++) {
+		if (rec_job_parse(jobs[i], &j) != -EINVAL)
+			fail_msg("accepted job line %zu: %s", i, jobs[i]);
+	}
+	assert_int_equal(rec_job_parse("0,m,1,allreduce,ring,1,1,1,0,0,0,ok,1,,\r\n", &j), 0);
+	assert_int_equal(rec_sample_parse("1,2,2,0,0,0,0", &s), -EINVAL);
+	assert_int_equal(rec_cpu_parse("1,0.5,", &c), -EINVAL);
+	assert_int_equal(rec_cpu_parse("1,0.5x,0", &c), -EINVAL);
+	assert_int_equal(rec_cpu_parse("1, 0.5,0", &c), -EINVAL);
+	assert_int_equal(rec_cpu_parse("1,5e-1,0", &c), 0);
+	assert_true(c.busy == 0.5);
+}
+
+static void test_names(void **state)
+{
+	struct rec_run r = {0};
+
+	(void)state;
+	assert_string_equal(rec_status_name(REC_OK), "ok");
+	assert_string_equal(rec_status_name(REC_NOT_STARTED), "not-started");
+	assert_string_equal(rec_status_name(REC_CANCELLED), "cancelled");
+	assert_string_equal(rec_status_name((enum rec_status)42), "?");
+	assert_int_equal(vec_push(&r.cpu, ((struct rec_cpu){0})), 0);
+	assert_int_equal(vec_push(&r.jobs, ((struct rec_job){0})), 0);
+	rec_run_done(&r);
+	assert_null(r.cpu.v);
+	rec_run_done(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_job_line),
+		cmocka_unit_test(test_other_lines),
+		cmocka_unit_test(test_random_round_trips),
+		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_truncation),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

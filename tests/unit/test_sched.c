@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: MIT
+/* Scheduler tests: strict FIFO vs backfill, first-fit and random placement, leaf-major rank
+ * order, and properties under random arrivals and finishes (no endpoint assigned twice,
+ * consistent free counts, queue discipline, positive waits when the head does not fit). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "model/gen.h"
+#include "policy/sched.h"
+
+#define T_MAX_JOBS 4096
+
+struct t_world {
+	struct scenario scn;
+	struct topo *t;
+	struct sched s;
+};
+
+static void t_load(struct t_world *w, uint32_t hpl, uint32_t leaves, enum sched_queue q,
+		   enum sched_place p, uint64_t seed)
+{
+	struct sched_cfg cfg = {.queue = q, .place = p, .seed = seed};
+	struct diag d = {0};
+
+	memset(w, 0, sizeof(*w));
+	scn_init(&w->scn);
+	strcpy(w->scn.name, "t");
+	w->scn.topology.gen = SCN_GEN_LEAFSPINE;
+	w->scn.topology.ls.hosts_per_leaf = hpl;
+	w->scn.topology.ls.leaves = leaves;
+	w->scn.topology.ls.spines = 2;
+	w->scn.topology.ls.links_per_pair = 1;
+	w->scn.topology.ls.host_rate = 1000000000ULL;
+	w->scn.topology.ls.fabric_rate = 1000000000ULL;
+	assert_int_equal(topo_build(&w->scn, &w->t, &d), 0);
+	assert_int_equal(sched_init(&w->s, w->t, &cfg), 0);
+}
+
+static void t_free(struct t_world *w)
+{
+	sched_done(&w->s);
+	topo_free(w->t);
+	scn_done(&w->scn);
+}
+
+static uint64_t t_rand(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint32_t t_group(const struct sched *s, uint32_t ep)
+{
+	return s->t->nodes.v[s->t->endpoints.v[ep]].group;
+}
+
+/* Leaf-major: by group, then endpoint index, strictly increasing. */
+static void t_check_rank_order(const struct sched *s, const uint32_t *eps, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 1; i < n; i++) {
+		assert_true(t_group(s, eps[i - 1]) <= t_group(s, eps[i]));
+		if (t_group(s, eps[i - 1]) == t_group(s, eps[i]))
+			assert_true(eps[i - 1] < eps[i]);
+	}
+}
+
+/* No endpoint is held by two running jobs; busy[] and free_n agree with the jobs. */
+static void t_check(const struct sched *s)
+{
+	static uint8_t held[65536];
+	const struct sched_job *j;
+	uint32_t used = 0, i, ep;
+
+	memset(held, 0, s->n_ep);
+	vec_for_each (&s->jobs, j) {
+		if (!j->running)
+			continue;
+		for (i = 0; i < j->gpus; i++) {
+			ep = s->assign.v[j->first + i];
+			assert_true(ep < s->n_ep);
+			assert_int_equal(held[ep], 0);
+			held[ep] = 1;
+		}
+		used += j->gpus;
+		t_check_rank_order(s, s->assign.v + j->first, j->gpus);
+	}
+	for (ep = 0; ep < s->n_ep; ep++)
+		assert_int_equal(s->busy[ep], held[ep]);
+	assert_int_equal(s->free_n, s->n_ep - used);
+}
+
+static void test_fifo_head_blocks(void **state)
+{
+	const uint32_t *eps;
+	struct t_world w;
+	struct diag d = {0};
+
+	(void)state;
+	t_load(&w, 4, 4, SCHED_FIFO, SCHED_FIRST_FIT, 1);
+	assert_int_equal(sched_submit(&w.s, 0, 12, &d), 0);
+	assert_int_equal(sched_next(&w.s, &eps), 0);
+	assert_int_equal(eps[0], 0);
+	assert_int_equal(eps[11], 11);
+	assert_int_equal(sched_submit(&w.s, 1, 8, &d), 0);
+	assert_int_equal(sched_submit(&w.s, 2, 2, &d), 0);
+	/* 4 GPUs free: job 2 would fit, but strict FIFO keeps it behind job 1 */
+	assert_int_equal(sched_next(&w.s, &eps), -EAGAIN);
+	assert_int_equal(sched_waiting(&w.s), 2);
+	sched_finish(&w.s, 0);
+	assert_int_equal(sched_next(&w.s, &eps), 1);
+	assert_int_equal(eps[0], 0);
+	assert_int_equal(eps[7], 7);
+	assert_int_equal(sched_next(&w.s, &eps), 2);
+	assert_int_equal(eps[0], 8);
+	assert_int_equal(eps[1], 9);
+	assert_int_equal(sched_next(&w.s, &eps), -EAGAIN);
+	assert_int_equal(sched_waiting(&w.s), 0);
+	assert_int_equal(w.s.free_n, 6);
+	t_check(&w.s);
+	t_free(&w);
+}
+
+static void test_backfill_overtakes(void **state)
+{
+	const uint32_t *eps;
+	struct t_world w;
+	struct diag d = {0};
+
+	(void)state;
+	t_load(&w, 4, 4, SCHED_BACKFILL, SCHED_FIRST_FIT, 1);
+	assert_int_equal(sched_submit(&w.s, 0, 12, &d), 0);
+	assert_int_equal(sched_next(&w.s, &eps), 0);
+	assert_int_equal(sched_submit(&w.s, 1, 8, &d), 0);
+	assert_int_equal(sched_submit(&w.s, 2, 2, &d), 0);
+	assert_int_equal(sched_next(&w.s, &eps), 2);
+	assert_int_equal(eps[0], 12);
+	assert_int_equal(eps[1], 13);
+	assert_int_equal(sched_next(&w.s, &eps), -EAGAIN);
+	assert_int_equal(sched_waiting(&w.s), 1);
+	/* a job that never started can leave the queue */
+	sched_finish(&w.s, 1);
+	assert_int_equal(sched_waiting(&w.s), 0);
+	t_check(&w.s);
+	t_free(&w);
+}
+
+static void test_submit_errors(void **state)
+{
+	struct t_world w;
+	struct diag d = {0};
+
+	(void)state;
+	t_load(&w, 4, 4, SCHED_FIFO, SCHED_FIRST_FIT, 1);
+	assert_int_equal(sched_submit(&w.s, 5, 17, &d), -EINVAL);
+	assert_string_equal(d.msg, "job 5 needs 17 GPUs but the cluster has 16");
+	diag_clear(&d);
+	assert_int_equal(sched_submit(&w.s, 5, 0, &d), -EINVAL);
+	assert_string_equal(d.msg, "job 5 needs no GPUs");
+	diag_clear(&d);
+	assert_int_equal(sched_submit(&w.s, 5, 16, &d), 0);
+	assert_int_equal(sched_submit(&w.s, 5, 1, &d), -EEXIST);
+	assert_string_equal(d.msg, "job 5 was already submitted");
+	assert_int_equal(sched_waiting(&w.s), 1);
+	t_free(&w);
+}
+
+/* A placement policy that hands back a busy endpoint is caught, and nothing is claimed. */
+static int t_place_bad(struct sched *s, uint32_t job, uint32_t n, uint32_t *out)
+{
+	uint32_t i;
+
+	(void)s;
+	(void)job;
+	for (i = 0; i < n; i++)
+		out[i] = i;
+	return 0;
+}
+
+static void test_place_checked(void **state)
+{
+	const uint32_t *eps;
+	struct t_world w;
+	struct diag d = {0};
+
+	(void)state;
+	t_load(&w, 4, 4, SCHED_FIFO, SCHED_FIRST_FIT, 1);
+	assert_int_equal(sched_submit(&w.s, 0, 4, &d), 0);
+	assert_int_equal(sched_next(&w.s, &eps), 0);
+	w.s.place = t_place_bad;
+	assert_int_equal(sched_submit(&w.s, 1, 4, &d), 0);
+	assert_int_equal(sched_next(&w.s, &eps), -EINVAL);
+	assert_int_equal(w.s.free_n, 12);
+	t_check(&w.s);
+	t_free(&w);
+}
+
+/* Endpoint indexes that are not leaf-major: ranks still come out grouped by leaf. */
+static void test_rank_order(void **state)
+{
+	struct sched_cfg cfg = {.queue = SCHED_FIFO, .place = SCHED_FIRST_FIT};
+	const uint32_t *eps;
+	struct diag d = {0};
+	struct topo *t = topo_new();
+	struct sched s;
+	uint32_t i;
+	char name[8];
+	int id;
+
+	(void)state;
+	assert_non_null(t);
+	for (i = 0; i < 8; i++) {
+		snprintf(name, sizeof(name), "h%u", i);
+		id = topo_node_add(t, TOPO_ENDPOINT, TOPO_ROLE_HOST, name, i);
+		assert_true(id >= 0);
+		t->nodes.v[id].group = i % 2;
+	}
+	assert_int_equal(topo_finalize(t, &d), 0);
+	assert_int_equal(sched_init(&s, t, &cfg), 0);
+	assert_int_equal(sched_submit(&s, 0, 4, &d), 0);
+	assert_int_equal(sched_next(&s, &eps), 0);
+	assert_int_equal(eps[0], 0);
+	assert_int_equal(eps[1], 2);
+	assert_int_equal(eps[2], 1);
+	assert_int_equal(eps[3], 3);
+	sched_done(&s);
+	cfg.place = SCHED_RANDOM;
+	for (cfg.seed = 0; cfg.seed < 50; cfg.seed++) {
+		assert_int_equal(sched_init(&s, t, &cfg), 0);
+		assert_int_equal(sched_submit(&s, 0, 5, &d), 0);
+		assert_int_equal(sched_next(&s, &eps), 0);
+		t_check_rank_order(&s, eps, 5);
+		t_check(&s);
+		sched_done(&s);
+	}
+	topo_free(t);
+}
+
+static void test_random_uniform(void **state)
+{
+	uint32_t hits[16] = {0}, i;
+	const uint32_t *eps;
+	struct t_world w;
+	struct diag d = {0};
+
+	(void)state;
+	t_load(&w, 4, 4, SCHED_FIFO, SCHED_RANDOM, 9);
+	assert_int_equal(sched_submit(&w.s, 0, 8, &d), 0); /* half the cluster held */
+	assert_int_equal(sched_next(&w.s, &eps), 0);
+	for (i = 1; i <= 16000; i++) {
+		assert_int_equal(sched_submit(&w.s, i, 1, &d), 0);
+		assert_int_equal(sched_next(&w.s, &eps), (int)i);
+		hits[eps[0]]++;
+		sched_finish(&w.s, i);
+	}
+	for (i = 0; i < 16; i++) {
+		if (w.s.busy[i])
+			assert_int_equal(hits[i], 0);
+		else
+			assert_true(hits[i] > 1800 && hits[i] < 2200); /* 2000 expected */
+	}
+	t_free(&w);
+}
+
+/* ---- properties under random arrivals and finishes ---- */
+
+struct t_run {
+	uint8_t state[T_MAX_JOBS]; /* 0 unseen, 1 waiting, 2 running, 3 done */
+	uint32_t n; /* jobs submitted */
+	uint32_t overtakes; /* starts ahead of an earlier waiting job */
+	uint64_t rng;
+};
+
+static uint32_t t_min_waiting(const struct t_run *r)
+{
+	uint32_t i;
+
+	for (i = 0; i < r->n && r->state[i] != 1; i++)
+		;
+	return i;
+}
+
+/* Starts whatever can start and checks the queue discipline. */
+static void t_drain(struct sched *s, struct t_run *r)
+{
+	const uint32_t *eps;
+	uint32_t head;
+	int id;
+
+	while ((id = sched_next(s, &eps)) >= 0) {
+		head = t_min_waiting(r);
+		assert_int_equal(r->state[id], 1);
+		if (s->cfg.queue == SCHED_FIFO)
+			assert_int_equal(id, head);
+		r->overtakes += (uint32_t)id != head;
+		r->state[id] = 2;
+	}
+	assert_int_equal(id, -EAGAIN);
+	/* what still waits does not fit: the head (FIFO) or every job (backfill) */
+	for (head = 0; head < r->n; head++) {
+		if (r->state[head] != 1)
+			continue;
+		assert_true(s->jobs.v[head].gpus > s->free_n);
+		if (s->cfg.queue == SCHED_FIFO)
+			break;
+	}
+	t_check(s);
+}
+
+static void t_event(struct sched *s, struct t_run *r)
+{
+	static const uint32_t sizes[] = {1, 2, 3, 4, 8, 12, 16, 32};
+	struct diag d = {0};
+	uint32_t i, k, running = 0;
+
+	for (i = 0; i < r->n; i++)
+		running += r->state[i] == 2;
+	if (r->n < T_MAX_JOBS && (t_rand(&r->rng) % 2 || !running)) {
+		assert_int_equal(sched_submit(s, r->n, sizes[t_rand(&r->rng) % 8], &d), 0);
+		r->state[r->n++] = 1;
+		return;
+	}
+	k = (uint32_t)(t_rand(&r->rng) % running);
+	for (i = 0; r->state[i] != 2 || k--; i++)
+		;
+	sched_finish(s, i);
+	r->state[i] = 3;
+}
+
+static void t_random_run(struct t_world *w, uint64_t seed, uint32_t events, struct t_run *r)
+{
+	uint32_t e;
+
+	memset(r, 0, sizeof(*r));
+	r->rng = seed;
+	for (e = 0; e < events; e++) {
+		t_event(&w->s, r);
+		t_drain(&w->s, r);
+	}
+}
+
+static void test_random_events(void **state)
+{
+	static struct t_run r;
+	struct t_world w;
+	uint64_t seed;
+	int q, p;
+
+	(void)state;
+	for (q = SCHED_FIFO; q <= SCHED_BACKFILL; q++) {
+		for (p = SCHED_FIRST_FIT; p <= SCHED_RANDOM; p++) {
+			for (seed = 1; seed <= 4; seed++) {
+				t_load(&w, 8, 4, (enum sched_queue)q, (enum sched_place)p, seed);
+				t_random_run(&w, seed, 3000, &r);
+				assert_true(r.n > 1000);
+				if (q == SCHED_FIFO)
+					assert_int_equal(r.overtakes, 0);
+				else
+					assert_true(r.overtakes > 0);
+				t_free(&w);
+			}
+		}
+	}
+}
+
+static void test_random_deterministic(void **state)
+{
+	static struct t_run r;
+	struct t_world a, b, c;
+
+	(void)state;
+	t_load(&a, 8, 4, SCHED_BACKFILL, SCHED_RANDOM, 5);
+	t_load(&b, 8, 4, SCHED_BACKFILL, SCHED_RANDOM, 5);
+	t_load(&c, 8, 4, SCHED_BACKFILL, SCHED_RANDOM, 6);
+	t_random_run(&a, 77, 2000, &r);
+	t_random_run(&b, 77, 2000, &r);
+	t_random_run(&c, 77, 2000, &r);
+	assert_int_equal(a.s.assign.n, b.s.assign.n);
+	assert_memory_equal(a.s.assign.v, b.s.assign.v, a.s.assign.n * sizeof(uint32_t));
+	assert_true(a.s.assign.n != c.s.assign.n ||
+		    memcmp(a.s.assign.v, c.s.assign.v, a.s.assign.n * sizeof(uint32_t)));
+	t_free(&a);
+	t_free(&b);
+	t_free(&c);
+}
+
+/* Virtual time: a job that cannot start on arrival starts later, never earlier. */
+static void test_waits(void **state)
+{
+	static uint64_t arrive[400], start[400], end[400];
+	static bool behind[400];
+	struct diag d = {0};
+	const uint32_t *eps;
+	struct t_world w;
+	uint64_t rng = 3, now;
+	uint32_t i, next = 0, waited = 0;
+	int q, id;
+
+	(void)state;
+	for (q = SCHED_FIFO; q <= SCHED_BACKFILL; q++) {
+		t_load(&w, 4, 4, (enum sched_queue)q, SCHED_FIRST_FIT, 1);
+		for (i = 0; i < 400; i++) {
+			arrive[i] = (i ? arrive[i - 1] : 0) + t_rand(&rng) % 100;
+			end[i] = UINT64_MAX;
+		}
+		while (next < 400 || w.s.free_n < w.s.n_ep) {
+			now = next < 400 ? arrive[next] : UINT64_MAX;
+			for (i = 0; i < next; i++)
+				now = end[i] < now ? end[i] : now;
+			for (i = 0; i < next; i++) {
+				if (end[i] == now) {
+					sched_finish(&w.s, i);
+					end[i] = UINT64_MAX - 1; /* done */
+				}
+			}
+			if (next < 400 && arrive[next] == now) {
+				behind[next] = sched_waiting(&w.s) > 0;
+				assert_int_equal(
+					sched_submit(&w.s, next, 1 + t_rand(&rng) % 12, &d), 0);
+				next++;
+			}
+			while ((id = sched_next(&w.s, &eps)) >= 0) {
+				start[id] = now;
+				end[id] = now + 1 + t_rand(&rng) % 300;
+			}
+		}
+		for (i = 0; i < 400; i++) {
+			assert_true(start[i] >= arrive[i]);
+			/* strict FIFO: arriving behind a waiting job means waiting too */
+			if (q == SCHED_FIFO && behind[i])
+				assert_true(start[i] > arrive[i]);
+			waited += start[i] > arrive[i];
+		}
+		assert_true(waited > 0);
+		assert_int_equal(sched_waiting(&w.s), 0);
+		t_free(&w);
+		next = 0;
+		waited = 0;
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fifo_head_blocks),
+		cmocka_unit_test(test_backfill_overtakes),
+		cmocka_unit_test(test_submit_errors),
+		cmocka_unit_test(test_place_checked),
+		cmocka_unit_test(test_rank_order),
+		cmocka_unit_test(test_random_uniform),
+		cmocka_unit_test(test_random_events),
+		cmocka_unit_test(test_random_deterministic),
+		cmocka_unit_test(test_waits),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
