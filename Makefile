@@ -85,6 +85,8 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_HELP_OBJ) $(NODE_LIB) $(ORC
 	$(if $(Q),@echo '  LD      $@')
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(ORCH_LIBS) -lcmocka
 
+# the unit tests' JSON Schema validator, for results folders made by integration tests
+$(BUILD)/tools/schema_check: $(BUILD)/obj/tests/unit/json_schema.o
 $(BUILD)/tools/%: tests/tools/%.c $(ORCH_LIB) $(PURE_LIB)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo '  LD      $@')
@@ -99,12 +101,12 @@ check: $(UNIT_BIN)
 
 # libFuzzer on the scenario parser (clang); FUZZ_SECONDS bounds the run.
 FUZZ_SECONDS ?= 60
-FUZZ_SRC := tests/fuzz/fuzz_scenario.c orchestrator/scenario_yaml.c orchestrator/scenario_yaml_types.c \
-	orchestrator/experiment.c $(PURE_SRC)
+FUZZ_SRC := tests/fuzz/fuzz_scenario.c orchestrator/scenario_yaml.c orchestrator/scenario_yaml_types.c orchestrator/scenario_sweep.c \
+	orchestrator/scenario_yaml_topo.c orchestrator/scenario_yaml_net.c orchestrator/experiment.c $(PURE_SRC)
 fuzz:
 	@mkdir -p build/fuzz-corpus
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-D_GNU_SOURCE -I. $(FUZZ_SRC) -lyaml -lm -o build/fuzz_scenario
+		-D_GNU_SOURCE -I. $(FUZZ_SRC) -lyaml -ljansson -lm -o build/fuzz_scenario
 	build/fuzz_scenario -max_total_time=$(FUZZ_SECONDS) -dict=tests/fuzz/scenario.dict \
 		-max_len=4096 -timeout=10 build/fuzz-corpus scenarios tests/fixtures/bad
 

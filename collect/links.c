@@ -67,6 +67,7 @@ static void link_init(const struct rec_sample *x, const struct col_links_cfg *lc
 	*l = (struct col_link){.link = x->link, .dir = x->dir};
 	l->rate_bps = known && lc->rate_bps ? lc->rate_bps[k] : 0;
 	l->shaped = !known || !lc->shaped || lc->shaped[k];
+	l->endpoint = known && lc->endpoint && lc->endpoint[k];
 	l->util_mean = l->util_peak = l->bl_util = NAN;
 }
 

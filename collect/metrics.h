@@ -60,12 +60,14 @@ struct col_links_cfg {
 	uint32_t nlinks; /* 0: unknown, take the links from the samples */
 	const uint64_t *rate_bps; /* configured egress rate, 0 if none */
 	const uint8_t *shaped; /* nonzero: a shaping qdisc sits on this egress */
+	const uint8_t *endpoint; /* nonzero: the egress of an endpoint (may be NULL: none) */
 };
 
 struct col_link {
 	uint32_t link, dir;
 	uint64_t rate_bps;
 	bool shaped;
+	bool endpoint; /* the egress of an endpoint: its queue is its own TCP's (fidelity.c) */
 	uint32_t samples;
 	int64_t span_ns; /* first to last sample */
 	uint64_t tx_bytes; /* over the span */

@@ -34,6 +34,15 @@ char *col_summary_dumps(const struct rec_run *r, const struct col_metrics *m,
 int col_summary_txt(char *buf, size_t len, const struct rec_run *r, const struct col_metrics *m,
 		    const struct col_summary_meta *meta);
 
+#define COL_SWEEP_SCHEMA "testbed-comparison/1"
+
+/* comparison.json of s as a new object (NULL on ENOMEM); names[v] labels variant v (names may
+ * be NULL). */
+json_t *col_sweep_json(const struct col_sweep *s, const char *const *names);
+
+/* The unit of a metric in the tables ("paper s", "B/s", "share"). */
+const char *col_metric_unit(enum col_metric k);
+
 /* The sweep table into buf, as col_summary_txt; names[v] labels variant v (NULL: "v<v>"). */
 int col_sweep_txt(char *buf, size_t len, const struct col_sweep *s, const char *const *names);
 

@@ -136,6 +136,11 @@ static const char *const units[COL_M_N] = {
 	[COL_M_BUSBW] = "B/s",	       [COL_M_UTIL] = "share",
 };
 
+const char *col_metric_unit(enum col_metric k)
+{
+	return (unsigned)k < COL_M_N ? units[k] : "?";
+}
+
 static void sweep_row(struct col_out *o, const struct col_sweep_cell *c, const char *metric,
 		      const char *unit, const char *name, uint32_t v)
 {

@@ -5,6 +5,7 @@
 
 #include "model/addr.h"
 #include "model/gen.h"
+#include "model/ocs.h"
 
 uint32_t gen_switch_seed(uint32_t base, uint32_t id)
 {
@@ -24,8 +25,10 @@ static int apply_seeds(struct topo *t, const struct scn_routing *rt, struct diag
 	size_t i;
 	int n;
 
-	for (i = 0; i < t->nodes.n; i++)
+	for (i = 0; i < t->nodes.n; i++) {
 		t->nodes.v[i].seed = gen_switch_seed(rt->seed, (uint32_t)i);
+		t->nodes.v[i].spray = rt->spray;
+	}
 	for (i = 0; i < rt->seeds.n; i++) {
 		n = topo_node_find(t, rt->seeds.v[i].node);
 		if (n < 0 || !t->nodes.v[n].forwards)
@@ -46,6 +49,12 @@ static int generate(const struct scenario *s, struct topo *t, struct diag *d)
 		return gen_leafspine(t, &s->topology.ls, scale, d);
 	case SCN_GEN_BEST:
 		return gen_best(t, &s->topology.ls, scale, d);
+	case SCN_GEN_HAMMINGMESH:
+		return gen_hxmesh(t, &s->topology.hx, scale, d);
+	case SCN_GEN_MULTIDIM:
+		return gen_multidim(t, &s->topology.md, scale, d);
+	case SCN_GEN_DIRECT:
+		return gen_direct(t, &s->topology.dr, scale, d);
 	}
 	return diag_set(d, -EINVAL, "unknown topology kind");
 }
@@ -70,6 +79,8 @@ int topo_build(const struct scenario *s, struct topo **out, struct diag *d)
 	if (r)
 		goto out;
 	r = addr_assign(t, s->addressing.base, s->addressing.plen, d);
+	if (!r && s->topology.gen == SCN_GEN_LEAFSPINE && s->topology.ls.ocs.count)
+		r = ocs_build(&t, &s->topology.ls, d); /* t becomes the logical view */
 out:
 	if (r) {
 		topo_free(t);
@@ -91,7 +102,7 @@ double gen_auto_scale(const struct topo *t, uint64_t capacity_bps, uint64_t link
 		if (rate > fastest)
 			fastest = rate;
 		if (t->nodes.v[p->node].kind == TOPO_ENDPOINT &&
-		    t->links.v[p->link].tier != TOPO_TIER_DIRECT)
+		    t->links.v[p->link].tier != TOPO_TIER_SERVER)
 			aggregate += rate;
 	}
 	if (aggregate > 0 && (double)capacity_bps / aggregate < scale)

@@ -3,6 +3,8 @@
 #ifndef MODEL_GEN_H
 #define MODEL_GEN_H
 
+#include <stddef.h>
+
 #include "lib/diag.h"
 #include "model/scenario.h"
 #include "model/topo.h"
@@ -28,8 +30,13 @@ uint32_t gen_switch_seed(uint32_t base, uint32_t id);
 
 /* rate_scale: auto for topology t built at scale 1: the largest scale <= 1 at which every
  * endpoint sending at its NIC rate at once stays within capacity_bps, and no link runs faster
- * than link_max_bps. Intra-server (direct) links count toward link_max only. */
+ * than link_max_bps. Intra-server (tier server) links count toward link_max only. */
 double gen_auto_scale(const struct topo *t, uint64_t capacity_bps, uint64_t link_max_bps);
+
+/* What the scenario's generator builds in its paper's terms (formula counts, diameter), as
+ * lines of text for `testbed check`; "" for leafspine and best. Returns the length the whole
+ * text needs, as snprintf does. */
+int gen_summary(const struct scenario *s, char *buf, size_t size);
 
 /* A rate times a scale, rounded to whole bit/s; 0 stays 0. */
 uint64_t gen_scale_rate(uint64_t rate, double scale);

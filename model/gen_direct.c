@@ -309,18 +309,35 @@ static int add_axis(struct dx_build *b, uint32_t k)
 	return r;
 }
 
+/* counts() and the testbed's size limit */
+static int validate(const struct gen_direct_params *p, struct dx_axis *ax,
+		    struct gen_direct_counts *c, struct diag *d)
+{
+	int r = counts(p, ax, c, d);
+
+	if (!r && c->nodes > DX_MAX_NODES)
+		r = diag_set(d, -E2BIG, "direct: %llu nodes; the testbed addresses %u",
+			     (unsigned long long)c->nodes, DX_MAX_NODES);
+	return r;
+}
+
+int gen_direct_validate(const struct gen_direct_params *p, struct diag *d)
+{
+	struct dx_axis ax[GEN_DIRECT_AXES];
+	struct gen_direct_counts c;
+
+	return validate(p, ax, &c, d);
+}
+
 int gen_direct(struct topo *t, const struct gen_direct_params *p, double rate_scale, struct diag *d)
 {
 	struct dx_build b = {.t = t, .scale = rate_scale};
 	uint32_t k;
 	int r;
 
-	r = counts(p, b.ax, &b.c, d);
+	r = validate(p, b.ax, &b.c, d);
 	if (r)
 		return r;
-	if (b.c.nodes > DX_MAX_NODES)
-		return diag_set(d, -E2BIG, "direct: %llu nodes; the testbed addresses %u",
-				(unsigned long long)b.c.nodes, DX_MAX_NODES);
 	if (t->nodes.n)
 		return diag_set(d, -EINVAL, "direct: the topology must start empty");
 	b.cube = p->kind == GEN_DIRECT_HYPERCUBE;

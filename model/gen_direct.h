@@ -57,6 +57,9 @@ int gen_direct_counts(const struct gen_direct_params *p, struct gen_direct_count
  * directions (what TACOS synthesizes over), otherwise any neighbour. */
 bool gen_direct_granted(const struct gen_direct_params *p, uint32_t from, uint32_t to);
 
+/* Whether gen_direct would build p: 0, or its -EINVAL / -E2BIG with the same message. */
+int gen_direct_validate(const struct gen_direct_params *p, struct diag *d);
+
 /* Builds into the empty t: NPUs "n<id>", id = c_0 + P_0 (c_1 + P_1 c_2 ...) (axis 0 fastest;
  * hypercube: the id's bits), coord[k] = c_k (hypercube: coord[0] = id), group = id / P_0.
  * All NPUs forward. Links tier direct, link.dim = axis (hypercube: bit), from port[0] at

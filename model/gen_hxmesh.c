@@ -73,8 +73,9 @@ static int dim_plan(const struct gen_hxmesh_params *p, unsigned dim, struct gen_
 	r = net_shape(n, p->radix, p->taper);
 	if (r)
 		return diag_set(d, r,
-				"hammingmesh: %llu-port %s networks need more than two levels",
-				(unsigned long long)n->ports, dim_name[dim]);
+				"hammingmesh: %llu-port %s networks need more than two levels "
+				"of %u-port switches",
+				(unsigned long long)n->ports, dim_name[dim], p->radix);
 	n->switches = n->count * (n->levels == 1 ? 1 : n->leaves + n->spines);
 	n->fabric = n->count * n->leaves * n->uplinks;
 	return 0;
@@ -299,19 +300,34 @@ static int build(struct hx_build *h)
 	return r;
 }
 
+/* plan() and the testbed's size limit */
+static int validate(const struct gen_hxmesh_params *p, struct gen_hxmesh_counts *c, struct diag *d)
+{
+	int r = plan(p, c, d);
+
+	if (!r && c->accels > HX_MAX_ACCELS)
+		r = diag_set(d, -E2BIG,
+			     "hammingmesh: %llu accelerators is more than the %u this testbed "
+			     "addresses; paper-scale systems can only be counted",
+			     (unsigned long long)c->accels, HX_MAX_ACCELS);
+	return r;
+}
+
+int gen_hxmesh_validate(const struct gen_hxmesh_params *p, struct diag *d)
+{
+	struct gen_hxmesh_counts c;
+
+	return validate(p, &c, d);
+}
+
 int gen_hxmesh(struct topo *t, const struct gen_hxmesh_params *p, double rate_scale, struct diag *d)
 {
 	struct hx_build h = {.t = t, .p = p};
 	int r;
 
-	r = plan(p, &h.c, d);
+	r = validate(p, &h.c, d);
 	if (r)
 		return r;
-	if (h.c.accels > HX_MAX_ACCELS)
-		return diag_set(d, -E2BIG,
-				"hammingmesh: %llu accelerators is more than the %u this testbed "
-				"addresses; paper-scale systems can only be counted",
-				(unsigned long long)h.c.accels, HX_MAX_ACCELS);
 	if (t->nodes.n)
 		return diag_set(d, -EINVAL, "hammingmesh: the topology must start empty");
 	h.board_rate = gen_scale_rate(p->board_rate, rate_scale);

@@ -59,6 +59,9 @@ struct gen_hxmesh_counts {
  * -E2BIG when a dimension network would need a third fat-tree level. */
 int gen_hxmesh_counts(const struct gen_hxmesh_params *p, struct gen_hxmesh_counts *out);
 
+/* Whether gen_hxmesh would build p: 0, or its -EINVAL / -E2BIG with the same message. */
+int gen_hxmesh_validate(const struct gen_hxmesh_params *p, struct diag *d);
+
 /* Builds one plane into the empty t:
  * - accelerators first, "a<gx>-<gy>" (global column, row), endpoint ((by*x + bx)*b + j)*a + i
  *   for board (bx, by) and on-board position (i, j); group = board; coord = {bx, by, i, j};

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "model/gen.h"
+#include "model/ocs.h"
 
 uint64_t gen_scale_rate(uint64_t rate, double scale)
 {
@@ -72,7 +73,7 @@ static int add_servers(struct topo *t, const struct scn_leafspine *ls, double sc
 		for (a = 0; r >= 0 && a < g; a++)
 			for (b = a + 1; r >= 0 && b < g; b++)
 				r = topo_link_add(t, s * g + a, s * g + b, rate, rate,
-						  TOPO_TIER_DIRECT);
+						  TOPO_TIER_SERVER);
 	for (s = 0; s < nh; s++)
 		t->nodes.v[s].coord[2] = (int32_t)(s / (g ? g : 1)); /* server index */
 	return r < 0 ? r : 0;
@@ -97,7 +98,9 @@ int gen_leafspine(struct topo *t, const struct scn_leafspine *ls, double scale, 
 		r = add_named(t, TOPO_SWITCH, TOPO_ROLE_SPINE, "s", i);
 	for (i = 0; r >= 0 && i < nh; i++)
 		r = topo_link_add(t, i, leaf0 + i / ls->hosts_per_leaf, hr, hr, TOPO_TIER_EDGE);
-	for (i = 0; r >= 0 && i < ls->leaves; i++)
+	if (r >= 0 && ls->ocs.count) /* leaves and spines cabled to OCSes instead */
+		r = ocs_gen_layer(t, ls, leaf0, spine0, fr, d);
+	for (i = 0; r >= 0 && !ls->ocs.count && i < ls->leaves; i++)
 		for (j = 0; r >= 0 && j < ls->spines; j++)
 			for (k = 0; r >= 0 && k < ls->links_per_pair; k++)
 				r = topo_link_add(t, leaf0 + i, spine0 + j, fr, fr,

@@ -197,6 +197,21 @@ static int add_group(struct md_build *b, uint32_t k, uint32_t g)
 	return r;
 }
 
+int gen_multidim_validate(const struct gen_multidim_params *p, struct diag *d)
+{
+	struct gen_multidim_counts c;
+	int r;
+
+	r = check(p, d);
+	if (r)
+		return r;
+	gen_multidim_counts(p, &c);
+	if (c.nodes > MD_MAX_NODES)
+		return diag_set(d, -E2BIG, "multidim: %llu nodes; the testbed addresses %u",
+				(unsigned long long)c.nodes, MD_MAX_NODES);
+	return 0;
+}
+
 int gen_multidim(struct topo *t, const struct gen_multidim_params *p, double rate_scale,
 		 struct diag *d)
 {
@@ -204,13 +219,10 @@ int gen_multidim(struct topo *t, const struct gen_multidim_params *p, double rat
 	uint32_t k, g;
 	int r;
 
-	r = check(p, d);
+	r = gen_multidim_validate(p, d);
 	if (r)
 		return r;
 	gen_multidim_counts(p, &b.c);
-	if (b.c.nodes > MD_MAX_NODES)
-		return diag_set(d, -E2BIG, "multidim: %llu nodes; the testbed addresses %u",
-				(unsigned long long)b.c.nodes, MD_MAX_NODES);
 	if (t->nodes.n)
 		return diag_set(d, -EINVAL, "multidim: the topology must start empty");
 	r = add_nodes(&b);

@@ -53,6 +53,9 @@ int gen_multidim_counts(const struct gen_multidim_params *p, struct gen_multidim
  * k together carry B_k each way (seed 003 §5.1; a switch link carries B_k). */
 uint64_t gen_multidim_link_rate(const struct gen_multidim_params *p, uint32_t k);
 
+/* Whether gen_multidim would build p: 0, or its -EINVAL / -E2BIG with the same message. */
+int gen_multidim_validate(const struct gen_multidim_params *p, struct diag *d);
+
 /* Builds into the empty t: endpoints "n<id>" first (coord[k] = c_k, group = id / P_0, the
  * dimension-0 group), then dimension switches "d<k>s<g>" (g numbers the dimension-k groups,
  * coord = {k, g}), then links dimension by dimension, each with link.dim = k: tier edge to a

@@ -10,6 +10,10 @@ void scn_init(struct scenario *s)
 	memset(s, 0, sizeof(*s));
 	s->topology.ls.links_per_pair = 1;
 	s->topology.ls.gpus_per_server = 1;
+	s->topology.ls.ocs.delay_ns = 50000000; /* seed 001 §2.4: OCS switching takes 50 ms */
+	s->topology.hx.radix = 64; /* seed 004 §2.6: 64-port switches */
+	s->topology.hx.taper = 1;
+	s->topology.hx.planes = 1;
 	s->shaping.qdisc = SCN_QDISC_HTB;
 	s->shaping.ack_priority = true;
 	s->routing.policy = SCN_POLICY_ECMP;
@@ -27,6 +31,7 @@ void scn_done(struct scenario *s)
 	free(s->path);
 	s->path = NULL;
 	vec_free(&s->routing.seeds);
+	vec_free(&s->topology.ls.ocs.circuits);
 }
 
 double scn_dilation(const struct scenario *s)

@@ -8,12 +8,33 @@
 #include <stdint.h>
 
 #include "lib/vec.h"
+#include "model/gen_direct.h"
+#include "model/gen_hxmesh.h"
+#include "model/gen_multidim.h"
 
 #define SCN_NAME_MAX 24 /* testbed names: [a-z0-9-], used in namespace names */
 
 enum scn_gen {
 	SCN_GEN_LEAFSPINE,
 	SCN_GEN_BEST, /* one non-blocking switch joining the same endpoints */
+	SCN_GEN_HAMMINGMESH, /* seed 004 */
+	SCN_GEN_MULTIDIM, /* seed 003 */
+	SCN_GEN_DIRECT, /* seed 002 */
+};
+
+/* One circuit of topology.ocs.circuits: OCS `ocs` joins its ports toward nodes a and b. */
+struct scn_ocs_circuit {
+	char ocs[SCN_NAME_MAX], a[SCN_NAME_MAX], b[SCN_NAME_MAX]; /* "o0", "l0", "s1" */
+	uint32_t line; /* where the file gives it, for messages */
+};
+
+/* An OCS layer between leaves and spines (model/ocs.h, seed 001 §2.4): `count` OCSes, one per
+ * leaf uplink; each leaf has one port on every OCS, each spine `spine_ports`. */
+struct scn_ocs {
+	uint32_t count; /* 0 = no OCS layer: leaves and spines are cabled directly */
+	uint32_t spine_ports; /* ports of each spine on each OCS, 0 = default (model/ocs.h) */
+	uint64_t delay_ns; /* reconfiguration delay: rewired ports stay dark this long */
+	VEC(struct scn_ocs_circuit) circuits; /* the circuits at `up`; none = the default set */
 };
 
 struct scn_leafspine {
@@ -25,11 +46,18 @@ struct scn_leafspine {
 	uint64_t fabric_rate; /* bit/s, leaf <-> spine, paper units */
 	uint32_t gpus_per_server; /* hosts (GPU NICs) per server, joined by a full mesh */
 	uint64_t server_rate; /* bit/s of that mesh (NVLink); default 10 x host_rate */
+	struct scn_ocs ocs; /* leafspine only */
 };
 
+/* The other kinds are described by their generators' parameters, in paper units (rates as
+ * written; the parser fills those the file leaves to topology.host_rate). */
 struct scn_topology {
 	enum scn_gen gen;
-	struct scn_leafspine ls; /* leafspine and best (best uses hosts_per_leaf x leaves) */
+	struct scn_leafspine ls; /* leafspine and best (best uses hosts_per_leaf x leaves); every
+				  * kind keeps topology.host_rate in ls.host_rate */
+	struct gen_hxmesh_params hx; /* hammingmesh */
+	struct gen_multidim_params md; /* multidim */
+	struct gen_direct_params dr; /* direct */
 	uint64_t delay_ns; /* one-way delay added on every link (needs netem) */
 };
 
@@ -59,6 +87,7 @@ struct scn_routing {
 	enum scn_policy policy;
 	uint32_t seed; /* base ECMP seed; each switch derives its own */
 	VEC(struct scn_seed) seeds; /* per-switch overrides */
+	bool spray; /* untagged packets pick a next hop per packet (nft numgen), not per flow */
 };
 
 struct scn_addressing {
@@ -77,6 +106,9 @@ enum scn_cc {
 
 struct scn_transport {
 	enum scn_cc cc;
+	/* Receive buffer cap per connection (tcp_rmem max), 0 = the kernel's autotuning: bounds
+	 * what each flow keeps in flight, as the credits of the papers' lossless fabrics do. */
+	uint64_t window_bytes;
 };
 
 struct scn_emulation {

@@ -20,6 +20,7 @@ void topo_free(struct topo *t)
 	vec_free(&t->links);
 	vec_free(&t->node_ports);
 	vec_free(&t->endpoints);
+	topo_free(t->phys);
 	free(t);
 }
 

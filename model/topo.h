@@ -36,8 +36,9 @@ enum topo_role {
 enum topo_tier {
 	TOPO_TIER_EDGE, /* endpoint to its first switch */
 	TOPO_TIER_FABRIC, /* switch to switch */
-	TOPO_TIER_DIRECT, /* endpoint to endpoint */
+	TOPO_TIER_DIRECT, /* endpoint to endpoint: a direct network (board, ring, torus) */
 	TOPO_TIER_OCS, /* through an OCS */
+	TOPO_TIER_SERVER, /* inside a server (NVLink): not part of the NIC's injection */
 };
 
 struct topo_node {
@@ -51,6 +52,7 @@ struct topo_node {
 	uint32_t ep; /* endpoint index (0..n_endpoints-1), TOPO_NONE for others */
 	uint32_t addr; /* endpoints: /32 identity address, host byte order */
 	uint32_t seed; /* ECMP hash seed of a forwarding node */
+	bool spray; /* its ECMP groups pick a next hop per packet, not per flow (routing.spray) */
 	uint32_t port0; /* first index in topo.node_ports (after topo_finalize) */
 	uint32_t nports;
 };
@@ -82,12 +84,17 @@ struct topo {
 	VEC(uint32_t) node_ports; /* port ids grouped by node, in link order */
 	VEC(uint32_t) endpoints; /* node id of endpoint i */
 	bool finalized;
+	/* With OCS layers this topology is the logical view routing sees, and phys the cables
+	 * it was made from (model/ocs.h); owned. NULL without OCS. */
+	struct topo *phys;
 };
 
 /* Allocates an empty topology, or NULL on ENOMEM. */
 struct topo *topo_new(void);
 /* Frees t and everything in it; NULL is fine. */
 void topo_free(struct topo *t);
+/* A deep copy of t (its phys too), or NULL on ENOMEM. */
+struct topo *topo_copy(const struct topo *t);
 
 /* Adds a node; returns its id (>= 0) or -ENOMEM, -ENAMETOOLONG. */
 int topo_node_add(struct topo *t, enum topo_kind kind, enum topo_role role, const char *name,

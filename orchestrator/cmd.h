@@ -31,6 +31,9 @@ struct cmd_world {
 /* Parses path and derives topology, paths and routing plan. 0, or -errno with d set
  * (-EINVAL means bad input). Release with cmd_world_done, also after failure. */
 int cmd_world_load(const char *path, struct cmd_world *w, struct diag *d);
+/* The same for one run of the file's sweep (scenario_yaml.h, exp_parse_file_variant). */
+int cmd_world_load_variant(const char *path, const uint32_t *choice, struct cmd_world *w,
+			   struct diag *d);
 void cmd_world_done(struct cmd_world *w);
 
 /* Prints d (or a fallback) as "testbed <cmd>: <message>" and returns the exit code for r. */
@@ -48,5 +51,7 @@ int cmd_down(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 int cmd_path(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_sample(int argc, char **argv);
 
 #endif

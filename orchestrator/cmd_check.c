@@ -6,7 +6,10 @@
 
 #include "lib/units.h"
 #include "model/addr.h"
+#include "model/fluid.h"
+#include "model/gen.h"
 #include "orchestrator/cmd.h"
+#include "orchestrator/scenario_sweep.h"
 
 static void check_usage(FILE *f)
 {
@@ -17,16 +20,59 @@ static void check_usage(FILE *f)
 		"routes and rules. Exit 0 if valid, 2 for bad input.\n");
 }
 
+/* Up to this many endpoints the fluid all-to-all is cheap enough to print (milliseconds). */
+#define CHECK_FLUID_MAX 4096
+/* The per-flow ECMP bound walks every pair's path per draw: up to here, under a second. */
+#define CHECK_HASHED_MAX 256
+#define CHECK_HASHED_TRIALS 20
+
+/* seed 004 §4.3: the all-to-all fraction the routes allow, split equally per hop. */
+static void print_fluid(const struct cmd_world *w)
+{
+	struct route_a2a_bound b;
+	double f;
+
+	if (w->t->endpoints.n > CHECK_FLUID_MAX || fluid_alltoall(w->t, &w->paths, &f))
+		return;
+	printf("alltoall   %.3f of injection bandwidth (fluid, equal split over next hops)\n", f);
+	if (w->t->endpoints.n > CHECK_HASHED_MAX ||
+	    route_alltoall_hashed(w->t, &w->plan, CHECK_HASHED_TRIALS, 1, &b))
+		return;
+	printf("           %.3f under per-flow ECMP, one flow per pair (mean of %d source-port "
+	       "draws, %.3f to %.3f)\n",
+	       b.mean, CHECK_HASHED_TRIALS, b.min, b.max);
+}
+
+/* OCS layers (model/ocs.h): how many, their circuits at `up`, the reconfiguration delay. */
+static void print_ocs(const struct cmd_world *w)
+{
+	const struct topo *t = w->t;
+	uint32_t circuits = 0;
+	size_t i;
+
+	for (i = 0; i < t->ports.n; i++) {
+		uint32_t q = topo_port_peer(t, (uint32_t)i);
+
+		circuits += t->nodes.v[t->ports.v[i].node].kind == TOPO_OCS &&
+			    t->ports.v[q].node == t->ports.v[i].node && i < q;
+	}
+	printf("ocs        %u OCSes, %u circuits, reconfiguration delay %.3g ms\n",
+	       topo_count_kind(t, TOPO_OCS), circuits,
+	       (double)w->e.s.topology.ls.ocs.delay_ns / 1e6);
+}
+
 static void print_counts(const struct cmd_world *w)
 {
 	const struct topo *t = w->t;
 	uint32_t shaped = 0;
-	char r1[32];
+	char r1[32], kind[1024];
 	size_t i;
 
 	for (i = 0; i < t->ports.n; i++)
 		shaped += topo_port_rate(t, (uint32_t)i) != 0;
 	printf("scenario   %s (%s)\n", w->e.s.name, w->e.s.path);
+	if (gen_summary(&w->e.s, kind, sizeof(kind)) > 0)
+		printf("topology   %s\n", kind);
 	printf("nodes      %zu: %u endpoints, %u switches\n", t->nodes.n,
 	       topo_count_kind(t, TOPO_ENDPOINT), topo_count_kind(t, TOPO_SWITCH));
 	printf("links      %zu (%zu ports, %u shaped directions)\n", t->links.n, t->ports.n,
@@ -38,6 +84,11 @@ static void print_counts(const struct cmd_world *w)
 	printf("rules      %zu\n", w->plan.rules.n);
 	printf("ecmp       %zu groups\n", w->plan.groups.n);
 	printf("namespaces %zu\n", t->nodes.n);
+	if (t->phys)
+		print_ocs(w);
+	if (w->e.failures.v.n)
+		printf("failures   %zu timed events\n", w->e.failures.v.n);
+	print_fluid(w);
 }
 
 static void print_route(const struct cmd_world *w, const struct route_entry *re)
@@ -104,7 +155,14 @@ int cmd_check(int argc, char **argv)
 		return CMD_USAGE;
 	}
 	r = cmd_world_load(argv[1], &w, &d);
+	if (!r && w.e.sweep.axes.n) /* every run of a sweep parses (scenario_sweep.h) */
+		r = exp_sweep_check(argv[1], &w.e.sweep, &d);
 	if (!r) {
+		if (w.e.sweep.axes.n)
+			printf("sweep      %u variants x %u seeds = %u runs (the counts below: the "
+			       "baseline)\n",
+			       w.e.sweep.variants, w.e.sweep.seeds,
+			       w.e.sweep.variants * w.e.sweep.seeds);
 		print_counts(&w);
 		if (plan)
 			print_plan(&w);

@@ -7,14 +7,21 @@
 
 #include "model/gen.h"
 #include "orchestrator/cmd.h"
+#include "orchestrator/failure.h"
 #include "orchestrator/scenario_yaml.h"
 
 int cmd_world_load(const char *path, struct cmd_world *w, struct diag *d)
 {
+	return cmd_world_load_variant(path, NULL, w, d);
+}
+
+int cmd_world_load_variant(const char *path, const uint32_t *choice, struct cmd_world *w,
+			   struct diag *d)
+{
 	int r;
 
 	memset(w, 0, sizeof(*w));
-	r = exp_parse_file(path, &w->e, d);
+	r = exp_parse_file_variant(path, choice, &w->e, d);
 	if (r)
 		return r;
 	r = topo_build(&w->e.s, &w->t, d);
@@ -25,6 +32,8 @@ int cmd_world_load(const char *path, struct cmd_world *w, struct diag *d)
 		w->t = NULL;
 		r = topo_build(&w->e.s, &w->t, d);
 	}
+	if (!r) /* names in `failures:` are checked before anything is built */
+		r = fail_plan_check(&w->e, w->t, d);
 	if (r)
 		return diag_wrap(d, -EINVAL, "%s: ", path);
 	r = paths_compute(w->t, &w->paths);

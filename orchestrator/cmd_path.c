@@ -92,6 +92,9 @@ static int print_path(const struct cmd_world *w, const char *src, const char *ds
 	for (i = 0; i < n; i++)
 		printf("%s%s", i ? " " : "", w->t->nodes.v[hops[i]].name);
 	printf("\n");
+	if (w->e.s.routing.spray && !f->tag)
+		fprintf(stderr, "testbed path: routing.spray is on: this flow's packets take any "
+				"equal-cost path; shown is the one the hash would pick\n");
 	return CMD_OK;
 }
 

@@ -1,26 +1,83 @@
 // SPDX-License-Identifier: MIT
-/* The run part of `testbed up`: the workload on the built topology, its progress on the
- * terminal, the results folder and the job table. */
+/* The run part of `testbed up`: the workload on the built topology with counter sampling, its
+ * progress on the terminal, the results folder with its reports, and the summary. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/units.h"
 #include "orchestrator/cmd_run.h"
+#include "orchestrator/results.h"
 #include "orchestrator/run.h"
+#include "orchestrator/run_net.h"
+
+#define PLAIN_EVERY_NS 10000000000LL /* progress lines when stderr is not a terminal */
+
+struct progress {
+	int tty;
+	const char *label;
+	uint32_t *done_units; /* per job: rank-iterations recorded */
+	size_t seen; /* r->rec.iters consumed so far */
+	uint64_t total; /* rank-iterations of the whole workload */
+	uint32_t last[3]; /* done, running, waiting at the last plain line */
+	int64_t last_line;
+};
+
+/* Share of the workload done: rank-iterations recorded, a finished job counting whole. */
+static double progress_share(struct progress *pg, const struct run *r)
+{
+	uint64_t done = 0;
+	uint32_t j;
+
+	for (; pg->seen < r->rec.iters.n; pg->seen++)
+		if (r->rec.iters.v[pg->seen].job < r->njobs)
+			pg->done_units[r->rec.iters.v[pg->seen].job]++;
+	for (j = 0; j < r->njobs; j++) {
+		uint64_t all = (uint64_t)r->jobs[j].spec.gpus * r->jobs[j].spec.iterations;
+		bool ended = r->jobs[j].status != REC_NOT_STARTED && !r->jobs[j].running;
+
+		done += ended || pg->done_units[j] > all ? all : pg->done_units[j];
+	}
+	return pg->total ? (double)done / (double)pg->total : 0;
+}
+
+/* "~12s left": from the share done so far, and at least until the last arrival. */
+static void eta(char *buf, size_t len, double share, const struct run *r, int64_t now)
+{
+	double left = share > 0.02 ? (double)now * (1 - share) / share : -1;
+	int64_t last = r->njobs ? r->jobs[r->njobs - 1].arrival : 0;
+
+	if (last - now > 0 && (double)(last - now) > left)
+		left = (double)(last - now);
+	if (left < 0)
+		snprintf(buf, len, "estimating");
+	else
+		snprintf(buf, len, "~%.0fs left", left / 1e9 + 0.5);
+}
 
 static void on_progress(void *arg, const struct run *r)
 {
-	uint32_t done, running, waiting;
-	int tty = *(int *)arg;
+	struct progress *pg = arg;
+	uint32_t c[3];
+	int64_t now = run_now(r);
+	double share = progress_share(pg, r);
+	char left[32];
 
-	run_counts(r, &done, &running, &waiting);
-	fprintf(stderr, "%s  jobs %u/%u done, %u running, %u waiting  %7.1fs%s", tty ? "\r" : "",
-		done, r->njobs, running, waiting, (double)run_now(r) / 1e9, tty ? "" : "\n");
+	run_counts(r, &c[0], &c[1], &c[2]);
+	if (!pg->tty && !memcmp(c, pg->last, sizeof(c)) && now - pg->last_line < PLAIN_EVERY_NS &&
+	    c[0] < r->njobs)
+		return;
+	memcpy(pg->last, c, sizeof(c));
+	pg->last_line = now;
+	eta(left, sizeof(left), share, r, now);
+	fprintf(stderr, "%s  %s%sjobs %u/%u done, %u running, %u waiting  %.1fs elapsed, %s%s",
+		pg->tty ? "\r" : "", pg->label ? pg->label : "", pg->label ? ": " : "", c[0],
+		r->njobs, c[1], c[2], (double)now / 1e9, c[0] == r->njobs ? "done" : left,
+		pg->tty ? "\033[K" : "\n");
 }
 
 /* The emu-node binary next to this one. */
@@ -37,8 +94,12 @@ static void emu_path(char *buf, size_t len)
 	snprintf(buf, len, "%s/emu-node", n > 0 ? self : ".");
 }
 
-/* results/<scenario>/<YYYYmmdd-HHMMSS>[-k] */
-static void results_dir(const struct experiment *e, char *buf, size_t len)
+void cmd_run_give_back(const struct experiment *e, const char *dir)
+{
+	res_give_back(e->run.results, dir);
+}
+
+void cmd_run_results_dir(const struct experiment *e, const char *suffix, char *buf, size_t len)
 {
 	time_t now = time(NULL);
 	struct tm tm;
@@ -47,44 +108,146 @@ static void results_dir(const struct experiment *e, char *buf, size_t len)
 
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	snprintf(buf, len, "%s/%s/%s", e->run.results, e->s.name, stamp);
+	snprintf(buf, len, "%s/%s/%s%s", e->run.results, e->s.name, stamp, suffix);
 	for (k = 2; access(buf, F_OK) == 0 && k < 100; k++)
-		snprintf(buf, len, "%s/%s/%s-%d", e->run.results, e->s.name, stamp, k);
+		snprintf(buf, len, "%s/%s/%s-%d%s", e->run.results, e->s.name, stamp, k, suffix);
 }
 
-static void fmt_s(char *buf, size_t len, int64_t a, int64_t b)
+void cmd_run_verdict(const char *who, const struct col_metrics *m)
 {
-	if (a == INT64_MIN || b == INT64_MIN)
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.3f", (double)(b - a) / 1e9);
-}
+	const struct col_fidelity *f = &m->fid;
+	int tty = isatty(STDERR_FILENO);
+	char text[256];
+	size_t i;
 
-static void print_table(const struct run *r)
-{
-	char wait[32], runt[32], jct[32];
-	uint32_t j;
-
-	printf("\n%-4s %-14s %5s %-10s %10s %10s %10s  %s\n", "job", "model", "gpus", "algorithm",
-	       "JWT (s)", "JRT (s)", "JCT (s)", "status");
-	for (j = 0; j < r->njobs; j++) {
-		const struct run_job *rj = &r->jobs[j];
-
-		fmt_s(wait, sizeof(wait), rj->submitted ? rj->arrival : INT64_MIN, rj->start);
-		fmt_s(runt, sizeof(runt), rj->start, rj->finish);
-		fmt_s(jct, sizeof(jct), rj->submitted ? rj->arrival : INT64_MIN, rj->finish);
-		printf("%-4u %-14s %5u %-10s %10s %10s %10s  %s%s%s\n", rj->spec.id, rj->spec.model,
-		       rj->spec.gpus, coll_algo_name(rj->spec.algo), wait, runt, jct,
-		       rec_status_name(rj->status), rj->reason[0] ? ": " : "", rj->reason);
+	if (!f->degraded && !f->cpu_samples) {
+		fprintf(stderr,
+			"%s: fidelity not judged: no CPU samples (run.sample_interval 0?)\n", who);
+		return;
 	}
-	printf("\ntimes are emulated seconds; paper-equivalent = emulated / %.4g (the dilation)\n",
-	       r->dilation);
+	if (!f->degraded) {
+		fprintf(stderr, "%s: fidelity ok (CPU busy mean %.0f%%, peak %.0f%%)\n", who,
+			100 * f->busy_mean, 100 * f->busy_peak);
+		return;
+	}
+	fprintf(stderr,
+		"%s%s: *** DEGRADED: the machine, not the emulated network, limited this run; "
+		"its numbers are not the network's ***%s\n",
+		tty ? "\033[1;31m" : "", who, tty ? "\033[0m" : "");
+	for (i = 0; i < f->reasons.n; i++) {
+		col_fid_reason_text(text, sizeof(text), &f->reasons.v[i]);
+		fprintf(stderr, "%s:   - %s\n", who, text);
+	}
+}
+
+/* Samples every direction from the run's start (the baseline) to its end. */
+static int sample_open(struct run *r, const struct cmd_world *w, const int *nsfd, struct diag *d)
+{
+	int err;
+
+	if (!w->e.run.sample_ns)
+		return 0;
+	err = sampler_open(&r->sampler, w->t, &w->e.s.shaping, nsfd, (int64_t)w->e.run.sample_ns,
+			   d);
+	return err ? err : sampler_take(r->sampler, r->t0, &r->rec, d);
+}
+
+static void sample_close(struct run *r)
+{
+	const char *why;
+	uint64_t n;
+
+	if (!r->sampler)
+		return;
+	(void)sampler_take(r->sampler, r->t0, &r->rec, NULL);
+	n = sampler_failures(r->sampler, &why);
+	if (n)
+		fprintf(stderr, "testbed up: %llu of %llu sampling rounds incomplete (first: %s)\n",
+			(unsigned long long)n, (unsigned long long)sampler_rounds(r->sampler), why);
+	sampler_free(r->sampler);
+	r->sampler = NULL;
+}
+
+/* The workload from start to end: emu-nodes, the sampler, the loop. */
+static int execute(struct run *r, const struct cmd_world *w, const int *nsfd, struct progress *pg,
+		   struct diag *d)
+{
+	int err = run_prepare(r, d);
+
+	pg->done_units = r->njobs ? calloc(r->njobs, sizeof(uint32_t)) : NULL;
+	for (uint32_t j = 0; j < r->njobs; j++)
+		pg->total += (uint64_t)r->jobs[j].spec.gpus * r->jobs[j].spec.iterations;
+	if (!err && r->njobs && !pg->done_units)
+		err = diag_set(d, -ENOMEM, "out of memory");
+	err = err ? err : sample_open(r, w, nsfd, d);
+	if (!err) {
+		fprintf(stderr, "testbed up: %s%srunning %u jobs on %u emu-nodes\n",
+			pg->label ? pg->label : "", pg->label ? ": " : "", r->njobs, r->nnodes);
+		err = run_loop(r, d);
+		if (pg->tty)
+			fputc('\n', stderr);
+	}
+	sample_close(r);
+	r->rec.t_end = run_now(r);
+	r->rec.dilation = r->dilation;
+	return err;
+}
+
+static void print_results(const struct res_run *x, const char *txt, const char *dir,
+			  const struct cmd_run_opts *o)
+{
+	if (o && o->brief)
+		printf("%s: %u of %u jobs ok, Avg.JCT %.4g paper s, fidelity %s\n",
+		       o->label ? o->label : "run", x->m.totals.ok, x->m.totals.jobs,
+		       col_paper_s(&x->m, x->m.totals.avg_jct),
+		       x->m.fid.degraded ? "DEGRADED" : "ok");
+	else
+		printf("\n%s", txt);
+	printf("results: %s\n", dir);
+	fflush(stdout);
+	cmd_run_verdict("testbed up", &x->m);
+}
+
+/* Writes the folder and its reports, prints them. */
+static int report(struct run *r, const char *dir, const struct cmd_run_opts *o,
+		  struct cmd_run_out *out, struct diag *d)
+{
+	struct res_info info = {.dilation = r->dilation, .t_end = r->rec.t_end};
+	struct diag warn = {0};
+	struct res_run x;
+	const char *slash = strrchr(dir, '/');
+	char *txt = NULL;
+	int err;
+
+	snprintf(info.scenario, sizeof(info.scenario), "%.63s", r->e->s.name);
+	snprintf(info.run_id, sizeof(info.run_id), "%.127s", slash ? slash + 1 : dir);
+	res_info_normalize(&info);
+	err = run_write(r, dir, d);
+	err = err ? err : res_report(dir, &info, &x, &txt, &warn, d);
+	run_give_back(r, dir);
+	if (err)
+		return err;
+	if (warn.msg[0])
+		fprintf(stderr, "testbed up: plots: %s\n", warn.msg);
+	print_results(&x, txt, dir, o);
+	if (r->net) {
+		char ev[4096];
+
+		printf("network events (failures.csv):\n%s", run_net_summary(r, ev, sizeof(ev)));
+	}
+	if (out) {
+		snprintf(out->dir, sizeof(out->dir), "%s", dir);
+		out->degraded = x.m.fid.degraded;
+	}
+	free(txt);
+	res_run_done(&x);
+	return 0;
 }
 
 int cmd_run(struct cmd_world *w, const char *name, const int *nsfd, volatile sig_atomic_t *stop,
-	    struct diag *d)
+	    const struct cmd_run_opts *o, struct cmd_run_out *out, struct diag *d)
 {
-	int tty = isatty(STDERR_FILENO);
+	struct progress pg = {.tty = isatty(STDERR_FILENO), .label = o ? o->label : NULL};
 	struct run r = {.e = &w->e,
 			.t = w->t,
 			.plan = &w->plan,
@@ -92,28 +255,22 @@ int cmd_run(struct cmd_world *w, const char *name, const int *nsfd, volatile sig
 			.nsfd = nsfd,
 			.stop = stop,
 			.progress = on_progress,
-			.progress_arg = &tty};
+			.progress_arg = &pg};
 	char exe[PATH_MAX], dir[512];
-	int err, werr;
+	int err, werr = 0;
 
 	emu_path(exe, sizeof(exe));
 	r.emu_path = exe;
 	if (access(exe, X_OK))
 		return diag_set(d, -ENOENT, "%s: %s (build it with make)", exe, strerror(errno));
-	err = run_prepare(&r, d);
-	if (!err) {
-		fprintf(stderr, "testbed up: running %u jobs on %u emu-nodes\n", r.njobs, r.nnodes);
-		err = run_loop(&r, d);
-		if (tty)
-			fputc('\n', stderr);
-	}
-	results_dir(&w->e, dir, sizeof(dir));
-	werr = r.njobs ? run_write(&r, dir, err ? NULL : d) : 0;
-	if (r.njobs) {
-		print_table(&r);
-		if (!werr)
-			printf("results: %s\n", dir);
-	}
+	err = execute(&r, w, nsfd, &pg, d);
+	if (o && o->dir)
+		snprintf(dir, sizeof(dir), "%s", o->dir);
+	else
+		cmd_run_results_dir(&w->e, "", dir, sizeof(dir));
+	if (r.njobs)
+		werr = report(&r, dir, o, out, err ? NULL : d);
 	run_done(&r);
+	free(pg.done_units);
 	return err ? err : werr;
 }

@@ -15,7 +15,10 @@
 #include "orchestrator/cmd_run.h"
 #include "orchestrator/fabric.h"
 #include "orchestrator/scenario_yaml.h"
+#include "orchestrator/results.h"
+#include "orchestrator/scenario_sweep.h"
 #include "orchestrator/scenario_yaml_types.h"
+#include "orchestrator/sweep_report.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -58,10 +61,14 @@ static void on_progress(void *arg, enum fabric_phase ph, size_t done, size_t tot
 static void up_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: testbed up [--name NAME] FILE\n\n"
+		"Usage: testbed up [--name NAME] [--keep] FILE\n\n"
 		"Builds the scenario's topology: one network namespace per node, shaped veth\n"
 		"links, routes, ECMP hashing. NAME (default: the scenario's name) tells testbeds\n"
-		"apart; 'testbed down NAME' removes everything. Needs root.\n");
+		"apart; 'testbed down NAME' removes everything. Needs root.\n\n"
+		"With a workload it runs the jobs, writes results/<scenario>/<run>/ (records,\n"
+		"summary, plots, fidelity verdict), prints the summary and tears the testbed\n"
+		"down (--keep: leaves it up). With a sweep it does so for every run on a fresh\n"
+		"testbed and compares the variants (docs/scenario.md, 'sweep').\n");
 }
 
 static void catch_signals(void)
@@ -114,7 +121,8 @@ static int finish(struct cmd_world *w, const char *name, bool keep, struct diag 
 
 /* Claims the name, builds, runs the workload if there is one, and tears down when the run
  * is over (unless keep) or on failure. */
-static int build(struct cmd_world *w, const char *name, bool keep, struct diag *d)
+static int build(struct cmd_world *w, const char *name, bool keep, const struct cmd_run_opts *ro,
+		 struct cmd_run_out *out, struct diag *d)
 {
 	struct progress pg = {.tty = isatty(STDERR_FILENO)};
 	struct state st;
@@ -149,7 +157,7 @@ static int build(struct cmd_world *w, const char *name, bool keep, struct diag *
 			fprintf(stderr, "testbed up: '%s' is up after %.2fs\n", name,
 				since(&pg.t0));
 		if (!r && exp_has_workload(&w->e))
-			r = cmd_run(w, name, f.nsfd, &stop_requested, d);
+			r = cmd_run(w, name, f.nsfd, &stop_requested, ro, out, d);
 		fabric_close(&f);
 	}
 	state_close(&st);
@@ -166,6 +174,113 @@ static int build(struct cmd_world *w, const char *name, bool keep, struct diag *
 		return diag_set(d, r == -EINVAL ? -EIO : r, "'%s' failed; nothing is left", name);
 	}
 	return finish(w, name, keep, d);
+}
+
+/* ---- sweeps ---- */
+
+/* Each run's scenario.yaml says which values its run set (the file is copied as written). */
+static void note_values(const char *dir, const struct sweep_plan *p, const struct sweep_run *sr)
+{
+	char *text = NULL, head[700];
+	size_t len;
+	int n;
+
+	if (res_read_file(dir, "scenario.yaml", &text, &len))
+		return;
+	n = snprintf(head, sizeof(head),
+		     "# sweep run %s: %s, %s (these values replace the file's)\n", sr->dir,
+		     p->variants.v[sr->variant], p->seeds.v[sr->seed]);
+	if (n > 0 && (size_t)n < sizeof(head) &&
+	    !res_write_file(dir, "scenario.yaml", head, (size_t)n)) {
+		FILE *f;
+		char path[1100];
+
+		snprintf(path, sizeof(path), "%s/scenario.yaml", dir);
+		f = fopen(path, "ae");
+		if (f) {
+			fwrite(text, 1, len, f);
+			fclose(f);
+		}
+	}
+	free(text);
+}
+
+/* Run k of the sweep on a fresh testbed: load its variant, build, run, tear down. */
+static int sweep_one(const char *path, const char *name, const char *sdir, struct sweep_plan *p,
+		     uint32_t k, const uint32_t *choice, struct diag *d)
+{
+	struct sweep_run *sr = &p->runs.v[k];
+	struct cmd_run_opts ro = {.brief = true};
+	struct cmd_run_out out = {0};
+	struct cmd_world w;
+	char dir[700], label[400];
+	int r;
+
+	snprintf(dir, sizeof(dir), "%s/%s", sdir, sr->dir);
+	snprintf(label, sizeof(label), "run %u/%zu (%s, %s)", k + 1, p->runs.n,
+		 p->variants.v[sr->variant], p->seeds.v[sr->seed]);
+	ro.dir = dir;
+	ro.label = label;
+	fprintf(stderr, "\ntestbed up: %s\n", label);
+	r = cmd_world_load_variant(path, choice, &w, d);
+	r = r ? r : build(&w, name, false, &ro, &out, d);
+	cmd_world_done(&w);
+	if (!access(dir, F_OK))
+		note_values(dir, p, sr);
+	sr->status = r ? SWEEP_FAILED : SWEEP_OK;
+	if (r)
+		snprintf(sr->error, sizeof(sr->error), "%.255s", d->msg[0] ? d->msg : strerror(-r));
+	return r;
+}
+
+/* Every run of the sweep in its own folder under one sweep folder, then the comparison. A
+ * run that fails is recorded and the sweep goes on; Ctrl-C stops it. */
+static int up_sweep(const char *path, struct cmd_world *w, const char *name, bool keep,
+		    struct diag *d)
+{
+	uint32_t *choice, k, failed = 0;
+	struct sweep_plan p;
+	char sdir[600];
+	int r;
+
+	if (keep)
+		fprintf(stderr,
+			"testbed up: --keep does not apply to sweeps: every run is torn down\n");
+	if (!exp_has_workload(&w->e))
+		return diag_set(d, -EINVAL, "%s: a sweep needs a workload", path);
+	r = exp_sweep_check(path, &w->e.sweep, d);
+	if (r)
+		return r;
+	choice = calloc(w->e.sweep.axes.n + 1, sizeof(*choice));
+	if (!choice || sweep_plan_make(&w->e, &p)) {
+		free(choice);
+		return diag_set(d, -ENOMEM, "out of memory");
+	}
+	cmd_run_results_dir(&w->e, "-sweep", sdir, sizeof(sdir));
+	r = res_mkdirs(sdir);
+	r = r ? diag_set(d, r, "%s: %s", sdir, strerror(-r)) : sweep_plan_write(sdir, &p, d);
+	fprintf(stderr, "testbed up: sweep of %zu variants x %zu seeds into %s\n", p.variants.n,
+		p.seeds.n, sdir);
+	for (k = 0; !r && k < p.runs.n && !stop_requested; k++) {
+		struct diag dd = {0};
+
+		exp_sweep_choice(&w->e.sweep, k, choice);
+		if (sweep_one(path, name, sdir, &p, k, choice, &dd)) {
+			fprintf(stderr, "testbed up: %s: %s\n", p.runs.v[k].dir, dd.msg);
+			failed++;
+		}
+		r = sweep_plan_write(sdir, &p, d);
+	}
+	r = r ? r : sweep_report(sdir, false, d);
+	cmd_run_give_back(&w->e, sdir);
+	sweep_plan_done(&p);
+	free(choice);
+	if (!r && stop_requested)
+		r = diag_set(d, -EINTR, "stopped by the user; the runs so far are compared");
+	if (!r && failed)
+		r = diag_set(d, -EIO, "%u of %u runs failed (see %s/%s)", failed, k, sdir,
+			     SWEEP_FILE);
+	return r;
 }
 
 int cmd_up(int argc, char **argv)
@@ -209,7 +324,9 @@ int cmd_up(int argc, char **argv)
 		r = -EPERM;
 	if (!r) {
 		catch_signals();
-		r = build(&w, name ? name : w.e.s.name, keep, &d);
+		name = name ? name : w.e.s.name;
+		r = w.e.sweep.axes.n ? up_sweep(argv[1], &w, name, keep, &d)
+				     : build(&w, name, keep, NULL, NULL, &d);
 	}
 	cmd_world_done(&w);
 	if (r == -EPERM && !d.msg[0])

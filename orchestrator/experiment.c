@@ -16,12 +16,14 @@ void exp_init(struct experiment *e)
 	scn_init(&e->s);
 	e->w.algo = COLL_RING;
 	e->w.iterations = 10;
+	e->w.trace_time_scale = 1.0;
 	e->w.gen.iterations = 0;
 	e->sched.queue = SCHED_FIFO;
 	e->sched.place = SCHED_FIRST_FIT;
 	e->sched.seed = 1;
 	strcpy(e->run.results, "results");
 	e->run.capacity_bps = EXP_CAPACITY_BPS;
+	e->run.sample_ns = 100000000; /* 100 ms */
 }
 
 void exp_done(struct experiment *e)
@@ -33,6 +35,14 @@ void exp_done(struct experiment *e)
 	workload_gen_done(&e->w.gen);
 	free(e->w.trace);
 	e->w.trace = NULL;
+	vec_free(&e->failures.v);
+	vec_free(&e->failures.circuits);
+	for (size_t i = 0; i < e->sweep.axes.n; i++) {
+		for (size_t k = 0; k < e->sweep.axes.v[i].values.n; k++)
+			free(e->sweep.axes.v[i].values.v[k]);
+		vec_free(&e->sweep.axes.v[i].values);
+	}
+	vec_free(&e->sweep.axes);
 }
 
 bool exp_has_workload(const struct experiment *e)

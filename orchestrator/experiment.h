@@ -31,6 +31,11 @@ struct exp_job {
 	double comm_fraction; /* custom: alpha */
 };
 
+enum exp_rank_order {
+	EXP_RANK_LEAF_MAJOR, /* by leaf (or board), then endpoint: seed 001 §5.3 needs it */
+	EXP_RANK_PLACEMENT, /* in the order the placement chose */
+};
+
 struct exp_workload {
 	VEC(struct exp_job) jobs;
 	bool generate; /* the `generate:` section is given */
@@ -39,16 +44,58 @@ struct exp_workload {
 	char *trace; /* CSV trace path (owned), NULL for none */
 	char trace_model[JOB_NAME_MAX];
 	uint32_t trace_limit; /* first N jobs of the trace, 0 = all */
+	double trace_time_scale; /* multiplies the trace's submit times (1 = as recorded) */
 	enum coll_algo algo; /* default algorithm */
 	uint32_t iterations; /* default iterations */
 	bool verify; /* carry real floats and check every result */
-	bool placement_order; /* ranks in placement order instead of leaf-major */
+	int32_t rank_order; /* enum exp_rank_order */
 };
 
 struct exp_run {
 	char results[256]; /* results directory root */
 	uint64_t progress_ns; /* fail a job after this long without progress, 0 = auto */
 	uint64_t capacity_bps; /* forwarding capacity rate_scale: auto may use */
+	uint64_t sample_ns; /* counter sampling interval, 0 = no sampling */
+};
+
+/* One axis of a sweep: a dotted path of a scalar field and the values it takes (the texts
+ * as written; docs/scenario.md, `sweep`). */
+struct exp_sweep_axis {
+	char path[128];
+	bool seed; /* listed under sweep.seeds: averaged over, not compared */
+	uint32_t line, col; /* of the path, for messages */
+	VEC(char *) values; /* owned */
+};
+
+/* Variants are the cartesian product of the compared axes, each run once per combination of
+ * the seed axes; the first value of every axis is the baseline. */
+struct exp_sweep {
+	VEC(struct exp_sweep_axis) axes; /* in file order */
+	uint32_t variants, seeds; /* products of the compared and of the seed axes' sizes */
+};
+
+/* One timed network event of `failures:` (docs/scenario.md): a cable or a node going down
+ * or coming back, or an OCS reconfiguration as a policy asks for one (orchestrator/
+ * run_net.h). Times are emulated: the machine's clock since the run's start. */
+enum exp_event_kind {
+	EXP_EVENT_LINK,
+	EXP_EVENT_NODE,
+	EXP_EVENT_REWIRE,
+};
+
+struct exp_failure {
+	enum exp_event_kind kind;
+	uint64_t at_ns; /* emulated ns since the run's start */
+	uint64_t for_ns; /* a down event comes back up after this long; 0 = it stays down */
+	bool up; /* state: up (a repair) */
+	char a[SCN_NAME_MAX], b[SCN_NAME_MAX]; /* node; link: its ends (b may be a port of a) */
+	uint32_t rewire_off, rewire_n; /* rewire: its circuits in exp_failures.circuits */
+	uint32_t line; /* where the file gives it, for messages */
+};
+
+struct exp_failures {
+	VEC(struct exp_failure) v; /* in file order */
+	VEC(struct scn_ocs_circuit) circuits; /* of the rewire events */
 };
 
 struct experiment {
@@ -56,6 +103,8 @@ struct experiment {
 	struct exp_workload w;
 	struct sched_cfg sched;
 	struct exp_run run;
+	struct exp_sweep sweep; /* no axes: not a sweep */
+	struct exp_failures failures;
 };
 
 /* Defaults for everything (scn_init for the scenario part). */

@@ -66,9 +66,10 @@ static int raise_nofile(size_t need, struct diag *d)
 /* Sysctls of a new namespace. IPv6 is off so no DAD/RS/MLD traffic pollutes counters;
  * rp_filter is off because ECMP paths are asymmetric; endpoints keep cwnd across idle
  * compute phases, as RDMA transports have no slow start, and use the scenario's congestion
- * control (scenario.h, enum scn_cc, says why Reno is the default). */
+ * control (scenario.h, enum scn_cc, says why Reno is the default) and receive buffer cap
+ * (transport.window, written into rmem). */
 static int node_sysctls(const struct scenario *s, const struct topo_node *n,
-			struct netns_sysctl *out)
+			struct netns_sysctl *out, char *rmem, size_t len)
 {
 	static const struct netns_sysctl common[] = {
 		{"net/ipv6/conf/all/disable_ipv6", "1"},
@@ -93,6 +94,11 @@ static int node_sysctls(const struct scenario *s, const struct topo_node *n,
 		out[k++] = (struct netns_sysctl){"net/ipv4/tcp_congestion_control",
 						 scn_cc_name(s->transport.cc)};
 	}
+	if (n->kind == TOPO_ENDPOINT && s->transport.window_bytes) {
+		snprintf(rmem, len, "4096 %llu %llu", (unsigned long long)s->transport.window_bytes,
+			 (unsigned long long)s->transport.window_bytes);
+		out[k++] = (struct netns_sysctl){"net/ipv4/tcp_rmem", rmem};
+	}
 	return k;
 }
 
@@ -100,7 +106,7 @@ static int make_namespaces(struct fabric *f, struct diag *d)
 {
 	const struct topo *t = f->t;
 	struct netns_sysctl sc[16];
-	char name[128];
+	char name[128], rmem[64];
 	size_t i;
 	int r;
 
@@ -115,7 +121,8 @@ static int make_namespaces(struct fabric *f, struct diag *d)
 			r = diag_set(d, r, "writing the journal: %s", strerror(-r));
 			break;
 		}
-		r = netns_create(name, f->root_fd, sc, node_sysctls(f->s, &t->nodes.v[i], sc),
+		r = netns_create(name, f->root_fd, sc,
+				 node_sysctls(f->s, &t->nodes.v[i], sc, rmem, sizeof(rmem)),
 				 &f->nsfd[i], d);
 		if ((i + 1) % 64 == 0 || i + 1 == t->nodes.n)
 			fabric_progress(f, FABRIC_NETNS, i + 1, t->nodes.n);
@@ -123,10 +130,17 @@ static int make_namespaces(struct fabric *f, struct diag *d)
 	return r;
 }
 
+/* The cables: with OCS layers f->t is the logical view, its phys the veths (model/ocs.h). */
+static const struct topo *cables(const struct fabric *f)
+{
+	return f->t->phys ? f->t->phys : f->t;
+}
+
 static int add_veth(struct fabric *f, struct nlk_batch *b, uint32_t link, struct diag *d)
 {
-	const struct topo_link *l = &f->t->links.v[link];
-	const struct topo_port *a = &f->t->ports.v[l->port[0]], *z = &f->t->ports.v[l->port[1]];
+	const struct topo *t = cables(f);
+	const struct topo_link *l = &t->links.v[link];
+	const struct topo_port *a = &t->ports.v[l->port[0]], *z = &t->ports.v[l->port[1]];
 	struct nlk_veth v = {
 		.name = a->ifname,
 		.ifindex = (int)a->ifindex,
@@ -142,8 +156,8 @@ static int add_veth(struct fabric *f, struct nlk_batch *b, uint32_t link, struct
 	if (r)
 		return diag_set(d, r, "building veth %s/%s: %s", a->ifname, z->ifname,
 				strerror(-r));
-	r = nlk_batch_add(b, m, d, "creating veth %s:%s <-> %s:%s", f->t->nodes.v[a->node].name,
-			  a->ifname, f->t->nodes.v[z->node].name, z->ifname);
+	r = nlk_batch_add(b, m, d, "creating veth %s:%s <-> %s:%s", t->nodes.v[a->node].name,
+			  a->ifname, t->nodes.v[z->node].name, z->ifname);
 	nlmsg_free(m);
 	return r;
 }
@@ -158,16 +172,16 @@ static int make_links(struct fabric *f, struct diag *d)
 	if (fd < 0)
 		return diag_set(d, fd, "opening a netlink socket: %s", strerror(-fd));
 	nlk_batch_init(&b, fd);
-	for (i = 0; !r && i < f->t->links.n; i++) {
+	for (i = 0; !r && i < cables(f)->links.n; i++) {
 		r = fabric_stopped(f, d);
 		r = r ? r : add_veth(f, &b, (uint32_t)i, d);
-		if ((i + 1) % 256 == 0 && i + 1 < f->t->links.n)
-			fabric_progress(f, FABRIC_LINKS, i + 1, f->t->links.n);
+		if ((i + 1) % 256 == 0 && i + 1 < cables(f)->links.n)
+			fabric_progress(f, FABRIC_LINKS, i + 1, cables(f)->links.n);
 	}
 	if (!r)
 		r = nlk_batch_flush(&b, d);
 	if (!r)
-		fabric_progress(f, FABRIC_LINKS, f->t->links.n, f->t->links.n);
+		fabric_progress(f, FABRIC_LINKS, cables(f)->links.n, cables(f)->links.n);
 	nlk_batch_done(&b);
 	close(fd);
 	return r;
@@ -245,6 +259,7 @@ int fabric_up(struct fabric *f, struct diag *d)
 	r = r ? r : make_namespaces(f, d);
 	r = r ? r : make_links(f, d);
 	r = r ? r : config_namespaces(f, d);
+	r = r ? r : fabric_ocs(f, d);
 	r = r ? r : fabric_nft(f, d);
 	if (!r)
 		r = state_record(f->st, "complete");

@@ -12,5 +12,7 @@ int fabric_stopped(const struct fabric *f, struct diag *d);
 int fabric_config_node(struct fabric *f, uint32_t n, struct diag *d);
 /* nftables rulesets of every node with ECMP groups. */
 int fabric_nft(struct fabric *f, struct diag *d);
+/* OCS ports' ingress qdiscs and circuits (model/ocs.h), when the topology has OCSes. */
+int fabric_ocs(struct fabric *f, struct diag *d);
 
 #endif

@@ -56,6 +56,8 @@ static int config_addrs(struct fabric *f, struct nlk_batch *b, uint32_t n, struc
 		r = queue(b, nlk_build_link_up((int)p->ifindex, gso, &m), &m, d, what, node->name);
 		snprintf(what, sizeof(what), "adding %s/%u to %s", addr_fmt(a, sizeof(a), p->addr),
 			 p->plen, p->ifname);
+		if (!p->plen) /* an OCS port: a cross-connect, no address */
+			continue;
 		r = r ? r
 		      : queue(b, nlk_build_addr((int)p->ifindex, p->addr, p->plen, &m), &m, d, what,
 			      node->name);
@@ -172,6 +174,7 @@ static int config_route(struct fabric *f, struct nlk_batch *b, const struct rout
 
 		nh[i].ifindex = (int)t->ports.v[port].ifindex;
 		nh[i].gw = t->ports.v[topo_port_peer(t, port)].addr;
+		nh[i].onlink = t->ports.v[port].plen == 32; /* toward an OCS: model/ocs.h */
 	}
 	snprintf(what, sizeof(what), "adding route %s/%u (table %u, %u next hops)",
 		 addr_fmt(a, sizeof(a), re->dst.addr), re->dst.plen, re->table, re->nh_n);

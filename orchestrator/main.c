@@ -13,6 +13,8 @@ static const struct cmd commands[] = {
 	{"status", cmd_status, "List testbeds, or show one"},
 	{"exec", cmd_exec, "Run a command inside a node's namespace"},
 	{"path", cmd_path, "Show the path a flow takes (ECMP hash or DSCP tag)"},
+	{"report", cmd_report, "Make a results folder's summary and plots again (no root needed)"},
+	{"sample", cmd_sample, NULL}, /* the sampling bench's driver (cmd_sample.c) */
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -23,7 +25,8 @@ static void usage(FILE *f)
 
 	fprintf(f, "Usage: testbed [-v|-q] <command> [arguments]\n\nCommands:\n");
 	for (i = 0; i < NCOMMANDS; i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+		if (commands[i].help)
+			fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\n'testbed <command> --help' describes a command.\n");
 }
 

@@ -8,8 +8,9 @@
  * map gN_hash (member index -> mark) and map gN_tag (DSCP tag k -> mark of member k-1), plus
  * set `edge` (ifindexes of the node's edge ports). Chain `prerouting` (filter, mangle) marks
  * forwarded packets, chain `output` (route, mangle) locally generated ones: first the jhash
- * over saddr . daddr . protocol . sport . dport picks a member, then a DSCP tag, if it came
- * in on an edge port or from the node itself, overrides it. */
+ * over saddr . daddr . protocol . sport . dport picks a member (a spraying group: `numgen
+ * random`, per packet), then a DSCP tag, if it came in on an edge port or from the node
+ * itself, overrides it. */
 #ifndef ORCHESTRATOR_NFTR_H
 #define ORCHESTRATOR_NFTR_H
 

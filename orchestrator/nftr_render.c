@@ -119,10 +119,14 @@ static void render_tag(struct out *o, const struct topo *t, const struct route_p
 
 static void render_rules(struct out *o, const struct route_group *g, bool tags, const char *iif)
 {
-	put(o,
-	    "\t\tip daddr @g%u_dst meta mark set jhash ip saddr . ip daddr . ip protocol . "
-	    "th sport . th dport mod %u seed 0x%x map @g%u_hash\n",
-	    g->id, g->nh_n, g->seed, g->id);
+	if (g->spray)
+		put(o, "\t\tip daddr @g%u_dst meta mark set numgen random mod %u map @g%u_hash\n",
+		    g->id, g->nh_n, g->id);
+	else
+		put(o,
+		    "\t\tip daddr @g%u_dst meta mark set jhash ip saddr . ip daddr . ip protocol . "
+		    "th sport . th dport mod %u seed 0x%x map @g%u_hash\n",
+		    g->id, g->nh_n, g->seed, g->id);
 	if (tags)
 		put(o, "\t\t%sip daddr @g%u_dst meta mark set ip dscp map @g%u_tag\n", iif, g->id,
 		    g->id);

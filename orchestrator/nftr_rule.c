@@ -145,6 +145,33 @@ static int match_edge(struct nftnl_rule *rule)
 	return r ? r : expr_add(rule, lookup(NFTR_SET_EDGE, NFT_REG_1, false));
 }
 
+/* reg1 = a random number in [0, mod), drawn per packet */
+static struct nftnl_expr *numgen(uint32_t mod)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("numgen");
+
+	if (!e)
+		return NULL;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_NG_DREG, NFT_REG_1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_NG_MODULUS, mod);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_NG_TYPE, NFT_NG_RANDOM);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_NG_OFFSET, 0);
+	return e;
+}
+
+/* meta mark set numgen random mod nh_n map @gN_hash: per-packet spraying, the closest Linux
+ * has to seed 004's adaptive routing over all shortest paths (§2.8; digest §6 P13). */
+static int mark_spray(struct nftnl_rule *rule, const struct route_group *g)
+{
+	char name[NFTR_NAME_MAX];
+	int r;
+
+	nftr_set_name(name, sizeof(name), g->id, NFTR_HASH);
+	r = expr_add(rule, numgen(g->nh_n));
+	r = r ? r : expr_add(rule, lookup(name, NFT_REG_1, true));
+	return r ? r : expr_add(rule, meta(NFT_META_MARK, NFTNL_EXPR_META_SREG, NFT_REG_1));
+}
+
 /* meta mark set jhash ip saddr . ip daddr . ip protocol . th sport . th dport
  *	mod nh_n seed S map @gN_hash
  * Each field in its own 32-bit register, as route_hash_pick lays out its key. */
@@ -154,6 +181,8 @@ static int mark_hash(struct nftnl_rule *rule, const struct route_group *g)
 	char name[NFTR_NAME_MAX];
 	int r;
 
+	if (g->spray)
+		return mark_spray(rule, g);
 	nftr_set_name(name, sizeof(name), g->id, NFTR_HASH);
 	r = expr_add(rule, payload(nh, IP_OFF_SADDR, 4, NFT_REG32_00));
 	r = r ? r : expr_add(rule, payload(nh, IP_OFF_DADDR, 4, NFT_REG32_01));

@@ -125,6 +125,8 @@ static int route_nexthops(struct rtnl_route *rt, const struct nlk_route *in)
 		}
 		rtnl_route_nh_set_ifindex(nh, in->nh[i].ifindex);
 		rtnl_route_nh_set_gateway(nh, gw);
+		if (in->nh[i].onlink)
+			rtnl_route_nh_set_flags(nh, RTNH_F_ONLINK);
 		nl_addr_put(gw);
 		rtnl_route_add_nexthop(rt, nh);
 	}

@@ -4,6 +4,7 @@
 #ifndef ORCH_NLK_BUILD_H
 #define ORCH_NLK_BUILD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "policy/shape.h"
@@ -19,6 +20,7 @@ struct nlk_veth {
 struct nlk_nexthop {
 	int ifindex;
 	uint32_t gw; /* host byte order */
+	bool onlink; /* gw is not on the port's subnet (ports toward an OCS, model/ocs.h) */
 };
 
 struct nlk_route {

@@ -13,6 +13,7 @@
 
 #include "orchestrator/emu_spawn.h"
 #include "orchestrator/run_int.h"
+#include "orchestrator/run_net.h"
 
 #define READY_TIMEOUT_MS 20000
 
@@ -130,8 +131,14 @@ int run_prepare(struct run *r, struct diag *d)
 	r->dilation = scn_dilation(&r->e->s);
 	r->nnodes = (uint32_t)r->t->endpoints.n;
 	err = make_jobs(r, d);
+	if (!err) {
+		struct sched_cfg cfg = r->e->sched;
+
+		cfg.placement_order = r->e->w.rank_order == EXP_RANK_PLACEMENT;
+		err = sched_init(&r->sched, r->t, &cfg);
+	}
 	if (!err)
-		err = sched_init(&r->sched, r->t, &r->e->sched);
+		err = run_net_init(r, d);
 	r->nodes = calloc(r->nnodes, sizeof(*r->nodes));
 	if (!err && !r->nodes)
 		err = diag_set(d, -ENOMEM, "out of memory");
@@ -197,6 +204,7 @@ void run_done(struct run *r)
 	free(r->jobs);
 	r->jobs = NULL;
 	sched_done(&r->sched);
+	run_net_done(r);
 	rec_run_done(&r->rec);
 	vec_free(&r->raw);
 }

@@ -16,9 +16,12 @@
 #include "lib/diag.h"
 #include "model/topo.h"
 #include "orchestrator/experiment.h"
+#include "orchestrator/sample.h"
 #include "policy/route.h"
 #include "policy/sched.h"
 #include "traffic/job.h"
+
+struct run_net;
 
 /* A job as the runner runs it: emulated sizes and times, and what happened. */
 struct run_job {
@@ -35,6 +38,7 @@ struct run_job {
 	uint32_t done; /* ranks that reported CTL_DONE */
 	uint32_t verified; /* ranks that verified */
 	bool submitted, running, aborting;
+	bool node_lost; /* the reason is an emu-node's death, the root cause */
 };
 
 /* One emu-node. */
@@ -61,6 +65,8 @@ struct run {
 	const char *emu_path; /* the emu-node binary */
 	const int *nsfd; /* per topology node */
 	volatile sig_atomic_t *stop;
+	struct sampler *sampler; /* counter sampling into rec, or NULL (sample.h) */
+	struct run_net *net; /* failures and OCS reconfigurations, or NULL (run_net.h) */
 	void (*progress)(void *arg, const struct run *r);
 	void *progress_arg;
 	/* state */
@@ -85,9 +91,13 @@ int run_prepare(struct run *r, struct diag *d);
 /* Runs until every job ended or a stop was requested. 0 or -errno. */
 int run_loop(struct run *r, struct diag *d);
 
-/* Writes the records under dir (created): jobs.csv, iterations.csv, flows.csv and the
+/* Writes the records under dir (created): jobs.csv, iterations.csv, flows.csv, links.csv,
+ * cpu.csv (r->rec, the jobs and flows gathered into it first), topology.json and the
  * scenario. 0 or -errno with d set. */
 int run_write(struct run *r, const char *dir, struct diag *d);
+
+/* Under sudo, gives dir and what is in it (and its plots) to the user who asked. */
+void run_give_back(const struct run *r, const char *dir);
 
 /* Stops and reaps every emu-node and frees the state. */
 void run_done(struct run *r);

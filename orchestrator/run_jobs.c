@@ -101,6 +101,9 @@ static int trace_jobs(const struct experiment *e, job_list *out, struct diag *d)
 	free(text);
 	if (!r && e->w.trace_limit && out->n - before > e->w.trace_limit)
 		out->n = before + e->w.trace_limit;
+	for (; !r && before < out->n; before++) /* replays compress a trace's days into minutes */
+		out->v[before].arrival_ns =
+			(uint64_t)((double)out->v[before].arrival_ns * e->w.trace_time_scale);
 	return r;
 }
 
@@ -145,7 +148,7 @@ static uint64_t nic_rate(const struct topo *t)
 		uint64_t rate = topo_port_rate(t, (uint32_t)i);
 
 		if (t->nodes.v[p->node].kind != TOPO_ENDPOINT ||
-		    t->links.v[p->link].tier == TOPO_TIER_DIRECT || !rate)
+		    t->links.v[p->link].tier == TOPO_TIER_SERVER || !rate)
 			continue;
 		if (!slowest || rate < slowest)
 			slowest = rate;

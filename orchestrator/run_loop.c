@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "orchestrator/run_int.h"
+#include "orchestrator/run_net.h"
 
 #define TICK_NS 100000000LL /* deadlines are checked at least this often */
 
@@ -34,6 +35,7 @@ static void arrivals(struct run *r, int64_t now)
  * time ends anyway (its emu-nodes are replaced). */
 static void deadlines(struct run *r, int64_t now)
 {
+	char why[128];
 	uint32_t j, k;
 
 	for (j = 0; j < r->njobs; j++) {
@@ -42,7 +44,8 @@ static void deadlines(struct run *r, int64_t now)
 		if (!rj->running)
 			continue;
 		if (!rj->aborting && now - rj->last_progress > (int64_t)rj->progress_ns)
-			run_fail_job(r, j, "no progress for %.1f s (limit %.1f s)",
+			run_fail_job(r, j, "%sno progress for %.1f s (limit %.1f s)",
+				     run_net_why(r, rj->last_progress, why, sizeof(why)),
 				     (double)(now - rj->last_progress) / 1e9,
 				     (double)rj->progress_ns / 1e9);
 		if (!rj->aborting || now - rj->last_progress < RUN_ABORT_NS)
@@ -87,6 +90,10 @@ static int timeout_ms(const struct run *r, int64_t now)
 
 	if (r->next_arrival < r->njobs && r->jobs[r->next_arrival].arrival - now < wait)
 		wait = r->jobs[r->next_arrival].arrival - now;
+	if (r->sampler && sampler_next(r->sampler) - now < wait)
+		wait = sampler_next(r->sampler) - now;
+	if (run_net_next(r) - now < wait)
+		wait = run_net_next(r) - now;
 	return wait > 0 ? (int)(wait / 1000000) + 1 : 0;
 }
 
@@ -116,6 +123,9 @@ int run_loop(struct run *r, struct diag *d)
 			arrivals(r, now);
 		err = run_start_jobs(r, d);
 		deadlines(r, now);
+		run_net_tick(r, now); /* failures, OCS reconfigurations (run_net.h) */
+		if (r->sampler) /* a failed round only leaves a gap (sampler_failures) */
+			(void)sampler_poll(r->sampler, now, r->t0, &r->rec, NULL);
 		if (!err)
 			err = poll_nodes(r, p, timeout_ms(r, now), d);
 		if (r->progress && now - last_report >= 1000000000LL) {

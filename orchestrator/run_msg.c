@@ -12,6 +12,7 @@
 
 #include "orchestrator/emu_spawn.h"
 #include "orchestrator/run_int.h"
+#include "orchestrator/run_net.h"
 
 static int64_t rel(const struct run *r, uint64_t mono)
 {
@@ -140,6 +141,7 @@ static void on_done(struct run *r, uint32_t ep, const struct ctl_done *m)
 {
 	struct run_node *n = &r->nodes[ep];
 	struct run_job *rj;
+	char why[128];
 
 	if (m->job >= r->njobs || n->job != (int32_t)m->job)
 		return; /* a late answer to an abort of a job already ended */
@@ -149,8 +151,10 @@ static void on_done(struct run *r, uint32_t ep, const struct ctl_done *m)
 	rj->verified += m->verified;
 	rj->last_progress = run_now(r);
 	if (m->status && m->status != -ECANCELED)
-		run_fail_job(r, m->job, "%s (rank %u): %.*s", node_name(r, ep), m->rank,
-			     (int)sizeof(m->reason), m->reason);
+		run_fail_job(r, m->job, "%s%s (rank %u): %.*s",
+			     run_net_why(r, rj->last_progress - (int64_t)rj->progress_ns, why,
+					 sizeof(why)),
+			     node_name(r, ep), m->rank, (int)sizeof(m->reason), m->reason);
 	if (rj->done == rj->spec.gpus)
 		run_end_job(r, m->job, REC_OK, NULL);
 }
@@ -260,7 +264,15 @@ void run_node_lost(struct run *r, uint32_t ep, const char *why)
 	exit_text(n->pid, how, sizeof(how));
 	n->pid = 0;
 	if (j >= 0) {
+		struct run_job *rj = &r->jobs[j];
+
+		/* a neighbour's "connection closed" may have failed the job first: the death is
+		 * the cause, so it becomes the reason */
+		if (rj->aborting && !rj->node_lost)
+			snprintf(rj->reason, sizeof(rj->reason), "emu-node %s %s (%s)",
+				 node_name(r, ep), how, why);
 		run_fail_job(r, (uint32_t)j, "emu-node %s %s (%s)", node_name(r, ep), how, why);
+		rj->node_lost = true;
 		n->job = -1;
 		if (++r->jobs[j].done == r->jobs[j].spec.gpus)
 			run_end_job(r, (uint32_t)j, REC_FAILED, NULL);

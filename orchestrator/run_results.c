@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The raw records of a run, written to the results folder (collect/records.h formats):
  * jobs.csv, iterations.csv, flows.csv (each sender's record joined with its receiver's),
- * and the scenario as run. */
-#include <dirent.h>
+ * links.csv and cpu.csv (the sampler's), topology.json and the scenario as run. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,25 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "orchestrator/results.h"
 #include "orchestrator/run_int.h"
-
-/* mkdir -p */
-static int make_dirs(const char *dir)
-{
-	char path[512];
-	char *p;
-
-	snprintf(path, sizeof(path), "%s", dir);
-	for (p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	return mkdir(path, 0755) && errno != EEXIST ? -errno : 0;
-}
+#include "orchestrator/run_net.h"
 
 static void placement(const struct run *r, const struct run_job *rj, char *buf, size_t len)
 {
@@ -118,42 +101,6 @@ static void join_flows(struct run *r)
 	}
 }
 
-typedef int (*csv_fn)(char *buf, size_t len, const void *rec);
-
-static int job_line(char *b, size_t l, const void *p)
-{
-	return rec_job_csv(b, l, p);
-}
-
-static int iter_line(char *b, size_t l, const void *p)
-{
-	return rec_iter_csv(b, l, p);
-}
-
-static int flow_line(char *b, size_t l, const void *p)
-{
-	return rec_flow_csv(b, l, p);
-}
-
-static int write_csv(const char *dir, const char *file, const char *header, const void *recs,
-		     size_t n, size_t size, csv_fn fn)
-{
-	char path[600], line[2048];
-	FILE *f;
-	size_t i;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	f = fopen(path, "we");
-	if (!f)
-		return -errno;
-	fprintf(f, "%s\n", header);
-	for (i = 0; i < n; i++) {
-		fn(line, sizeof(line), (const char *)recs + i * size);
-		fputs(line, f);
-	}
-	return fclose(f) ? -errno : 0;
-}
-
 static int copy_file(const char *from, const char *dir, const char *name)
 {
 	char path[600], buf[8192];
@@ -174,59 +121,43 @@ static int copy_file(const char *from, const char *dir, const char *name)
 	return r;
 }
 
-/* Under sudo, the results belong to the user who asked for them: the run's folder, its
- * files, and the folders above it up to the results root. */
-static void give_back(const char *root, const char *dir)
+/* The jobs as records, and the flows joined, into r->rec. */
+static int gather(struct run *r)
 {
-	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
-	char path[512];
-	struct dirent *e;
-	char *slash;
-	DIR *dd;
+	struct rec_job *j;
+	uint32_t i;
 
-	if (!u || !g || atoi(u) <= 0)
-		return;
-	dd = opendir(dir);
-	while (dd && (e = readdir(dd)))
-		if (e->d_name[0] != '.')
-			(void)fchownat(dirfd(dd), e->d_name, (uid_t)atoi(u), (gid_t)atoi(g), 0);
-	if (dd)
-		closedir(dd);
-	snprintf(path, sizeof(path), "%s", dir);
-	do {
-		(void)chown(path, (uid_t)atoi(u), (gid_t)atoi(g));
-		slash = strrchr(path, '/');
-		if (slash)
-			*slash = '\0';
-	} while (slash && strlen(path) >= strlen(root));
+	r->rec.jobs.n = 0;
+	for (i = 0; i < r->njobs; i++) {
+		j = vec_grow(&r->rec.jobs);
+		if (!j)
+			return -ENOMEM;
+		job_record(r, &r->jobs[i], j);
+	}
+	if (!r->rec.flows.n)
+		join_flows(r);
+	return 0;
 }
 
 int run_write(struct run *r, const char *dir, struct diag *d)
 {
-	struct rec_job *jobs = calloc(r->njobs + 1, sizeof(*jobs));
-	uint32_t j;
 	int err;
 
-	if (!jobs)
-		return diag_set(d, -ENOMEM, "out of memory");
-	err = make_dirs(dir);
-	for (j = 0; j < r->njobs; j++)
-		job_record(r, &r->jobs[j], &jobs[j]);
-	join_flows(r);
-	if (!err)
-		err = write_csv(dir, "jobs.csv", rec_job_header, jobs, r->njobs, sizeof(*jobs),
-				job_line);
-	if (!err)
-		err = write_csv(dir, "iterations.csv", rec_iter_header, r->rec.iters.v,
-				r->rec.iters.n, sizeof(*r->rec.iters.v), iter_line);
-	if (!err)
-		err = write_csv(dir, "flows.csv", rec_flow_header, r->rec.flows.v, r->rec.flows.n,
-				sizeof(*r->rec.flows.v), flow_line);
-	if (!err)
-		err = copy_file(r->e->s.path, dir, "scenario.yaml");
-	free(jobs);
+	err = res_mkdirs(dir);
+	err = err ? err : gather(r);
 	if (err)
 		return diag_set(d, err, "writing results to %s: %s", dir, strerror(-err));
-	give_back(r->e->run.results, dir);
-	return 0;
+	err = res_records_write(dir, &r->rec, d);
+	if (err)
+		return err;
+	err = copy_file(r->e->s.path, dir, "scenario.yaml");
+	err = err ? err : res_write_topology(dir, r->t, &r->e->s.shaping);
+	if (err)
+		return diag_set(d, err, "writing results to %s: %s", dir, strerror(-err));
+	return run_net_write(r, dir, d); /* failures.csv */
+}
+
+void run_give_back(const struct run *r, const char *dir)
+{
+	res_give_back(r->e->run.results, dir);
 }

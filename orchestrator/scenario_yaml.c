@@ -9,29 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "orchestrator/scenario_sweep.h"
 #include "orchestrator/scenario_yaml.h"
 #include "orchestrator/scenario_yaml_types.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define FIELDS_MAX 32 /* fields in one section */
 #define HOSTS_MAX 65536u /* the addressing plan's limit (model/gen_leafspine.c) */
-#define LINKS_PER_PAIR_MAX 16u
-
-/* A mapping being read: its node, its table, and each field's key and value nodes (NULL if
- * absent). */
-struct map_read {
-	yaml_node_t *node;
-	const struct section *sec;
-	yaml_node_t *key[FIELDS_MAX];
-	yaml_node_t *val[FIELDS_MAX];
-};
-
-struct section {
-	const struct scn_yaml_field *fields;
-	size_t n;
-	/* Rules across fields and defaults derived from other fields, once all are read. */
-	int (*check)(struct scn_yaml_ctx *c, const struct map_read *m);
-};
 
 /* ---- mappings ---- */
 
@@ -158,7 +140,7 @@ static int read_map(struct scn_yaml_ctx *c, yaml_node_t *n, const struct section
 	size_t i;
 	int r = 0;
 
-	assert(sec->n <= FIELDS_MAX);
+	assert(sec->n <= SCN_YAML_FIELDS_MAX);
 	if (n->type == YAML_MAPPING_NODE)
 		for (p = n->data.mapping.pairs.start; !r && p < n->data.mapping.pairs.top; p++)
 			r = read_pair(c, &m, p);
@@ -173,7 +155,12 @@ static int read_map(struct scn_yaml_ctx *c, yaml_node_t *n, const struct section
 	return r;
 }
 
-static int set_section(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f)
+int scn_yaml_read_map(struct scn_yaml_ctx *c, yaml_node_t *n, const struct section *sec)
+{
+	return read_map(c, n, sec);
+}
+
+int scn_yaml_section(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f)
 {
 	return read_map(c, n, f->arg);
 }
@@ -187,6 +174,11 @@ static yaml_node_t *given(const struct map_read *m, const char *name)
 		if (!strcmp(m->sec->fields[i].name, name))
 			return m->val[i];
 	return NULL;
+}
+
+yaml_node_t *scn_yaml_given(const struct map_read *m, const char *name)
+{
+	return given(m, name);
 }
 
 /* workload.generate.sizes: a mapping of GPU counts to weights. */
@@ -296,20 +288,8 @@ static int set_jobs(struct scn_yaml_ctx *c, yaml_node_t *n,
 
 /* ---- the schema: one table per section, one line per field ---- */
 
-/* clang-format off */
-/* offsetof(BASE, m), refused at compile time unless m has type T; BASE is the struct the
- * table below it reads into (struct experiment, or struct exp_job for workload.jobs) */
-#define AT(m, T) (offsetof(BASE, m) + 0 * sizeof(char[ \
-	__builtin_types_compatible_p(__typeof__(((BASE *)0)->m), T) ? 1 : -1]))
+/* the table macros (FIELD, UINT, ...) are in scenario_yaml_types.h */
 #define BASE struct experiment
-#define FIELD(n, fn, m, T, req) { .name = n, .type = fn, .off = AT(m, T), .required = req }
-#define UINT(n, m, req, lo, hi) { .name = n, .type = scn_yaml_u32, .off = AT(m, uint32_t), \
-	.required = req, .min = lo, .max = hi }
-#define ENUM(n, m, T, req, kw) { .name = n, .type = scn_yaml_enum, .off = AT(m, T), \
-	.required = req, .arg = kw }
-#define SECTION(n, sec, req) { .name = n, .type = set_section, .required = req, .arg = &sec }
-#define TABLE(tbl, fn) { .fields = tbl, .n = ARRAY_SIZE(tbl), .check = fn }
-/* clang-format on */
 
 /* scn_yaml_enum stores an int */
 _Static_assert(sizeof(enum scn_gen) == sizeof(int) && sizeof(enum scn_qdisc) == sizeof(int) &&
@@ -318,14 +298,8 @@ _Static_assert(sizeof(enum scn_gen) == sizeof(int) && sizeof(enum scn_qdisc) == 
 		       sizeof(enum coll_kind) == sizeof(int) &&
 		       sizeof(enum coll_algo) == sizeof(int) &&
 		       sizeof(enum sched_queue) == sizeof(int) &&
-		       sizeof(enum sched_place) == sizeof(int) && sizeof(bool) == 1,
+		       sizeof(enum sched_place) == sizeof(int),
 	       "enums are int-sized");
-
-static const struct scn_yaml_keyword gen_names[] = {
-	{"leafspine", SCN_GEN_LEAFSPINE},
-	{"best", SCN_GEN_BEST},
-	{NULL, 0},
-};
 
 static const struct scn_yaml_keyword qdisc_names[] = {
 	{"tbf", SCN_QDISC_TBF},
@@ -346,41 +320,6 @@ static const struct scn_yaml_keyword policy_names[] = {
 	{NULL, 0},
 };
 
-static int topology_check(struct scn_yaml_ctx *c, const struct map_read *m)
-{
-	struct scn_leafspine *ls = &c->e->s.topology.ls;
-	uint64_t hosts = (uint64_t)ls->hosts_per_leaf * ls->leaves;
-
-	if (c->e->s.topology.gen == SCN_GEN_LEAFSPINE && !given(m, "spines"))
-		return scn_yaml_fail_at(
-			c, &m->node->start_mark,
-			"missing required field 'spines' in 'topology' (kind leafspine needs it)");
-	if (hosts > HOSTS_MAX)
-		return scn_yaml_fail_at(c, &given(m, "leaves")->start_mark,
-					"topology.leaves: expected at most %u hosts in all, "
-					"found %u x %u = %llu",
-					HOSTS_MAX, ls->hosts_per_leaf, ls->leaves,
-					(unsigned long long)hosts);
-	if (!given(m, "fabric_rate"))
-		ls->fabric_rate = ls->host_rate;
-	return 0;
-}
-
-/* spines, links_per_pair and fabric_rate are read but unused by kind best, so a sweep can
- * flip kind alone. */
-static const struct scn_yaml_field topology_fields[] = {
-	ENUM("kind", s.topology.gen, enum scn_gen, true, gen_names),
-	UINT("hosts_per_leaf", s.topology.ls.hosts_per_leaf, true, 1, HOSTS_MAX),
-	UINT("leaves", s.topology.ls.leaves, true, 1, HOSTS_MAX),
-	UINT("spines", s.topology.ls.spines, false, 1, HOSTS_MAX), /* leafspine: topology_check */
-	UINT("links_per_pair", s.topology.ls.links_per_pair, false, 1, LINKS_PER_PAIR_MAX),
-	FIELD("host_rate", scn_yaml_rate, s.topology.ls.host_rate, uint64_t, true),
-	FIELD("fabric_rate", scn_yaml_rate, s.topology.ls.fabric_rate, uint64_t, false),
-	FIELD("delay", scn_yaml_time, s.topology.delay_ns, uint64_t, false),
-	UINT("gpus_per_server", s.topology.ls.gpus_per_server, false, 1, 64),
-	FIELD("server_rate", scn_yaml_rate, s.topology.ls.server_rate, uint64_t, false),
-};
-
 static const struct scn_yaml_field shaping_fields[] = {
 	ENUM("qdisc", s.shaping.qdisc, enum scn_qdisc, false, qdisc_names),
 	FIELD("burst", scn_yaml_size_auto, s.shaping.burst_bytes, uint64_t, false),
@@ -392,6 +331,7 @@ static const struct scn_yaml_field routing_fields[] = {
 	ENUM("policy", s.routing.policy, enum scn_policy, false, policy_names),
 	UINT("seed", s.routing.seed, false, 0, UINT32_MAX),
 	FIELD("seeds", set_seeds, s.routing.seeds, __typeof__(((BASE *)0)->s.routing.seeds), false),
+	FIELD("spray", scn_yaml_bool, s.routing.spray, bool, false),
 };
 
 static const struct scn_yaml_field addressing_fields[] = {
@@ -400,7 +340,21 @@ static const struct scn_yaml_field addressing_fields[] = {
 
 static const struct scn_yaml_field transport_fields[] = {
 	ENUM("cc", s.transport.cc, enum scn_cc, false, cc_names),
+	FIELD("window", scn_yaml_size, s.transport.window_bytes, uint64_t, false),
 };
+
+/* tcp_rmem's least buffer is one page */
+static int transport_check(struct scn_yaml_ctx *c, const struct map_read *m)
+{
+	yaml_node_t *w = given(m, "window");
+
+	if (w && c->e->s.transport.window_bytes < 4096)
+		return scn_yaml_fail_at(
+			c, &w->start_mark,
+			"transport.window: expected at least 4KiB, found %llu bytes",
+			(unsigned long long)c->e->s.transport.window_bytes);
+	return 0;
+}
 
 static const struct scn_yaml_field emulation_fields[] = {
 	FIELD("rate_scale", scn_yaml_scale_auto, s.emulation.rate_scale, double, false),
@@ -421,6 +375,7 @@ static const struct scn_yaml_keyword algo_names[] = {
 	{"pairwise", COLL_PAIRWISE},
 	{"hier-ring", COLL_HIER_RING},
 	{"shard-rings", COLL_SHARD_RINGS},
+	{"direct", COLL_DIRECT},
 	{NULL, 0},
 };
 
@@ -437,8 +392,8 @@ static const struct scn_yaml_keyword place_names[] = {
 };
 
 static const struct scn_yaml_keyword order_names[] = {
-	{"leaf-major", 0},
-	{"placement", 1},
+	{"leaf-major", EXP_RANK_LEAF_MAJOR},
+	{"placement", EXP_RANK_PLACEMENT},
 	{NULL, 0},
 };
 
@@ -459,6 +414,8 @@ static const struct scn_yaml_field trace_fields[] = {
 	 .off = AT(w.trace_model, char[JOB_NAME_MAX]),
 	 .max = JOB_NAME_MAX - 1},
 	UINT("limit", w.trace_limit, false, 1, 1000000),
+	FIELD("time_scale", scn_yaml_number, w.trace_time_scale, double, false),
+	FIELD("time_scale", scn_yaml_number, w.trace_time_scale, double, false),
 };
 
 static const struct scn_yaml_field scheduler_fields[] = {
@@ -471,6 +428,7 @@ static const struct scn_yaml_field run_fields[] = {
 	{.name = "results", .type = scn_yaml_word, .off = AT(run.results, char[256]), .max = 255},
 	FIELD("progress_timeout", scn_yaml_time_auto, run.progress_ns, uint64_t, false),
 	FIELD("capacity", scn_yaml_rate, run.capacity_bps, uint64_t, false),
+	FIELD("sample_interval", scn_yaml_time, run.sample_ns, uint64_t, false),
 };
 
 static int generate_check(struct scn_yaml_ctx *c, const struct map_read *m)
@@ -490,7 +448,7 @@ static const struct scn_yaml_field workload_fields[] = {
 	ENUM("algorithm", w.algo, enum coll_algo, false, algo_names),
 	UINT("iterations", w.iterations, false, 1, 1000000),
 	FIELD("verify", scn_yaml_bool, w.verify, bool, false),
-	ENUM("rank_order", w.placement_order, bool, false, order_names),
+	ENUM("rank_order", w.rank_order, int32_t, false, order_names),
 };
 
 static int workload_check(struct scn_yaml_ctx *c, const struct map_read *m)
@@ -561,11 +519,10 @@ static const struct section workload_sec = TABLE(workload_fields, workload_check
 static const struct section scheduler_sec = TABLE(scheduler_fields, NULL);
 static const struct section run_sec = TABLE(run_fields, NULL);
 
-static const struct section topology_sec = TABLE(topology_fields, topology_check);
 static const struct section shaping_sec = TABLE(shaping_fields, NULL);
 static const struct section routing_sec = TABLE(routing_fields, NULL);
 static const struct section addressing_sec = TABLE(addressing_fields, NULL);
-static const struct section transport_sec = TABLE(transport_fields, NULL);
+static const struct section transport_sec = TABLE(transport_fields, transport_check);
 static const struct section emulation_sec = TABLE(emulation_fields, NULL);
 
 static void name_from_file(char *out, const char *file);
@@ -579,7 +536,7 @@ static int top_check(struct scn_yaml_ctx *c, const struct map_read *m)
 
 static const struct scn_yaml_field top_fields[] = {
 	FIELD("name", scn_yaml_name, s.name, char[SCN_NAME_MAX], false),
-	SECTION("topology", topology_sec, true),
+	SECTION("topology", scn_yaml_topology_sec, true),
 	SECTION("shaping", shaping_sec, false),
 	SECTION("routing", routing_sec, false),
 	SECTION("addressing", addressing_sec, false),
@@ -588,6 +545,8 @@ static const struct scn_yaml_field top_fields[] = {
 	SECTION("workload", workload_sec, false),
 	SECTION("scheduler", scheduler_sec, false),
 	SECTION("run", run_sec, false),
+	FIELD("sweep", scn_sweep_field, sweep, struct exp_sweep, false), /* scenario_sweep.c */
+	FIELD("failures", scn_yaml_failures, failures, struct exp_failures, false),
 };
 
 static const struct section top_sec = TABLE(top_fields, top_check);
@@ -702,18 +661,27 @@ static int read_doc(struct scn_yaml_ctx *c, yaml_document_t *doc)
 {
 	yaml_node_t *root = yaml_document_get_root_node(doc);
 	yaml_mark_t start = {0, 0, 0};
+	int r;
 
 	if (!root)
 		return scn_yaml_fail_at(
 			c, &start, "expected a mapping at the top level, found an empty document");
 	c->doc = doc;
-	return read_map(c, root, &top_sec);
+	r = scn_sweep_apply(c); /* a sweep's variant rewrites nodes, so fetch the root again */
+	return r ? r : read_map(c, yaml_document_get_root_node(doc), &top_sec);
 }
 
 int exp_parse_buffer(const char *name, const char *buf, size_t len, struct experiment *e,
 		     struct diag *d)
 {
-	struct scn_yaml_ctx c = {.file = name, .buf = buf, .len = len, .e = e, .base = e, .d = d};
+	return exp_parse_buffer_variant(name, buf, len, NULL, e, d);
+}
+
+int exp_parse_buffer_variant(const char *name, const char *buf, size_t len, const uint32_t *choice,
+			     struct experiment *e, struct diag *d)
+{
+	struct scn_yaml_ctx c = {
+		.file = name, .buf = buf, .len = len, .e = e, .base = e, .d = d, .choice = choice};
 	struct scenario *s = &e->s;
 	yaml_document_t doc;
 	yaml_parser_t p;
@@ -791,6 +759,12 @@ static int read_file(const char *path, char **out, size_t *len)
 
 int exp_parse_file(const char *path, struct experiment *e, struct diag *d)
 {
+	return exp_parse_file_variant(path, NULL, e, d);
+}
+
+int exp_parse_file_variant(const char *path, const uint32_t *choice, struct experiment *e,
+			   struct diag *d)
+{
 	char *buf = NULL;
 	size_t len = 0;
 	int r;
@@ -803,7 +777,7 @@ int exp_parse_file(const char *path, struct experiment *e, struct diag *d)
 					SCN_YAML_FILE_MAX >> 20);
 		return diag_set(d, r, "%s: %s", path, strerror(-r));
 	}
-	r = exp_parse_buffer(path, buf, len, e, d);
+	r = exp_parse_buffer_variant(path, buf, len, choice, e, d);
 	free(buf);
 	return r;
 }

@@ -4,6 +4,7 @@
 #define ORCHESTRATOR_SCENARIO_YAML_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "lib/diag.h"
 #include "orchestrator/experiment.h"
@@ -23,5 +24,12 @@ int exp_parse_file(const char *path, struct experiment *e, struct diag *d);
  * default scenario name. */
 int exp_parse_buffer(const char *name, const char *buf, size_t len, struct experiment *e,
 		     struct diag *d);
+
+/* The same for one run of the file's sweep: choice[i] is the index of the value axis i takes
+ * (exp_sweep_choice; NULL: every first value, as exp_parse_file does). */
+int exp_parse_file_variant(const char *path, const uint32_t *choice, struct experiment *e,
+			   struct diag *d);
+int exp_parse_buffer_variant(const char *name, const char *buf, size_t len, const uint32_t *choice,
+			     struct experiment *e, struct diag *d);
 
 #endif

@@ -21,9 +21,11 @@ struct scn_yaml_ctx {
 	void *base; /* what field offsets are relative to: e, or a workload job */
 	struct diag *d;
 	char path[128]; /* dotted path of the node being read, "" at the top level */
+	const uint32_t *choice; /* a sweep run's value index per axis, NULL: the first values */
 };
 
 struct scn_yaml_field;
+struct section;
 /* A field's type: reads node n into the scenario at f->off; 0 or -errno with a message. */
 typedef int (*scn_yaml_type_fn)(struct scn_yaml_ctx *c, yaml_node_t *n,
 				const struct scn_yaml_field *f);
@@ -42,6 +44,53 @@ struct scn_yaml_keyword {
 	const char *name;
 	int value;
 };
+
+#define SCN_YAML_FIELDS_MAX 32 /* fields in one section */
+
+/* A mapping being read: its node, its table, and each field's key and value nodes (NULL if
+ * absent). */
+struct map_read {
+	yaml_node_t *node;
+	const struct section *sec;
+	yaml_node_t *key[SCN_YAML_FIELDS_MAX];
+	yaml_node_t *val[SCN_YAML_FIELDS_MAX];
+};
+
+struct section {
+	const struct scn_yaml_field *fields;
+	size_t n;
+	/* Rules across fields and defaults derived from other fields, once all are read. */
+	int (*check)(struct scn_yaml_ctx *c, const struct map_read *m);
+};
+
+/* Reads mapping n by sec's table; an empty value (`shaping:`) is an empty mapping. */
+int scn_yaml_read_map(struct scn_yaml_ctx *c, yaml_node_t *n, const struct section *sec);
+/* Field type of a nested mapping: f->arg is its struct section. */
+int scn_yaml_section(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
+/* The value node of field `name` in m, or NULL if the file does not give it. */
+yaml_node_t *scn_yaml_given(const struct map_read *m, const char *name);
+
+/* The topology section (scenario_yaml_topo.c). */
+extern const struct section scn_yaml_topology_sec;
+/* topology.ocs, and the top-level `failures:` list (scenario_yaml_net.c). */
+extern const struct section scn_yaml_ocs_sec;
+int scn_yaml_failures(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
+
+/* clang-format off */
+/* offsetof(BASE, m), refused at compile time unless m has type T; BASE is the struct the
+ * table below it reads into (struct experiment, or struct exp_job for workload.jobs) */
+#define AT(m, T) (offsetof(BASE, m) + 0 * sizeof(char[ \
+	__builtin_types_compatible_p(__typeof__(((BASE *)0)->m), T) ? 1 : -1]))
+#define FIELD(n, fn, m, T, req) { .name = n, .type = fn, .off = AT(m, T), .required = req }
+#define UINT(n, m, req, lo, hi) { .name = n, .type = scn_yaml_u32, .off = AT(m, uint32_t), \
+	.required = req, .min = lo, .max = hi }
+#define ENUM(n, m, T, req, kw) { .name = n, .type = scn_yaml_enum, .off = AT(m, T), \
+	.required = req, .arg = kw }
+#define SECTION(n, sec, req) { .name = n, .type = scn_yaml_section, .required = req, \
+	.arg = &sec }
+#define TABLE(tbl, fn) { .fields = tbl, .n = ARRAY_SIZE(tbl), .check = fn }
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+/* clang-format on */
 
 /* Sets c->d to "file:line:col: <message>" at mark m; returns -EINVAL. */
 int scn_yaml_fail_at(struct scn_yaml_ctx *c, const yaml_mark_t *m, const char *fmt, ...)

@@ -99,6 +99,7 @@ static int add_group(struct build *b, struct nhclass *c)
 	g->node = b->node;
 	g->id = (uint32_t)(pl->groups.n - 1 - pl->nodes.v[b->node].group_off);
 	g->seed = b->t->nodes.v[b->node].seed;
+	g->spray = b->t->nodes.v[b->node].spray;
 	g->nh_off = (uint32_t)pl->ports.n;
 	g->nh_n = c->n;
 	for (i = 0; i < c->n; i++)

@@ -47,6 +47,7 @@ struct route_group {
 	uint32_t node;
 	uint32_t id; /* 0, 1, ... within the node */
 	uint32_t seed; /* jhash seed */
+	bool spray; /* untagged packets pick a member at random per packet (nft numgen) */
 	uint32_t nh_off, nh_n; /* ports in plan.ports; DSCP tag k selects the k-th (1-based) */
 	uint32_t pfx_off, pfx_n; /* destination prefixes in plan.prefixes */
 };
@@ -96,9 +97,24 @@ struct route_flow {
  * registers hold them), scaled to nh_n. */
 uint32_t route_hash_pick(const struct route_flow *f, uint32_t seed, uint32_t nh_n);
 
+/* An all-to-all's fraction of injection bandwidth under per-flow ECMP, over random draws. */
+struct route_a2a_bound {
+	double mean, min, max;
+};
+
+/* All-to-all with one flow per ordered pair of endpoints, each with a random source port
+ * (stream `seed`) to emu-node's port, routed as route_trace hashes it: the per-pair rate at
+ * which the busiest link direction is full, as a fraction of injection bandwidth like
+ * fluid_alltoall, for `trials` draws. Parallel links count as their first. The bound hashing
+ * puts on a transport that fills every link it can; compare fluid_alltoall's equal split
+ * (spraying). 0, -EINVAL (an unreachable pair, fewer than two endpoints) or -ENOMEM. */
+int route_alltoall_hashed(const struct topo *t, const struct route_plan *plan, uint32_t trials,
+			  uint64_t seed, struct route_a2a_bound *out);
+
 /* Walks flow f from endpoint node src through the plan as the kernel would, writing up to
  * max node ids (src first) into hops. Tags apply at the first node that has a choice and
- * received the packet on an edge port. Returns the hop count, or -EHOSTUNREACH, -ELOOP. */
+ * received the packet on an edge port. A spraying group is walked as if it hashed: its
+ * packets take any member. Returns the hop count, or -EHOSTUNREACH, -ELOOP. */
 int route_trace(const struct topo *t, const struct route_plan *plan, uint32_t src,
 		const struct route_flow *f, uint32_t *hops, uint32_t max);
 

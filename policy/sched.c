@@ -28,6 +28,8 @@ static void sched_rank_order(const struct sched *s, uint32_t *eps, uint32_t n)
 {
 	uint32_t i, j, x;
 
+	if (s->cfg.placement_order)
+		return;
 	for (i = 1; i < n; i++) {
 		x = eps[i];
 		for (j = i; j > 0 && sched_rank_before(s, x, eps[j - 1]); j--)

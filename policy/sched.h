@@ -28,6 +28,7 @@ struct sched_cfg {
 	enum sched_queue queue;
 	enum sched_place place;
 	uint64_t seed;
+	bool placement_order; /* ranks in the order placed, not leaf-major */
 };
 
 /* Chooses n endpoints among the free ones for a job. Writes endpoint indexes (0..n_ep-1)

@@ -26,6 +26,7 @@ static const struct algo_desc algos[] = {
 			    "ranks per server"},
 	[COLL_SHARD_RINGS] = {"shard-rings", KIND_BIT(COLL_ALLREDUCE), coll_shard_build,
 			      "shards per replica"},
+	[COLL_DIRECT] = {"direct", KIND_BIT(COLL_ALLTOALL), coll_a2a_direct_build, NULL},
 };
 
 static const char *const kinds[] = {

@@ -72,6 +72,7 @@ enum coll_algo {
 	COLL_PAIRWISE, /* pairwise exchange (all-to-all) */
 	COLL_HIER_RING, /* two-level: intra-server ring, inter-server ring, intra-server ring */
 	COLL_SHARD_RINGS, /* seed 000: one ring per parameter shard across DP replicas */
+	COLL_DIRECT, /* all-to-all with every block in flight at once (seed 004 §4.3) */
 };
 
 enum coll_op {
@@ -99,7 +100,8 @@ struct coll_params {
 	uint32_t nranks; /* 1 .. COLL_MAX_RANKS; one rank has no steps */
 	uint64_t bytes; /* per-rank buffer size M, a multiple of elem */
 	uint32_t elem; /* element size in bytes (4 for float); chunk edges are multiples */
-	uint32_t group; /* HIER_RING: ranks per server; SHARD_RINGS: shards per replica */
+	uint32_t group; /* HIER_RING: ranks per server; SHARD_RINGS: shards per replica;
+			 * DIRECT: sends in flight per rank, 0 = all */
 };
 
 struct coll_rank {

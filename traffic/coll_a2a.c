@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* Pairwise all-to-all (seed 001 §5.3): N-1 rounds; in round t rank i sends its block for
- * rank (i+t+1) mod N and receives the block of rank (i-t-1) mod N. */
+/* All-to-all. Pairwise (seed 001 §5.3): N-1 rounds; in round t rank i sends its block for
+ * rank (i+t+1) mod N and receives the block of rank (i-t-1) mod N. Direct: the same sends
+ * and receives in the same order, all in flight at once. */
+#include <errno.h>
+#include <stdlib.h>
+
 #include "traffic/coll_build.h"
 
 /* Nothing here depends on data (sends read `in`, receives write `out`), so the rounds are
@@ -26,4 +30,36 @@ void coll_a2a_build(struct coll_bld *b)
 		coll_deps_add(b, &prev, snd);
 		coll_deps_add(b, &prev, rcv);
 	}
+}
+
+/* seed 004 §4.3 measures global bandwidth with every rank sending to every other at once:
+ * "in iteration i, process j sends to process j+i mod p", the iterations posted together as
+ * nonblocking sends, so a rank with several ports (a HammingMesh accelerator has four) can
+ * use them all. Phase t is the shift t+1, as in pairwise. With group k (0 < k < N-1) at most
+ * k sends are in flight: send t waits for send t-k, as a NIC with k send engines would (the
+ * paper's SST NIC has 4, Table III); receives are all posted at once. */
+void coll_a2a_direct_build(struct coll_bld *b)
+{
+	const struct coll_params *p = b->p;
+	uint32_t n = p->nranks, r = b->rank, k = p->group, t, dst, src;
+	uint32_t *snd = calloc(n, sizeof(*snd));
+	uint64_t blk = p->bytes / n;
+	struct coll_deps dep;
+
+	if (!snd) {
+		b->err = -ENOMEM;
+		return;
+	}
+	for (t = 0; t + 1 < n; t++) {
+		dst = (r + t + 1) % n;
+		src = (r + n - t - 1) % n;
+		dep.n = 0;
+		if (k && t >= k)
+			coll_deps_add(b, &dep, snd[t - k]);
+		snd[t] = coll_bld_send(b, (uint16_t)t, dst, (struct coll_range){dst * blk, blk},
+				       &dep);
+		coll_bld_recv(b, (uint16_t)t, src, COLL_F_COPY, (struct coll_range){src * blk, blk},
+			      NULL);
+	}
+	free(snd);
 }

@@ -82,6 +82,7 @@ void coll_ring_exit(struct coll_bld *b, const struct coll_ring_pos *rp, struct c
 void coll_ring_build(struct coll_bld *b);
 void coll_hd_build(struct coll_bld *b);
 void coll_a2a_build(struct coll_bld *b);
+void coll_a2a_direct_build(struct coll_bld *b);
 void coll_hier_build(struct coll_bld *b);
 void coll_shard_build(struct coll_bld *b);
 

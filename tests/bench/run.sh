@@ -88,3 +88,16 @@ t_links=$(phase_end links)
 echo "testbed up:   namespaces $(per "$nns" "$t_ns")/s (${t_ns} s), veth links $(per "$nlinks" "$(echo "$t_links - $t_ns" | bc)")/s," \
 	"$(per "$nns" "$tb_up") namespaces/s and $(per "$nlinks" "$tb_up") links/s with everything"
 echo "targets:      up <= 15 s: $(awk -v t="$tb_up" 'BEGIN { print (t <= 15 ? "met" : "MISSED") }'), down <= 15 s: $(awk -v t="$tb_down" 'BEGIN { print (t <= 15 ? "met" : "MISSED") }')"
+
+echo
+echo "bench: emu-node against iperf3 over the same 4-hop path (issue 3, acceptance 3)"
+"$ROOT/tests/bench/emu_p2p.sh" "$BUILD"
+echo
+echo "bench: ring all-reduce against 2(N-1)/N * S / B (issue 3, acceptance 4)"
+"$ROOT/tests/bench/ring.sh" "$BUILD"
+echo
+echo "bench: counter sampling of 2,048 link directions at 10 Hz (issue 4, acceptance 2)"
+"$ROOT/tests/bench/sample_cost.sh" "$BUILD"
+echo
+echo "bench: all-to-all on the 64-accelerator Hx2Mesh against seed 004's fluid model (issue 5, acceptance 3)"
+"$ROOT/tests/bench/hx_a2a.sh" "$BUILD"

@@ -13,6 +13,14 @@ timeout_s=${TB_TEST_TIMEOUT:-300}
 tests=("$@")
 [ ${#tests[@]} -eq 0 ] && tests=("$here"/t_*.sh)
 
+# Only namespaces this run leaves count against it: the tests name their testbeds it<pid>...
+# (namespaces tb-it...), and the set present before the run is excluded, so experiments
+# running beside the suite on a shared machine do not count.
+tb_netns() { ip netns list 2>/dev/null | awk '/^tb-it/ {print $1}' | sort; }
+before=$(mktemp)
+trap 'rm -f "$before"' EXIT
+tb_netns >"$before"
+
 pass=0 fail=0 skip=0 failed=()
 for t in "${tests[@]}"; do
 	name=$(basename "$t" .sh)
@@ -29,8 +37,12 @@ for t in "${tests[@]}"; do
 	if [ "${TB_VERBOSE:-0}" = 1 ] && [ $rc -ne 77 ]; then printf '%s\n' "$out" | sed 's/^/    /'; fi
 done
 echo "integration: $pass passed, $fail failed, $skip skipped"
-left=$(ip netns list 2>/dev/null | grep -c '^tb-' || true)
+left=$(tb_netns | comm -13 "$before" - | wc -l)
 if [ "$left" -gt 0 ]; then
-	echo "integration: $left testbed namespaces left behind"; fail=$((fail + 1))
+	echo "integration: $left testbed namespaces left behind:"
+	tb_netns | comm -13 "$before" - | head -5 | sed 's/^/    /'
+	fail=$((fail + 1))
 fi
+others=$(wc -l <"$before")
+[ "$others" -gt 0 ] && echo "integration: note: $others tb-it namespaces existed before the run (not counted)"
 [ $fail -eq 0 ]

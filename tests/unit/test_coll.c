@@ -3,6 +3,7 @@
  * symbolic executor of coll_sim.c; volumes, dependency shapes, rejections, names, factors. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -289,6 +290,48 @@ static void t_a2a_one(uint32_t n, uint64_t per_block, uint32_t elem)
 	coll_sched_done(&s);
 }
 
+/* Direct: pairwise's steps, in its order; send t waits for send t-k only (k = group, 0: all
+ * at once), receives for nothing. */
+static void t_a2a_direct(uint32_t n, uint64_t per_block, uint32_t k)
+{
+	struct t_size sz = {(uint64_t)n * per_block * 4, 4};
+	struct coll_params p = t_params(COLL_ALLTOALL, COLL_DIRECT, n, sz, k);
+	const struct coll_step *st;
+	struct coll_sched s;
+	uint32_t r, i;
+	bool waits;
+
+	t_build_sim(&p, &s);
+	for (r = 0; r < n; r++) {
+		assert_int_equal(coll_sched_bytes_sent(&s, r), (n - 1) * per_block * 4);
+		assert_int_equal(s.ranks.v[r].step_n, 2 * (n - 1));
+		st = t_steps(&s, r);
+		for (i = 0; i < s.ranks.v[r].step_n; i++) {
+			assert_int_equal(st[i].phase, i / 2);
+			assert_int_equal(st[i].peer, st[i].op == COLL_SEND
+							     ? (r + i / 2 + 1) % n
+							     : (r + n - i / 2 - 1) % n);
+			waits = st[i].op == COLL_SEND && k && i / 2 >= k;
+			assert_int_equal(st[i].dep_n, waits);
+			if (waits)
+				assert_int_equal(s.deps.v[st[i].dep_off], i - 2 * k);
+		}
+	}
+	coll_sched_done(&s);
+}
+
+static void test_direct_a2a(void **state)
+{
+	uint32_t n;
+
+	(void)state;
+	for (n = 2; n <= T_MAX_N; n++) {
+		t_a2a_direct(n, 37, 0);
+		t_a2a_direct(n, 37, 1);
+		t_a2a_direct(n, 5, 4);
+	}
+}
+
 static void test_pairwise(void **state)
 {
 	uint32_t n;
@@ -450,6 +493,7 @@ static void test_reject(void **state)
 	t_reject(t_params(COLL_ALLTOALL, COLL_RING, 4, ok, 0), "ring does not build alltoall");
 	t_reject(t_params(COLL_ALLGATHER, COLL_HD, 4, ok, 0), "hd does not build allgather");
 	t_reject(t_params(COLL_ALLREDUCE, COLL_PAIRWISE, 4, ok, 0), "pairwise does not build");
+	t_reject(t_params(COLL_ALLREDUCE, COLL_DIRECT, 4, ok, 0), "direct does not build");
 	t_reject(t_params(COLL_REDUCESCATTER, COLL_SHARD_RINGS, 4, ok, 2), "does not build");
 	t_reject(t_params(COLL_ALLREDUCE, COLL_RING, 0, ok, 0), "0 ranks");
 	t_reject(t_params(COLL_ALLREDUCE, COLL_RING, COLL_MAX_RANKS + 1, ok, 0), "ranks");
@@ -579,6 +623,7 @@ int main(void)
 		cmocka_unit_test(test_hd),
 		cmocka_unit_test(test_hd_shape),
 		cmocka_unit_test(test_pairwise),
+		cmocka_unit_test(test_direct_a2a),
 		cmocka_unit_test(test_hier),
 		cmocka_unit_test(test_hier_shape),
 		cmocka_unit_test(test_tiny),

@@ -236,7 +236,7 @@ static void t_link_run(struct rec_run *r)
 
 static void test_links(void **state)
 {
-	struct col_links_cfg lc = {2, t_rates, t_shaped};
+	struct col_links_cfg lc = {2, t_rates, t_shaped, NULL};
 	struct rec_run r = {.dilation = 1, .t_end = S};
 	struct col_metrics m;
 	const struct col_link *l;
@@ -267,7 +267,7 @@ static void test_links(void **state)
 
 static void test_link_series(void **state)
 {
-	struct col_links_cfg lc = {2, t_rates, t_shaped};
+	struct col_links_cfg lc = {2, t_rates, t_shaped, NULL};
 	struct rec_run r = {.dilation = 1};
 	struct col_series s = {0};
 	struct diag d = {0};
@@ -287,7 +287,7 @@ static void test_link_series(void **state)
 
 static void test_link_errors(void **state)
 {
-	struct col_links_cfg lc = {1, t_rates, NULL};
+	struct col_links_cfg lc = {1, t_rates, NULL, NULL};
 	struct rec_run r = {.dilation = 1};
 	struct col_metrics m;
 	struct diag d = {0};

@@ -30,8 +30,8 @@ static void t_load(struct t_world *w, enum scn_gen gen, uint32_t hpl, uint32_t l
 	scn_init(&w->s);
 	strcpy(w->s.name, "t");
 	w->s.topology.gen = gen;
-	w->s.topology.ls = (struct scn_leafspine){hpl,		 leaves,	spines, lpp,
-						  1000000000ULL, 4000000000ULL, 1,	0};
+	w->s.topology.ls = (struct scn_leafspine){hpl,		 leaves, spines, lpp, 1000000000ULL,
+						  4000000000ULL, 1,	 0,	 {0}};
 	assert_int_equal(topo_build(&w->s, &w->t, &d), 0);
 	assert_int_equal(paths_compute(w->t, &w->p), 0);
 	assert_int_equal(route_plan_build(w->t, &w->p, &w->plan, &d), 0);
@@ -164,7 +164,7 @@ static void test_addressing_too_small(void **state)
 
 	(void)state;
 	scn_init(&s);
-	s.topology.ls = (struct scn_leafspine){32, 32, 32, 1, 1000, 1000, 1, 0};
+	s.topology.ls = (struct scn_leafspine){32, 32, 32, 1, 1000, 1000, 1, 0, {0}};
 	s.addressing.plen = 22; /* 512 endpoint addresses for 1024 hosts */
 	assert_int_equal(topo_build(&s, &t, &d), -E2BIG);
 	assert_non_null(strstr(d.msg, "too small"));
@@ -301,7 +301,7 @@ static void test_seed_overrides(void **state)
 
 	(void)state;
 	scn_init(&s);
-	s.topology.ls = (struct scn_leafspine){2, 2, 2, 1, 1000, 1000, 1, 0};
+	s.topology.ls = (struct scn_leafspine){2, 2, 2, 1, 1000, 1000, 1, 0, {0}};
 	assert_int_equal(vec_push(&s.routing.seeds, sd), 0);
 	assert_int_equal(topo_build(&s, &t, &d), 0);
 	assert_int_equal(t->nodes.v[topo_node_find(t, "l1")].seed, 4242);

@@ -56,7 +56,8 @@ static int t_setup(void **state)
 	assert_non_null(w);
 	scn_init(&w->s);
 	w->s.topology.gen = SCN_GEN_LEAFSPINE;
-	w->s.topology.ls = (struct scn_leafspine){2, 2, 2, 1, 1000000000ULL, 4000000000ULL, 1, 0};
+	w->s.topology.ls =
+		(struct scn_leafspine){2, 2, 2, 1, 1000000000ULL, 4000000000ULL, 1, 0, {0}};
 	assert_int_equal(topo_build(&w->s, &w->t, &d), 0);
 	assert_int_equal(paths_compute(w->t, &w->p), 0);
 	assert_int_equal(route_plan_build(w->t, &w->p, &w->plan, &d), 0);
@@ -536,6 +537,68 @@ static void test_rules(void **state)
 		    t_nth(w, NFT_MSG_NEWRULE, 0));
 }
 
+/* ip daddr @g0_dst meta mark set numgen random mod 2 map @g0_hash */
+static void t_check_spray_rule(const struct t_world *w, struct nftnl_rule *r)
+{
+	struct t_expr x[16];
+	const struct nftnl_expr *ng;
+
+	assert_int_equal(t_exprs(r, x, 16), 5);
+	t_check_payload(&x[0], NFT_PAYLOAD_NETWORK_HEADER, 16, 4, NFT_REG_1);
+	t_check_lookup(&x[1], "g0_dst", false);
+	assert_string_equal(x[2].name, "numgen");
+	ng = x[2].e;
+	assert_int_equal(nftnl_expr_get_u32(ng, NFTNL_EXPR_NG_TYPE), NFT_NG_RANDOM);
+	assert_int_equal(nftnl_expr_get_u32(ng, NFTNL_EXPR_NG_DREG), NFT_REG_1);
+	assert_int_equal(nftnl_expr_get_u32(ng, NFTNL_EXPR_NG_MODULUS), w->g->nh_n);
+	assert_int_equal(nftnl_expr_get_u32(ng, NFTNL_EXPR_NG_OFFSET), 0);
+	t_check_lookup(&x[3], "g0_hash", true);
+	t_check_meta(&x[4], NFT_META_MARK, NFTNL_EXPR_META_SREG);
+}
+
+/* routing.spray: topo_build marks every group, whose rules then use numgen instead of jhash
+ * in both chains, tags and maps unchanged. */
+static void test_spray(void **state)
+{
+	struct t_world *w = *state;
+	struct diag d = {0};
+	struct nftnl_rule *r;
+	struct t_elem el[16];
+	char text[4096];
+	size_t i;
+
+	assert_false(w->g->spray);
+	route_plan_done(&w->plan);
+	paths_done(&w->p);
+	topo_free(w->t);
+	w->s.routing.spray = true;
+	assert_int_equal(topo_build(&w->s, &w->t, &d), 0);
+	assert_int_equal(paths_compute(w->t, &w->p), 0);
+	assert_int_equal(route_plan_build(w->t, &w->p, &w->plan, &d), 0);
+	for (i = 0; i < w->plan.groups.n; i++)
+		assert_true(w->plan.groups.v[i].spray);
+	w->g = &w->plan.groups.v[w->plan.nodes.v[w->l0].group_off];
+	t_build(w, w->l0);
+	assert_int_equal(t_count(w, NFT_MSG_NEWRULE), 4);
+	r = t_rule(w, 0, "prerouting");
+	t_check_spray_rule(w, r);
+	nftnl_rule_free(r);
+	r = t_rule(w, 1, "prerouting");
+	t_check_tag_rule(r, true);
+	nftnl_rule_free(r);
+	r = t_rule(w, 2, "output");
+	t_check_spray_rule(w, r);
+	nftnl_rule_free(r);
+	r = t_rule(w, 3, "output");
+	t_check_tag_rule(r, false);
+	nftnl_rule_free(r);
+	assert_int_equal(t_elems(w, "g0_hash", el, 16), w->g->nh_n);
+	assert_true(nftr_node_render(text, sizeof(text), w->t, &w->plan, w->l0) > 0);
+	assert_non_null(strstr(text, "ip daddr @g0_dst meta mark set numgen random mod 2 "
+				     "map @g0_hash\n"));
+	assert_null(strstr(text, "jhash"));
+}
+
 static void test_no_group(void **state)
 {
 	struct t_world *w = *state;
@@ -683,6 +746,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dst_intervals, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_maps, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_rules, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_spray, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_no_group, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_batch_full, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_begin_end_clear, t_setup, t_teardown),

@@ -109,7 +109,7 @@ static void test_addr(void **state)
 
 static void test_route_single(void **state)
 {
-	struct nlk_nexthop nh = {4, 0xc6130001u};
+	struct nlk_nexthop nh = {4, 0xc6130001u, false};
 	struct nlk_route rt = {254, 0xc6120000u, 28, 0xc6120005u, &nh, 1};
 	struct nlattr *tb[RTA_MAX + 1];
 	struct nl_msg *m = NULL;
@@ -135,7 +135,8 @@ static void test_route_single(void **state)
 
 static void test_route_multipath_table(void **state)
 {
-	struct nlk_nexthop nh[3] = {{4, 0x0a000001u}, {5, 0x0a000003u}, {6, 0x0a000005u}};
+	struct nlk_nexthop nh[3] = {
+		{4, 0x0a000001u, false}, {5, 0x0a000003u, false}, {6, 0x0a000005u, false}};
 	struct nlk_route rt = {1100, 0, 0, 0, nh, 3};
 	struct nlattr *tb[RTA_MAX + 1];
 	struct rtnexthop *rtnh;

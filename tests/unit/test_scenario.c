@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "model/gen.h"
 #include "orchestrator/scenario_yaml.h"
 
 #define GBIT 1000000000ULL
@@ -76,6 +77,7 @@ static char *t_slurp(const char *path)
 
 static void test_every_scenario_parses(void **state)
 {
+	struct topo *t = NULL;
 	struct experiment e;
 	struct diag d;
 	glob_t g;
@@ -90,9 +92,18 @@ static void test_every_scenario_parses(void **state)
 			fail_msg("%s", d.msg);
 		assert_string_equal(e.s.path, g.gl_pathv[i]);
 		assert_true(strlen(e.s.name) >= 1 && strlen(e.s.name) <= SCN_YAML_NAME_LEN);
-		assert_true(e.s.topology.ls.hosts_per_leaf >= 1 && e.s.topology.ls.leaves >= 1);
-		assert_true(e.s.topology.ls.host_rate > 0 && e.s.topology.ls.fabric_rate > 0);
-		assert_true(e.s.topology.gen == SCN_GEN_BEST || e.s.topology.ls.spines >= 1);
+		if (e.s.topology.gen == SCN_GEN_LEAFSPINE || e.s.topology.gen == SCN_GEN_BEST) {
+			assert_true(e.s.topology.ls.hosts_per_leaf >= 1 &&
+				    e.s.topology.ls.leaves >= 1);
+			assert_true(e.s.topology.ls.host_rate > 0 &&
+				    e.s.topology.ls.fabric_rate > 0);
+			assert_true(e.s.topology.gen == SCN_GEN_BEST ||
+				    e.s.topology.ls.spines >= 1);
+		}
+		/* and it builds */
+		if (topo_build(&e.s, &t, &d))
+			fail_msg("%s: %s", g.gl_pathv[i], d.msg);
+		topo_free(t);
 		exp_done(&e);
 	}
 	globfree(&g);
@@ -155,6 +166,63 @@ static void test_other_scenarios(void **state)
 	assert_int_equal(e.s.topology.ls.spines, 4);
 	assert_int_equal(e.s.topology.ls.fabric_rate, 200 * MBIT);
 	assert_int_equal(e.s.routing.seed, 7);
+	exp_done(&e);
+}
+
+/* hammingmesh, multidim and direct: every field lands in its generator's parameters, and
+ * host_rate fills the rates the file leaves out. */
+static void test_other_kinds(void **state)
+{
+	const char *hx = "topology:\n  kind: hammingmesh\n  host_rate: 400Gbit\n"
+			 "  hammingmesh: { a: 4, b: 2, x: 3, y: 5, radix: 8, taper: 2, planes: 4,\n"
+			 "                 merged: true, board_rate: 1Tbit }\n"
+			 "routing: { spray: true }\n";
+	const char *md =
+		"topology:\n  kind: multidim\n  host_rate: 100Gbit\n  multidim:\n"
+		"    dims: [ { type: ring, size: 4, rate: 1Tbit }, { type: fc, size: 3 } ]\n";
+	const char *dr = "topology:\n  kind: direct\n  direct:\n    shape: unwound\n"
+			 "    dims:\n      - { size: 8, rate: 300Gbit }\n"
+			 "      - { size: 4, degree: 1, bidir: true, rate: 25Gbit }\n";
+	struct experiment e;
+	const struct scn_topology *t = &e.s.topology;
+
+	(void)state;
+	t_parse_ok("hx.yaml", hx, &e);
+	assert_int_equal(t->gen, SCN_GEN_HAMMINGMESH);
+	assert_true(t->hx.a == 4 && t->hx.b == 2 && t->hx.x == 3 && t->hx.y == 5);
+	assert_true(t->hx.radix == 8 && t->hx.taper == 2 && t->hx.planes == 4 && t->hx.merged);
+	assert_int_equal(t->hx.net_rate, 400 * GBIT);
+	assert_int_equal(t->hx.board_rate, 1000 * GBIT);
+	assert_true(e.s.routing.spray);
+	exp_done(&e);
+	t_parse_ok("hx.yaml",
+		   "topology: { kind: hammingmesh, host_rate: 1Gbit,\n"
+		   "  hammingmesh: { a: 2, b: 2, x: 2, y: 2 } }\n",
+		   &e);
+	assert_true(t->hx.radix == 64 && t->hx.taper == 1 && t->hx.planes == 1 && !t->hx.merged);
+	assert_int_equal(t->hx.board_rate, GBIT);
+	assert_false(e.s.routing.spray);
+	exp_done(&e);
+	t_parse_ok("md.yaml", md, &e);
+	assert_int_equal(t->md.ndims, 2);
+	assert_true(t->md.dim[0].type == GEN_DIM_RING && t->md.dim[0].size == 4);
+	assert_int_equal(t->md.dim[0].rate, 1000 * GBIT);
+	assert_true(t->md.dim[1].type == GEN_DIM_FC && t->md.dim[1].size == 3);
+	assert_int_equal(t->md.dim[1].rate, 100 * GBIT);
+	exp_done(&e);
+	t_parse_ok("dr.yaml", dr, &e);
+	assert_int_equal(t->dr.kind, GEN_DIRECT_UNWOUND);
+	assert_int_equal(t->dr.ndims, 2);
+	assert_true(t->dr.dim[0].size == 8 && t->dr.dim[0].degree == 0 && !t->dr.dim[0].bidir);
+	assert_true(t->dr.dim[1].degree == 1 && t->dr.dim[1].bidir);
+	assert_int_equal(t->dr.dim[1].rate, 25 * GBIT);
+	exp_done(&e);
+	t_parse_ok("dr.yaml",
+		   "topology: { kind: direct, host_rate: 1Gbit,\n"
+		   "  direct: { shape: torus3d, size: [2, 3, 4] } }\n",
+		   &e);
+	assert_true(t->dr.size[0] == 2 && t->dr.size[1] == 3 && t->dr.size[2] == 4);
+	assert_int_equal(t->dr.rate, GBIT);
 	exp_done(&e);
 }
 
@@ -390,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_every_scenario_parses),
 		cmocka_unit_test(test_leafspine_small),
 		cmocka_unit_test(test_other_scenarios),
+		cmocka_unit_test(test_other_kinds),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_default_names),
 		cmocka_unit_test(test_every_field),

@@ -94,7 +94,8 @@ static void t_check(const struct sched *s)
 			held[ep] = 1;
 		}
 		used += j->gpus;
-		t_check_rank_order(s, s->assign.v + j->first, j->gpus);
+		if (!s->cfg.placement_order)
+			t_check_rank_order(s, s->assign.v + j->first, j->gpus);
 	}
 	for (ep = 0; ep < s->n_ep; ep++)
 		assert_int_equal(s->busy[ep], held[ep]);
@@ -244,6 +245,16 @@ static void test_rank_order(void **state)
 		t_check(&s);
 		sched_done(&s);
 	}
+	/* rank_order: placement keeps the endpoints in the order first-fit took them */
+	cfg = (struct sched_cfg){
+		.queue = SCHED_FIFO, .place = SCHED_FIRST_FIT, .placement_order = true};
+	assert_int_equal(sched_init(&s, t, &cfg), 0);
+	assert_int_equal(sched_submit(&s, 0, 4, &d), 0);
+	assert_int_equal(sched_next(&s, &eps), 0);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(eps[i], i);
+	t_check(&s);
+	sched_done(&s);
 	topo_free(t);
 }
 

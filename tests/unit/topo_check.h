@@ -24,7 +24,7 @@ uint32_t t_topo_diameter(const struct topo *t, const struct topo_paths *p);
 struct t_topo_tally {
 	uint32_t endpoints, switches, max_sw_ports; /* switches: every non-endpoint node */
 	uint64_t sw_ports; /* ports of all switches */
-	uint64_t tier[4]; /* links per enum topo_tier */
+	uint64_t tier[5]; /* links per enum topo_tier */
 };
 
 void t_topo_tally(const struct topo *t, struct t_topo_tally *c);

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+/* testbed report DIR: the reports of a results folder made again from its files alone
+ * (records, topology.json, summary.json's run object), without root or a testbed: the
+ * metrics recomputed, summary.json and summary.txt rewritten, the plots rendered. A sweep's
+ * folder gets every run's reports and the comparison again. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "orchestrator/cmd.h"
+#include "orchestrator/cmd_run.h"
+#include "orchestrator/results.h"
+#include "orchestrator/scenario_yaml.h"
+#include "orchestrator/sweep_report.h"
+
+static void report_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: testbed report DIR\n\n"
+		"Recomputes the metrics of a results folder (results/<scenario>/<run>/) from its\n"
+		"records, rewrites summary.json and summary.txt, renders the plots into\n"
+		"DIR/plots/ and prints the summary. For a sweep's folder, every run's and the\n"
+		"comparison. No root needed. A folder without summary.json takes its dilation\n"
+		"from scenario.yaml and its end from the records.\n");
+}
+
+/* The latest time in the records: a run's end when summary.json does not say it. */
+static int64_t last_time(const struct rec_run *rec)
+{
+	int64_t t = 0;
+	size_t i;
+
+	for (i = 0; i < rec->jobs.n; i++)
+		t = rec->jobs.v[i].finish > t ? rec->jobs.v[i].finish : t;
+	for (i = 0; i < rec->flows.n; i++)
+		t = rec->flows.v[i].t_end > t ? rec->flows.v[i].t_end : t;
+	for (i = 0; i < rec->samples.n; i++)
+		t = rec->samples.v[i].t > t ? rec->samples.v[i].t : t;
+	return t;
+}
+
+/* A folder written before summary.json existed: the dilation from its scenario.yaml, the end
+ * from its records, the names from the scenario and the folder. */
+static int info_fallback(const char *dir, struct res_info *info, struct diag *d)
+{
+	struct rec_run rec = {0};
+	struct experiment e;
+	const char *slash = strrchr(dir, '/');
+	char path[1100];
+	int r;
+
+	snprintf(path, sizeof(path), "%s/scenario.yaml", dir);
+	r = exp_parse_file(path, &e, d);
+	if (!r && !(e.s.emulation.rate_scale > 0))
+		r = diag_set(d, -EINVAL, "%s: rate_scale auto: the dilation is unknown", path);
+	r = r ? r : res_records_read(dir, &rec, d);
+	if (!r) {
+		memset(info, 0, sizeof(*info));
+		snprintf(info->scenario, sizeof(info->scenario), "%.63s", e.s.name);
+		snprintf(info->run_id, sizeof(info->run_id), "%.127s", slash ? slash + 1 : dir);
+		info->dilation = scn_dilation(&e.s);
+		info->t_end = last_time(&rec);
+		res_info_normalize(info);
+	}
+	exp_done(&e);
+	rec_run_done(&rec);
+	return r;
+}
+
+static int report_run(const char *dir, struct diag *d)
+{
+	struct diag warn = {0};
+	struct res_info info;
+	struct res_run x;
+	char path[1100];
+	char *txt = NULL;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/summary.json", dir);
+	r = access(path, F_OK) ? info_fallback(dir, &info, d) : res_info_read(dir, &info, d);
+	r = r ? r : res_report(dir, &info, &x, &txt, &warn, d);
+	if (r)
+		return r;
+	if (warn.msg[0])
+		fprintf(stderr, "testbed report: plots: %s\n", warn.msg);
+	fputs(txt, stdout);
+	fflush(stdout);
+	cmd_run_verdict("testbed report", &x.m);
+	free(txt);
+	res_run_done(&x);
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct diag d = {0};
+	char path[1100];
+	int r;
+
+	if (cmd_wants_help(argc, argv)) {
+		report_usage(stdout);
+		return CMD_OK;
+	}
+	if (argc != 2) {
+		report_usage(stderr);
+		return CMD_USAGE;
+	}
+	snprintf(path, sizeof(path), "%s/%s", argv[1], SWEEP_FILE);
+	if (!access(path, F_OK))
+		r = sweep_report(argv[1], true, &d);
+	else
+		r = report_run(argv[1], &d);
+	return r ? cmd_fail("report", r, &d) : CMD_OK;
+}

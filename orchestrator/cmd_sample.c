@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: MIT
+/* testbed sample NAME [--seconds S] [--interval T] [--out DIR]: samples a running testbed's
+ * counters as a run would, and prints what the sampling cost (CPU time of this process over
+ * the sampling, as a share of one core). Not in the help: it is the bench's driver
+ * (tests/bench/sample_cost.sh) and a test's (tests/integration/t_util.sh): --out DIR writes
+ * a results folder of the span (links.csv, cpu.csv, topology.json, the summary and plots; no
+ * jobs). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/units.h"
+#include "orchestrator/cmd.h"
+#include "orchestrator/fabric.h"
+#include "orchestrator/netns.h"
+#include "orchestrator/results.h"
+#include "orchestrator/sample.h"
+#include "orchestrator/state.h"
+
+struct sample_opts {
+	const char *name, *out;
+	double seconds;
+	uint64_t interval_ns; /* 0: the scenario's */
+};
+
+static void sample_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: testbed sample NAME [--seconds S] [--interval T] [--out DIR]\n\n"
+		"Samples every link direction of testbed NAME (and the CPU) for S seconds\n"
+		"(default 10) every T (default: the scenario's run.sample_interval), and prints\n"
+		"the CPU time the sampling took. --out DIR writes a results folder of the\n"
+		"span: links.csv, cpu.csv, topology.json, the summary and plots.\n");
+}
+
+static int parse(int argc, char **argv, struct sample_opts *o)
+{
+	int i;
+
+	*o = (struct sample_opts){.name = argv[1], .seconds = 10};
+	for (i = 2; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--seconds"))
+			o->seconds = atof(argv[i + 1]);
+		else if (!strcmp(argv[i], "--interval") &&
+			 !units_parse_time(argv[i + 1], &o->interval_ns))
+			;
+		else if (!strcmp(argv[i], "--out"))
+			o->out = argv[i + 1];
+		else
+			return -EINVAL;
+	}
+	return i == argc && o->seconds > 0 ? 0 : -EINVAL;
+}
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static double cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+static int open_nodes(const char *name, const struct topo *t, int *nsfd, struct diag *d)
+{
+	char ns[256];
+	size_t i;
+
+	for (i = 0; i < t->nodes.n; i++) {
+		fabric_ns_name(ns, sizeof(ns), name, t->nodes.v[i].name);
+		nsfd[i] = netns_open(ns);
+		if (nsfd[i] < 0)
+			return diag_set(d, nsfd[i], "%s: %s (is testbed '%s' up?)", ns,
+					strerror(-nsfd[i]), name);
+	}
+	return 0;
+}
+
+/* Samples until the time is up; prints the cost. */
+static int sample_loop(struct sampler *s, const struct sample_opts *o, int64_t interval,
+		       struct rec_run *rec, struct diag *d)
+{
+	struct timespec ts;
+	int64_t t0 = mono_ns(), now = 0, end = (int64_t)(o->seconds * 1e9);
+	double c0 = cpu_s(), used;
+	int err = sampler_take(s, t0, rec, d);
+
+	while (!err && now < end) {
+		now = mono_ns() - t0;
+		err = sampler_poll(s, now, t0, rec, d);
+		now = sampler_next(s) - (mono_ns() - t0);
+		ts = (struct timespec){now / 1000000000LL, now % 1000000000LL};
+		if (now > 0)
+			nanosleep(&ts, NULL);
+		now = mono_ns() - t0;
+	}
+	used = cpu_s() - c0;
+	if (!err)
+		printf("sample: %u directions, %llu rounds every %.0f ms in %.2f s: CPU %.3f s = "
+		       "%.2f%% of one core, %.2f ms per round\n",
+		       sampler_directions(s), (unsigned long long)sampler_rounds(s),
+		       (double)interval / 1e6, (double)now / 1e9, used,
+		       100 * used / ((double)now / 1e9), 1e3 * used / (double)sampler_rounds(s));
+	return err;
+}
+
+/* A results folder of the sampled span: no jobs, the links' counters and the CPU, and the
+ * summary and plots made from them. */
+static int write_out(const struct sample_opts *o, const struct cmd_world *w, struct rec_run *rec,
+		     struct diag *d)
+{
+	struct res_info info = {.dilation = scn_dilation(&w->e.s)};
+	struct diag warn = {0};
+	size_t i;
+	int err;
+
+	for (i = 0; i < rec->samples.n; i++)
+		info.t_end = rec->samples.v[i].t > info.t_end ? rec->samples.v[i].t : info.t_end;
+	snprintf(info.scenario, sizeof(info.scenario), "%.63s", w->e.s.name);
+	snprintf(info.run_id, sizeof(info.run_id), "sample");
+	res_info_normalize(&info);
+	err = res_mkdirs(o->out);
+	if (err)
+		return diag_set(d, err, "%s: %s", o->out, strerror(-err));
+	err = res_records_write(o->out, rec, d);
+	if (!err && res_write_topology(o->out, w->t, &w->e.s.shaping))
+		err = diag_set(d, -EIO, "writing %s/topology.json", o->out);
+	err = err ? err : res_report(o->out, &info, NULL, NULL, &warn, d);
+	if (!err && warn.msg[0])
+		fprintf(stderr, "testbed sample: plots: %s\n", warn.msg);
+	return err;
+}
+
+static int run(const struct sample_opts *o, struct cmd_world *w, struct diag *d)
+{
+	int64_t interval = (int64_t)(o->interval_ns ? o->interval_ns : w->e.run.sample_ns);
+	int *nsfd = calloc(w->t->nodes.n + 1, sizeof(*nsfd));
+	struct sampler *s = NULL;
+	struct rec_run rec = {0};
+	size_t i;
+	int err = nsfd ? 0 : diag_set(d, -ENOMEM, "out of memory");
+
+	for (i = 0; nsfd && i < w->t->nodes.n; i++)
+		nsfd[i] = -1;
+	err = err ? err : open_nodes(o->name, w->t, nsfd, d);
+	err = err ? err : sampler_open(&s, w->t, &w->e.s.shaping, nsfd, interval, d);
+	err = err ? err : sample_loop(s, o, interval, &rec, d);
+	if (!err && o->out)
+		err = write_out(o, w, &rec, d);
+	sampler_free(s);
+	for (i = 0; nsfd && i < w->t->nodes.n; i++)
+		if (nsfd[i] >= 0)
+			close(nsfd[i]);
+	free(nsfd);
+	rec_run_done(&rec);
+	return err;
+}
+
+int cmd_sample(int argc, char **argv)
+{
+	struct sample_opts o;
+	struct cmd_world w;
+	struct diag d = {0};
+	char path[512];
+	int r;
+
+	if (cmd_wants_help(argc, argv)) {
+		sample_usage(stdout);
+		return CMD_OK;
+	}
+	if (argc < 2 || parse(argc, argv, &o)) {
+		sample_usage(stderr);
+		return CMD_USAGE;
+	}
+	if (cmd_need_root("sample"))
+		return CMD_FAIL;
+	state_path(path, sizeof(path), o.name, "scenario.yaml");
+	r = cmd_world_load(path, &w, &d);
+	r = r ? r : run(&o, &w, &d);
+	cmd_world_done(&w);
+	return r ? cmd_fail("sample", r, &d) : CMD_OK;
+}

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: MIT
+/* The results folder's files (results.h): CSV records written and read back, summary.json's
+ * run object, and the reports made from the files alone. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collect/summary.h"
+#include "collect/topo_json.h"
+#include "orchestrator/plot_run.h"
+#include "orchestrator/results.h"
+#include "policy/shape.h"
+
+#define LINE_MAX_REC 4096
+
+int res_mkdirs(const char *dir)
+{
+	char path[1024];
+	char *p;
+
+	if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	for (p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return mkdir(path, 0755) && errno != EEXIST ? -errno : 0;
+}
+
+int res_write_file(const char *dir, const char *name, const char *text, size_t len)
+{
+	char path[1200];
+	FILE *f;
+	int r = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "we");
+	if (!f)
+		return -errno;
+	if (len && fwrite(text, 1, len, f) != len)
+		r = -EIO;
+	if (fclose(f) && !r)
+		r = -errno;
+	return r;
+}
+
+int res_read_file(const char *dir, const char *name, char **out, size_t *len)
+{
+	char path[1200];
+	struct stat st;
+	char *buf;
+	ssize_t n;
+	int fd, r = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	buf = fstat(fd, &st) ? NULL : malloc((size_t)st.st_size + 1);
+	if (!buf)
+		r = -ENOMEM;
+	for (*len = 0; !r && *len < (size_t)st.st_size; *len += (size_t)n) {
+		n = read(fd, buf + *len, (size_t)st.st_size - *len);
+		if (n <= 0)
+			r = n < 0 ? -errno : -EIO;
+	}
+	close(fd);
+	if (r) {
+		free(buf);
+		return r;
+	}
+	buf[*len] = '\0';
+	*out = buf;
+	return 0;
+}
+
+/* Under sudo, the results belong to the user who asked for them: the run's folder, its
+ * files, and the folders above it up to the results root. */
+static void give_back(const char *root, const char *dir)
+{
+	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
+	char path[512];
+	struct dirent *e;
+	char *slash;
+	DIR *dd;
+
+	if (!u || !g || atoi(u) <= 0)
+		return;
+	dd = opendir(dir);
+	while (dd && (e = readdir(dd)))
+		if (e->d_name[0] != '.')
+			(void)fchownat(dirfd(dd), e->d_name, (uid_t)atoi(u), (gid_t)atoi(g), 0);
+	if (dd)
+		closedir(dd);
+	snprintf(path, sizeof(path), "%s", dir);
+	do {
+		(void)chown(path, (uid_t)atoi(u), (gid_t)atoi(g));
+		slash = strrchr(path, '/');
+		if (slash)
+			*slash = '\0';
+	} while (slash && strlen(path) >= strlen(root));
+}
+
+void res_give_back(const char *root, const char *dir)
+{
+	char plots[1100];
+
+	snprintf(plots, sizeof(plots), "%s/plots", dir);
+	if (!access(plots, F_OK))
+		give_back(dir, plots);
+	give_back(root, dir);
+}
+
+/* ---- CSV files ---- */
+
+typedef int (*rec_fmt)(char *buf, size_t len, const void *rec);
+typedef int (*rec_parse)(const char *line, void *rec);
+
+struct csv_kind {
+	const char *file;
+	const char *header;
+	size_t size; /* of one record */
+	rec_fmt fmt;
+	rec_parse parse;
+};
+
+static int fmt_job(char *b, size_t l, const void *p)
+{
+	return rec_job_csv(b, l, p);
+}
+static int fmt_iter(char *b, size_t l, const void *p)
+{
+	return rec_iter_csv(b, l, p);
+}
+static int fmt_flow(char *b, size_t l, const void *p)
+{
+	return rec_flow_csv(b, l, p);
+}
+static int fmt_sample(char *b, size_t l, const void *p)
+{
+	return rec_sample_csv(b, l, p);
+}
+static int fmt_cpu(char *b, size_t l, const void *p)
+{
+	return rec_cpu_csv(b, l, p);
+}
+static int parse_job(const char *s, void *p)
+{
+	return rec_job_parse(s, p);
+}
+static int parse_iter(const char *s, void *p)
+{
+	return rec_iter_parse(s, p);
+}
+static int parse_flow(const char *s, void *p)
+{
+	return rec_flow_parse(s, p);
+}
+static int parse_sample(const char *s, void *p)
+{
+	return rec_sample_parse(s, p);
+}
+static int parse_cpu(const char *s, void *p)
+{
+	return rec_cpu_parse(s, p);
+}
+
+enum { K_JOBS, K_ITERS, K_FLOWS, K_LINKS, K_CPU, K_N };
+
+static const struct csv_kind kinds[K_N] = {
+	{"jobs.csv", rec_job_header, sizeof(struct rec_job), fmt_job, parse_job},
+	{"iterations.csv", rec_iter_header, sizeof(struct rec_iter), fmt_iter, parse_iter},
+	{"flows.csv", rec_flow_header, sizeof(struct rec_flow), fmt_flow, parse_flow},
+	{"links.csv", rec_sample_header, sizeof(struct rec_sample), fmt_sample, parse_sample},
+	{"cpu.csv", rec_cpu_header, sizeof(struct rec_cpu), fmt_cpu, parse_cpu},
+};
+
+/* The vector of rec holding kind k, as a raw (data, n, cap) triple. */
+static void vec_of(struct rec_run *rec, int k, void ***data, size_t **n, size_t **cap)
+{
+	switch (k) {
+	case K_JOBS:
+		*data = (void **)&rec->jobs.v, *n = &rec->jobs.n, *cap = &rec->jobs.cap;
+		break;
+	case K_ITERS:
+		*data = (void **)&rec->iters.v, *n = &rec->iters.n, *cap = &rec->iters.cap;
+		break;
+	case K_FLOWS:
+		*data = (void **)&rec->flows.v, *n = &rec->flows.n, *cap = &rec->flows.cap;
+		break;
+	case K_LINKS:
+		*data = (void **)&rec->samples.v, *n = &rec->samples.n, *cap = &rec->samples.cap;
+		break;
+	default:
+		*data = (void **)&rec->cpu.v, *n = &rec->cpu.n, *cap = &rec->cpu.cap;
+	}
+}
+
+static int write_csv(const char *dir, const struct csv_kind *k, const void *recs, size_t n)
+{
+	char path[1200], line[LINE_MAX_REC];
+	FILE *f;
+	size_t i;
+	int r = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, k->file);
+	f = fopen(path, "we");
+	if (!f)
+		return -errno;
+	fprintf(f, "%s\n", k->header);
+	for (i = 0; i < n; i++) {
+		if (k->fmt(line, sizeof(line), (const char *)recs + i * k->size) >=
+		    (int)sizeof(line))
+			r = -EOVERFLOW;
+		fputs(line, f);
+	}
+	if (fclose(f) && !r)
+		r = -errno;
+	return r;
+}
+
+int res_records_write(const char *dir, const struct rec_run *rec, struct diag *d)
+{
+	struct rec_run *w = (struct rec_run *)rec; /* vec_of is shared with the reader */
+	size_t *n, *cap;
+	void **data;
+	int k, r = 0;
+
+	for (k = 0; !r && k < K_N; k++) {
+		vec_of(w, k, &data, &n, &cap);
+		r = write_csv(dir, &kinds[k], *data, *n);
+		if (r)
+			return diag_set(d, r, "writing %s/%s: %s", dir, kinds[k].file,
+					strerror(-r));
+	}
+	return 0;
+}
+
+/* Parses every record after the header of text into the vector for kind k. */
+static int parse_csv(char *text, size_t len, int k, struct rec_run *rec, size_t *lineno)
+{
+	const struct csv_kind *ck = &kinds[k];
+	size_t pos = strcspn(text, "\n"), rl, *n, *cap;
+	void **data;
+	char save;
+
+	if (strncmp(text, ck->header, pos) || pos != strlen(ck->header))
+		return -EBADMSG;
+	vec_of(rec, k, &data, &n, &cap);
+	for (pos += pos < len, *lineno = 2; pos < len; pos += rl, (*lineno)++) {
+		rl = rec_csv_record_len(text + pos);
+		if (vec_reserve_raw(data, cap, *n + 1, ck->size))
+			return -ENOMEM;
+		save = text[pos + rl];
+		text[pos + rl] = '\0';
+		if (ck->parse(text + pos, (char *)*data + *n * ck->size))
+			return -EINVAL;
+		text[pos + rl] = save;
+		(*n)++;
+	}
+	return 0;
+}
+
+int res_records_read(const char *dir, struct rec_run *rec, struct diag *d)
+{
+	size_t len, line = 0;
+	char *text;
+	int k, r;
+
+	for (k = 0; k < K_N; k++) {
+		r = res_read_file(dir, kinds[k].file, &text, &len);
+		if (r == -ENOENT && (k == K_LINKS || k == K_CPU))
+			continue; /* a run without sampling */
+		if (r)
+			return diag_set(d, r, "%s/%s: %s", dir, kinds[k].file, strerror(-r));
+		r = parse_csv(text, len, k, rec, &line);
+		free(text);
+		if (r == -EBADMSG)
+			return diag_set(d, -EINVAL, "%s/%s: the header is not '%s'", dir,
+					kinds[k].file, kinds[k].header);
+		if (r)
+			return diag_set(d, r, "%s/%s:%zu: %s", dir, kinds[k].file, line,
+					r == -EINVAL ? "not a record of this file" : strerror(-r));
+	}
+	return 0;
+}
+
+/* shaped[link * 2 + dir]: whether a shaping qdisc sits on that egress (policy/shape.h). */
+static uint8_t *shaped_dirs(const struct topo *t, const struct scn_shaping *cfg)
+{
+	uint8_t *sh = calloc(t->links.n * 2 + 1, 1);
+	struct shape_params sp;
+	size_t p;
+
+	for (p = 0; sh && p < t->ports.n; p++) {
+		const struct topo_port *tp = &t->ports.v[p];
+
+		if (!shape_derive(topo_port_rate(t, (uint32_t)p), t->links.v[tp->link].delay_ns,
+				  cfg, &sp, NULL))
+			sh[tp->link * 2 + tp->side] = sp.kind != SHAPE_NONE;
+	}
+	return sh;
+}
+
+int res_write_topology(const char *dir, const struct topo *t, const struct scn_shaping *cfg)
+{
+	uint8_t *sh = shaped_dirs(t, cfg);
+	json_t *j = sh ? col_topo_json(t, sh) : NULL;
+	char *text = j ? json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
+	int err = text ? res_write_file(dir, "topology.json", text, strlen(text)) : -ENOMEM;
+
+	free(text);
+	json_decref(j);
+	free(sh);
+	return err;
+}
+
+/* ---- summary.json's run object ---- */
+
+void res_info_normalize(struct res_info *info)
+{
+	char b[64];
+
+	snprintf(b, sizeof(b), "%.15g", info->dilation); /* COL_SUMMARY_DUMP_FLAGS' precision */
+	info->dilation = strtod(b, NULL);
+}
+
+static int info_from(const json_t *j, struct res_info *info)
+{
+	const json_t *run = json_object_get(j, "run"), *end = json_object_get(run, "end_ns");
+	const char *sc = json_string_value(json_object_get(j, "scenario"));
+	const char *id = json_string_value(json_object_get(j, "run_id"));
+
+	if (!json_is_number(json_object_get(run, "dilation")))
+		return -EINVAL;
+	memset(info, 0, sizeof(*info));
+	snprintf(info->scenario, sizeof(info->scenario), "%s", sc ? sc : "");
+	snprintf(info->run_id, sizeof(info->run_id), "%s", id ? id : "");
+	info->dilation = json_number_value(json_object_get(run, "dilation"));
+	info->t_end = json_is_integer(end) ? json_integer_value(end) : REC_NEVER;
+	return info->dilation > 0 ? 0 : -EINVAL;
+}
+
+int res_info_read(const char *dir, struct res_info *info, struct diag *d)
+{
+	char path[1200];
+	json_error_t e;
+	json_t *j;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/summary.json", dir);
+	j = json_load_file(path, 0, &e);
+	if (!j)
+		return diag_set(d, access(path, R_OK) ? -errno : -EINVAL, "%s:%d: %s", path, e.line,
+				e.text);
+	r = info_from(j, info);
+	json_decref(j);
+	if (r)
+		return diag_set(d, r, "%s: no run object with a dilation above 0", path);
+	return 0;
+}
+
+/* ---- reports ---- */
+
+/* topology.json into ti; a folder without one (records only) has no rates. */
+static int read_topo(const char *dir, struct col_topo_info *ti, struct diag *d)
+{
+	char path[1200];
+	json_error_t e;
+	json_t *j;
+	int r;
+
+	memset(ti, 0, sizeof(*ti));
+	snprintf(path, sizeof(path), "%s/topology.json", dir);
+	if (access(path, F_OK))
+		return 0;
+	j = json_load_file(path, 0, &e);
+	if (!j)
+		return diag_set(d, -EINVAL, "%s:%d: %s", path, e.line, e.text);
+	r = col_topo_info_parse(j, ti, d);
+	json_decref(j);
+	return r ? diag_wrap(d, r, "%s: ", dir) : 0;
+}
+
+static int write_summary(const char *dir, const struct rec_run *rec, const struct col_metrics *m,
+			 const struct res_info *info, char **txt, struct diag *d)
+{
+	struct col_summary_meta meta = {info->scenario, info->run_id};
+	char *json = col_summary_dumps(rec, m, &meta), *text = NULL;
+	int n = col_summary_txt(NULL, 0, rec, m, &meta), r = -ENOMEM;
+
+	if (json && n >= 0)
+		text = malloc((size_t)n + 1);
+	if (text) {
+		col_summary_txt(text, (size_t)n + 1, rec, m, &meta);
+		r = res_write_file(dir, "summary.json", json, strlen(json));
+		r = r ? r : res_write_file(dir, "summary.txt", text, (size_t)n);
+	}
+	free(json);
+	if (!r && txt)
+		*txt = text;
+	else
+		free(text);
+	return r ? diag_set(d, r, "writing the summary to %s: %s", dir, strerror(-r)) : 0;
+}
+
+int res_load(const char *dir, const struct res_info *info, struct res_run *out, struct diag *d)
+{
+	struct col_links_cfg lc;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->info = *info;
+	err = read_topo(dir, &out->ti, d);
+	err = err ? err : res_records_read(dir, &out->rec, d);
+	out->rec.dilation = info->dilation;
+	out->rec.t_end = info->t_end;
+	lc = col_topo_links_cfg(&out->ti);
+	err = err ? err : col_metrics_build(&out->rec, &lc, NULL, &out->m, d);
+	if (err)
+		res_run_done(out);
+	return err;
+}
+
+void res_run_done(struct res_run *x)
+{
+	if (!x)
+		return;
+	rec_run_done(&x->rec);
+	col_topo_info_done(&x->ti);
+	col_metrics_done(&x->m);
+	memset(x, 0, sizeof(*x));
+}
+
+int res_report(const char *dir, const struct res_info *info, struct res_run *out, char **txt,
+	       struct diag *warn, struct diag *d)
+{
+	struct res_run x;
+	int err;
+
+	err = res_load(dir, info, &x, d);
+	err = err ? err : write_summary(dir, &x.rec, &x.m, info, txt, d);
+	if (!err)
+		(void)plot_run_render(dir, &x.rec, &x.m, &x.ti, info, warn);
+	if (!err && out)
+		*out = x;
+	else
+		res_run_done(&x);
+	return err;
+}

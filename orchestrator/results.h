@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/* A results folder (docs/results.md): the raw records as CSV files, topology.json, and the
+ * reports made from them (summary.json, summary.txt, plots). `testbed up` and `testbed
+ * report` make the reports with the same code from the same files, so a copied folder
+ * reproduces them exactly. */
+#ifndef ORCH_RESULTS_H
+#define ORCH_RESULTS_H
+
+#include <stdint.h>
+
+#include "collect/metrics.h"
+#include "collect/records.h"
+#include "collect/topo_json.h"
+#include "lib/diag.h"
+#include "model/scenario.h"
+#include "model/topo.h"
+
+/* What summary.json says about the run beyond its records. */
+struct res_info {
+	char scenario[64];
+	char run_id[128];
+	double dilation;
+	int64_t t_end; /* when the run ended, emulated ns */
+};
+
+/* Rounds the dilation as summary.json prints it, so a report read back from the file gives
+ * the same numbers as the run that wrote it. */
+void res_info_normalize(struct res_info *info);
+
+/* Reads the run object and names of dir/summary.json. 0 or -errno with d set. */
+int res_info_read(const char *dir, struct res_info *info, struct diag *d);
+
+/* Writes jobs.csv, iterations.csv, flows.csv, links.csv and cpu.csv of rec into dir. */
+int res_records_write(const char *dir, const struct rec_run *rec, struct diag *d);
+
+/* topology.json of t into dir, with each direction's shaping as cfg makes it. 0 or -errno. */
+int res_write_topology(const char *dir, const struct topo *t, const struct scn_shaping *cfg);
+
+/* Reads them back into rec (emptied first; rec_run_done releases it either way). */
+int res_records_read(const char *dir, struct rec_run *rec, struct diag *d);
+
+/* A run as the reports see it: its records, topology and metrics. */
+struct res_run {
+	struct res_info info;
+	struct rec_run rec;
+	struct col_topo_info ti;
+	struct col_metrics m;
+};
+
+/* Reads dir's records and topology.json (a folder without one has no rates) and computes the
+ * metrics, with info's dilation and end. 0 or -errno with d set; res_run_done either way. */
+int res_load(const char *dir, const struct res_info *info, struct res_run *out, struct diag *d);
+void res_run_done(struct res_run *x);
+
+/* Makes the reports of dir from its files alone (res_load): summary.json, summary.txt and
+ * the plots. A plot that could not be made (no gnuplot) is reported in warn, not as a
+ * failure. The loaded run goes into out if out is not NULL (release with res_run_done), the
+ * summary text into *txt if txt is not NULL (malloc'd). 0 or -errno with d set. */
+int res_report(const char *dir, const struct res_info *info, struct res_run *out, char **txt,
+	       struct diag *warn, struct diag *d);
+
+/* Under sudo, gives dir, its files and its plots/ (and the folders above it up to root) to
+ * the user who asked for them. */
+void res_give_back(const char *root, const char *dir);
+
+/* mkdir -p; 0 or -errno. */
+int res_mkdirs(const char *dir);
+
+/* Writes len bytes of text to dir/name (replacing it). 0 or -errno. */
+int res_write_file(const char *dir, const char *name, const char *text, size_t len);
+
+/* Reads dir/name whole into *out (malloc'd, NUL-terminated; *len without the NUL). */
+int res_read_file(const char *dir, const char *name, char **out, size_t *len);
+
+#endif

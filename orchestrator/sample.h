@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/* Counter sampling during a run (ARCHITECTURE.md "Records, metrics, reports"): at a fixed
+ * interval, every link direction's egress counters and its shaping qdisc's drops and backlog,
+ * read through one NETLINK_ROUTE socket per namespace opened once, plus the machine's CPU
+ * busy and softirq shares from /proc/stat at the same instants. Samples go into a
+ * struct rec_run (collect/records.h: links.csv, cpu.csv).
+ *
+ * Per port it asks for the root qdisc (RTM_GETQDISC) when the port is shaped: its byte and
+ * packet counters are what the shaper charged (every frame with its headers, GSO packets
+ * counted per segment), so a saturated link reads 100% of its rate. An unshaped port has no
+ * shaper; its counters are the device's (RTM_GETSTATS), its drops the device's tx drops plus
+ * those of a netem delay qdisc if it has one. All requests of a namespace go in one sendmsg
+ * and come back in one recvmmsg (in chunks for big switches). */
+#ifndef ORCH_SAMPLE_H
+#define ORCH_SAMPLE_H
+
+#include <stdint.h>
+
+#include "collect/records.h"
+#include "lib/diag.h"
+#include "model/scenario.h"
+#include "model/topo.h"
+
+#define SAMPLE_INTERVAL_NS 100000000LL /* run.sample_interval's default */
+
+struct sampler;
+
+/* Opens one socket in each namespace (nsfd: per topology node, borrowed) and /proc/stat, for
+ * the links of t shaped as sh says, sampled every interval_ns. 0 or -errno with d set. */
+int sampler_open(struct sampler **out, const struct topo *t, const struct scn_shaping *sh,
+		 const int *nsfd, int64_t interval_ns, struct diag *d);
+
+/* Takes one sample of every direction and of the CPU now, t0 being CLOCK_MONOTONIC ns of the
+ * run's start (the first call is the baseline at t = 0: no CPU record yet). Samples are
+ * appended to rec. 0 or -errno with d set. */
+int sampler_take(struct sampler *s, int64_t t0, struct rec_run *rec, struct diag *d);
+
+/* Takes a sample if one is due at `now` (ns since t0). 0 or -errno. */
+int sampler_poll(struct sampler *s, int64_t now, int64_t t0, struct rec_run *rec, struct diag *d);
+
+/* When the next sample is due, in ns since t0. */
+int64_t sampler_next(const struct sampler *s);
+
+/* Directions sampled and samples taken so far. */
+uint32_t sampler_directions(const struct sampler *s);
+uint64_t sampler_rounds(const struct sampler *s);
+
+/* Rounds that failed somewhere (a namespace that did not answer, /proc/stat unreadable), and
+ * the first failure's message in *first (borrowed from s). */
+uint64_t sampler_failures(const struct sampler *s, const char **first);
+
+/* Closes the sockets and frees s; NULL is fine. */
+void sampler_free(struct sampler *s);
+
+#endif

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: MIT
+/* The `sweep:` section (scenario_sweep.h): read from the document before the tables, and one
+ * variant's values set by rewriting the document's nodes. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "orchestrator/scenario_sweep.h"
+#include "orchestrator/scenario_yaml.h"
+
+#define COMP_MAX 64
+
+static yaml_node_t *node(struct scn_yaml_ctx *c, int id)
+{
+	return yaml_document_get_node(c->doc, id);
+}
+
+static int node_id(const struct scn_yaml_ctx *c, const yaml_node_t *n)
+{
+	return (int)(n - c->doc->nodes.start) + 1;
+}
+
+static int oom(struct scn_yaml_ctx *c)
+{
+	return diag_set(c->d, -ENOMEM, "%s: out of memory", c->file);
+}
+
+/* ---- reading the section ---- */
+
+/* Paths are field names joined by dots, a list entry written name[i]: workload.jobs[0].gpus.
+ * The testbed's name and the sweep itself are not swept. */
+static bool path_ok(const char *p)
+{
+	size_t n;
+
+	if (!strcmp(p, "name") || !strcmp(p, "sweep") || !strncmp(p, "sweep.", 6))
+		return false;
+	for (;;) {
+		n = strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789_-");
+		if (!n)
+			return false;
+		p += n;
+		if (*p == '[') {
+			n = strspn(p + 1, "0123456789");
+			if (!n || p[1 + n] != ']')
+				return false;
+			p += n + 2;
+		}
+		if (!*p)
+			return true;
+		if (*p++ != '.')
+			return false;
+	}
+}
+
+static int add_values(struct scn_yaml_ctx *c, struct exp_sweep_axis *a, yaml_node_t *list)
+{
+	yaml_node_item_t *it;
+	const char *v;
+	char *copy;
+
+	if (list->type != YAML_SEQUENCE_NODE ||
+	    list->data.sequence.items.start == list->data.sequence.items.top)
+		return scn_yaml_fail_value(c, list, "a list of values such as [1, 2]", "");
+	for (it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++) {
+		v = scn_yaml_text(node(c, *it));
+		if (!v)
+			return scn_yaml_fail_value(c, node(c, *it), "a scalar value", "");
+		copy = strdup(v);
+		if (!copy || vec_push(&a->values, copy)) {
+			free(copy);
+			return oom(c);
+		}
+	}
+	return 0;
+}
+
+/* Node ids of each axis's key and list, in axis order, for scn_sweep_apply. */
+struct ids {
+	VEC(int) key, list;
+};
+
+static int add_axis(struct scn_yaml_ctx *c, yaml_node_t *k, yaml_node_t *v, bool seed,
+		    struct ids *ids)
+{
+	struct exp_sweep *s = &c->e->sweep;
+	const char *p = scn_yaml_text(k);
+	struct exp_sweep_axis *a;
+	size_t i, old;
+	int r;
+
+	if (!p || !path_ok(p) || strlen(p) >= sizeof(a->path))
+		return scn_yaml_fail_value(c, k, "a field path such as routing.seed", "");
+	for (i = 0; i < s->axes.n; i++)
+		if (!strcmp(s->axes.v[i].path, p))
+			return scn_yaml_fail_at(c, &k->start_mark,
+						"sweep: %s is swept twice (first at line %u)", p,
+						s->axes.v[i].line);
+	a = vec_grow(&s->axes);
+	if (!a)
+		return oom(c);
+	snprintf(a->path, sizeof(a->path), "%s", p);
+	a->seed = seed;
+	a->line = (uint32_t)k->start_mark.line + 1;
+	a->col = (uint32_t)k->start_mark.column + 1;
+	if (vec_push(&ids->key, node_id(c, k)) || vec_push(&ids->list, node_id(c, v)))
+		return oom(c);
+	old = scn_yaml_path_push(c, p);
+	r = add_values(c, a, v);
+	c->path[old] = '\0';
+	return r;
+}
+
+/* A mapping of paths to lists (the sweep, or its seeds). */
+static int read_axes(struct scn_yaml_ctx *c, yaml_node_t *m, bool seeds, struct ids *ids)
+{
+	yaml_node_pair_t *p;
+	yaml_node_t *k;
+	size_t old;
+	int r = 0;
+
+	if (m->type != YAML_MAPPING_NODE ||
+	    m->data.mapping.pairs.start == m->data.mapping.pairs.top)
+		return scn_yaml_fail_value(c, m, "a mapping of field paths to lists of values", "");
+	for (p = m->data.mapping.pairs.start; !r && p < m->data.mapping.pairs.top; p++) {
+		k = node(c, p->key);
+		if (!seeds && scn_yaml_text(k) && !strcmp(scn_yaml_text(k), "seeds")) {
+			old = scn_yaml_path_push(c, "seeds");
+			r = read_axes(c, node(c, p->value), true, ids);
+			c->path[old] = '\0';
+		} else {
+			r = add_axis(c, k, node(c, p->value), seeds, ids);
+		}
+	}
+	return r;
+}
+
+/* Variants and seed combinations; their product is bounded. */
+static int count(struct scn_yaml_ctx *c, const yaml_node_t *sweep)
+{
+	struct exp_sweep *s = &c->e->sweep;
+	uint64_t v = 1, sd = 1;
+	size_t i;
+
+	for (i = 0; i < s->axes.n; i++) {
+		if (s->axes.v[i].seed)
+			sd *= s->axes.v[i].values.n;
+		else
+			v *= s->axes.v[i].values.n;
+		if (v * sd > SWEEP_RUNS_MAX)
+			return scn_yaml_fail_at(c, &sweep->start_mark,
+						"sweep: more than %u runs (variants x seeds)",
+						SWEEP_RUNS_MAX);
+	}
+	s->variants = (uint32_t)v;
+	s->seeds = (uint32_t)sd;
+	return 0;
+}
+
+/* ---- one variant ---- */
+
+/* The next component of *p into comp, its list index into *idx (-1 if none). */
+static void next_comp(const char **p, char comp[COMP_MAX], long *idx)
+{
+	size_t n = strcspn(*p, ".[");
+	char *end;
+
+	snprintf(comp, COMP_MAX, "%.*s", (int)n, *p);
+	*p += n;
+	*idx = -1;
+	if (**p == '[') {
+		*idx = strtol(*p + 1, &end, 10);
+		*p = end + 1;
+	}
+	if (**p == '.')
+		(*p)++;
+}
+
+/* Position of key k in mapping m, or -1. */
+static int find_key(struct scn_yaml_ctx *c, int m, const char *k)
+{
+	yaml_node_t *n = node(c, m);
+	yaml_node_pair_t *p;
+	const char *t;
+
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		t = scn_yaml_text(node(c, p->key));
+		if (t && !strcmp(t, k))
+			return (int)(p - n->data.mapping.pairs.start);
+	}
+	return -1;
+}
+
+/* A new scalar (or, with NULL, an empty mapping) placed at mark m; its id or 0. */
+static int new_node(struct scn_yaml_ctx *c, const char *scalar, const yaml_mark_t *m)
+{
+	int id = scalar ? yaml_document_add_scalar(c->doc, NULL, (yaml_char_t *)scalar,
+						   (int)strlen(scalar), YAML_PLAIN_SCALAR_STYLE)
+			: yaml_document_add_mapping(c->doc, NULL, YAML_BLOCK_MAPPING_STYLE);
+
+	if (id) {
+		node(c, id)->start_mark = *m;
+		node(c, id)->end_mark = *m;
+	}
+	return id;
+}
+
+/* Adds `comp: child` to mapping cur, child being vid (last) or a new section; its id or 0. */
+static int add_key(struct scn_yaml_ctx *c, int cur, const char *comp, int vid, const yaml_mark_t *m)
+{
+	int key = new_node(c, comp, m), child = vid ? vid : new_node(c, NULL, m);
+
+	if (!key || !child || !yaml_document_append_mapping_pair(c->doc, cur, key, child))
+		return 0;
+	return child;
+}
+
+/* The slot of entry idx of the list in *slot, or NULL. */
+static yaml_node_item_t *entry(struct scn_yaml_ctx *c, int *slot, long idx)
+{
+	yaml_node_t *seq = node(c, *slot);
+
+	if (seq->type != YAML_SEQUENCE_NODE ||
+	    idx >= seq->data.sequence.items.top - seq->data.sequence.items.start)
+		return NULL;
+	return &seq->data.sequence.items.start[idx];
+}
+
+/* Puts value node vid where the axis's path points, creating what is missing; a field the
+ * schema does not have is then refused by the tables, at the sweep's line. */
+static int set_path(struct scn_yaml_ctx *c, const struct exp_sweep_axis *a, int vid,
+		    const yaml_mark_t *km)
+{
+	int cur = node_id(c, yaml_document_get_root_node(c->doc)), k, *slot, sec;
+	const char *p = a->path;
+	char comp[COMP_MAX];
+	long idx;
+
+	while (*p) {
+		next_comp(&p, comp, &idx);
+		if (node(c, cur)->type != YAML_MAPPING_NODE)
+			return scn_yaml_fail_at(c, km, "sweep: %s: '%s' is not inside a section",
+						a->path, comp);
+		k = find_key(c, cur, comp);
+		if (k < 0 && idx >= 0)
+			return scn_yaml_fail_at(c, km, "sweep: %s: there is no list '%s'", a->path,
+						comp);
+		if (k < 0) {
+			cur = add_key(c, cur, comp, *p ? 0 : vid, km);
+			if (!cur)
+				return oom(c);
+			continue;
+		}
+		slot = &node(c, cur)->data.mapping.pairs.start[k].value;
+		if (idx >= 0 && !(slot = entry(c, slot, idx)))
+			return scn_yaml_fail_at(c, km, "sweep: %s: '%s' has no entry %ld", a->path,
+						comp, idx);
+		if (!*p && node(c, *slot)->type != YAML_SCALAR_NODE)
+			return scn_yaml_fail_at(
+				c, km, "sweep: %s is a section or a list, not a value", a->path);
+		if (!*p) {
+			*slot = vid;
+			return 0;
+		}
+		if (scn_yaml_is_empty(node(c, *slot))) { /* `shaping:` with nothing after it */
+			sec = new_node(c, NULL, km);
+			if (!sec)
+				return oom(c);
+			*slot = sec; /* pair arrays do not move when nodes are added */
+		}
+		cur = *slot;
+	}
+	return 0;
+}
+
+static int sweep_node(struct scn_yaml_ctx *c)
+{
+	yaml_node_t *root = yaml_document_get_root_node(c->doc);
+	int k;
+
+	if (!root || root->type != YAML_MAPPING_NODE)
+		return 0;
+	k = find_key(c, node_id(c, root), "sweep");
+	return k < 0 ? 0 : root->data.mapping.pairs.start[k].value;
+}
+
+int scn_sweep_apply(struct scn_yaml_ctx *c)
+{
+	struct ids ids = {0};
+	int sw = sweep_node(c), r;
+	size_t i, old;
+
+	if (!sw)
+		return 0;
+	old = scn_yaml_path_push(c, "sweep");
+	r = read_axes(c, node(c, sw), false, &ids);
+	r = r ? r : count(c, node(c, sw));
+	c->path[old] = '\0';
+	for (i = 0; !r && i < c->e->sweep.axes.n; i++) {
+		const struct exp_sweep_axis *a = &c->e->sweep.axes.v[i];
+		uint32_t v = c->choice ? c->choice[i] : 0;
+		yaml_mark_t km = node(c, ids.key.v[i])->start_mark;
+
+		if (v >= a->values.n)
+			r = diag_set(c->d, -EINVAL, "%s: sweep: %s has no value %u", c->file,
+				     a->path, v);
+		else
+			r = set_path(c, a, node(c, ids.list.v[i])->data.sequence.items.start[v],
+				     &km);
+	}
+	vec_free(&ids.key);
+	vec_free(&ids.list);
+	return r;
+}
+
+int scn_sweep_field(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f)
+{
+	(void)c;
+	(void)n;
+	(void)f;
+	return 0;
+}
+
+/* ---- runs and their names ---- */
+
+void exp_sweep_choice(const struct exp_sweep *s, uint32_t k, uint32_t *choice)
+{
+	uint32_t v = s->seeds ? k / s->seeds : 0, sd = s->seeds ? k % s->seeds : 0;
+	size_t i;
+
+	for (i = s->axes.n; i-- > 0;) {
+		uint32_t n = (uint32_t)s->axes.v[i].values.n, *x = s->axes.v[i].seed ? &sd : &v;
+
+		choice[i] = *x % n;
+		*x /= n;
+	}
+}
+
+/* The path's last component, or the whole path if another axis ends the same way. */
+static const char *short_name(const struct exp_sweep *s, size_t i)
+{
+	const char *p = s->axes.v[i].path, *dot = strrchr(p, '.'), *last = dot ? dot + 1 : p;
+	const char *o, *od;
+	size_t k;
+
+	for (k = 0; k < s->axes.n; k++) {
+		o = s->axes.v[k].path;
+		od = strrchr(o, '.');
+		if (k != i && !strcmp(od ? od + 1 : o, last))
+			return p;
+	}
+	return last;
+}
+
+void exp_sweep_label(const struct exp_sweep *s, const uint32_t *choice, bool seed, char *buf,
+		     size_t len)
+{
+	size_t i, o = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < s->axes.n && o < len; i++) {
+		if (s->axes.v[i].seed != seed)
+			continue;
+		o += (size_t)snprintf(buf + o, len - o, "%s%s=%s", o ? " " : "", short_name(s, i),
+				      s->axes.v[i].values.v[choice[i]]);
+	}
+	if (!o)
+		snprintf(buf, len, "%s", seed ? "-" : "baseline");
+}
+
+int exp_sweep_check(const char *path, const struct exp_sweep *s, struct diag *d)
+{
+	uint32_t *choice = calloc(s->axes.n + 1, sizeof(*choice)), k;
+	struct experiment e;
+	int r = choice ? 0 : diag_set(d, -ENOMEM, "out of memory");
+
+	for (k = 0; !r && k < s->variants * s->seeds; k++) {
+		exp_sweep_choice(s, k, choice);
+		r = exp_parse_file_variant(path, choice, &e, d);
+		exp_done(&e);
+	}
+	free(choice);
+	return r;
+}

@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: MIT
+/* sweep.json, and a sweep's comparison and plots made from its runs' folders
+ * (sweep_report.h). */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect/plot.h"
+#include "collect/summary.h"
+#include "collect/text.h"
+#include "orchestrator/plot_run.h"
+#include "orchestrator/results.h"
+#include "orchestrator/scenario_sweep.h"
+#include "orchestrator/sweep_report.h"
+
+static const char *const statuses[] = {"pending", "ok", "failed"};
+
+static int push_str(void *vec, const char *s)
+{
+	VEC(char *) *v = vec;
+	char *c = strdup(s);
+
+	if (!c || vec_push(v, c)) {
+		free(c);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static json_t *axes_json(const struct exp_sweep *s)
+{
+	json_t *a = json_array(), *vals;
+	size_t i, k;
+
+	for (i = 0; a && i < s->axes.n; i++) {
+		vals = json_array();
+		for (k = 0; vals && k < s->axes.v[i].values.n; k++)
+			json_array_append_new(vals, json_string(s->axes.v[i].values.v[k]));
+		json_array_append_new(a, json_pack("{s:s, s:b, s:o}", "path", s->axes.v[i].path,
+						   "seed", (int)s->axes.v[i].seed, "values", vals));
+	}
+	return a;
+}
+
+/* Labels of every variant and every seed combination, and the runs. */
+static int plan_runs(const struct exp_sweep *s, struct sweep_plan *p)
+{
+	uint32_t *choice = calloc(s->axes.n + 1, sizeof(*choice)), k;
+	char label[256];
+	int err = choice ? 0 : -ENOMEM;
+
+	for (k = 0; !err && k < s->variants * s->seeds; k++) {
+		struct sweep_run *r = vec_grow(&p->runs);
+
+		exp_sweep_choice(s, k, choice);
+		if (!r) {
+			err = -ENOMEM;
+			break;
+		}
+		r->variant = k / s->seeds;
+		r->seed = k % s->seeds;
+		snprintf(r->dir, sizeof(r->dir), "v%u-s%u", r->variant, r->seed);
+		exp_sweep_label(s, choice, false, label, sizeof(label));
+		if (!r->seed)
+			err = push_str(&p->variants, label);
+		exp_sweep_label(s, choice, true, label, sizeof(label));
+		if (!err && !r->variant)
+			err = push_str(&p->seeds, label);
+	}
+	free(choice);
+	return err;
+}
+
+int sweep_plan_make(const struct experiment *e, struct sweep_plan *p)
+{
+	json_t *axes = axes_json(&e->sweep);
+
+	memset(p, 0, sizeof(*p));
+	snprintf(p->scenario, sizeof(p->scenario), "%.63s", e->s.name);
+	p->axes = axes ? json_dumps(axes, JSON_COMPACT) : NULL;
+	json_decref(axes);
+	if (!p->axes || plan_runs(&e->sweep, p)) {
+		sweep_plan_done(p);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void sweep_plan_done(struct sweep_plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->variants.n; i++)
+		free(p->variants.v[i]);
+	for (i = 0; i < p->seeds.n; i++)
+		free(p->seeds.v[i]);
+	vec_free(&p->variants);
+	vec_free(&p->seeds);
+	vec_free(&p->runs);
+	free(p->axes);
+	p->axes = NULL;
+}
+
+static json_t *strs(char **v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a && i < n; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+static json_t *runs_json(const struct sweep_plan *p)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a && i < p->runs.n; i++) {
+		const struct sweep_run *r = &p->runs.v[i];
+
+		json_array_append_new(a, json_pack("{s:s, s:I, s:I, s:s, s:s}", "dir", r->dir,
+						   "variant", (json_int_t)r->variant, "seed",
+						   (json_int_t)r->seed, "status",
+						   statuses[r->status], "error", r->error));
+	}
+	return a;
+}
+
+int sweep_plan_write(const char *dir, const struct sweep_plan *p, struct diag *d)
+{
+	json_t *j = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o}", "schema", SWEEP_SCHEMA, "scenario",
+			      p->scenario, "axes", json_loads(p->axes, 0, NULL), "variants",
+			      strs(p->variants.v, p->variants.n), "seeds",
+			      strs(p->seeds.v, p->seeds.n), "runs", runs_json(p));
+	char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+	int r = text ? res_write_file(dir, SWEEP_FILE, text, strlen(text)) : -ENOMEM;
+
+	free(text);
+	json_decref(j);
+	return r ? diag_set(d, r, "writing %s/%s: %s", dir, SWEEP_FILE, strerror(-r)) : 0;
+}
+
+static int read_strs(const json_t *a, void *vec)
+{
+	const json_t *e;
+	size_t i;
+
+	if (!json_is_array(a))
+		return -EINVAL;
+	json_array_foreach(a, i, e)
+	{
+		if (!json_is_string(e))
+			return -EINVAL;
+		if (push_str(vec, json_string_value(e)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int read_run(const json_t *o, const struct sweep_plan *p, struct sweep_run *r)
+{
+	const char *dir = json_string_value(json_object_get(o, "dir"));
+	const char *st = json_string_value(json_object_get(o, "status"));
+	const char *err = json_string_value(json_object_get(o, "error"));
+	json_int_t v = json_integer_value(json_object_get(o, "variant"));
+	json_int_t s = json_integer_value(json_object_get(o, "seed"));
+	unsigned k;
+
+	if (!dir || !st || strlen(dir) >= sizeof(r->dir) || strchr(dir, '/') || v < 0 ||
+	    (size_t)v >= p->variants.n || s < 0 || (size_t)s >= p->seeds.n)
+		return -EINVAL;
+	snprintf(r->dir, sizeof(r->dir), "%s", dir);
+	snprintf(r->error, sizeof(r->error), "%s", err ? err : "");
+	r->variant = (uint32_t)v;
+	r->seed = (uint32_t)s;
+	for (k = 0; k < 3 && strcmp(st, statuses[k]); k++)
+		;
+	r->status = k < 3 ? (enum sweep_status)k : SWEEP_FAILED;
+	return 0;
+}
+
+static int plan_from(const json_t *j, struct sweep_plan *p)
+{
+	const char *sc = json_string_value(json_object_get(j, "scenario"));
+	const json_t *runs = json_object_get(j, "runs"), *o;
+	struct sweep_run *r;
+	size_t i;
+	int err;
+
+	snprintf(p->scenario, sizeof(p->scenario), "%s", sc ? sc : "");
+	p->axes = json_dumps(json_object_get(j, "axes"), JSON_COMPACT | JSON_ENCODE_ANY);
+	err = p->axes ? 0 : -ENOMEM;
+	err = err ? err : read_strs(json_object_get(j, "variants"), &p->variants);
+	err = err ? err : read_strs(json_object_get(j, "seeds"), &p->seeds);
+	if (!err && (!json_is_array(runs) || !p->variants.n || !p->seeds.n))
+		err = -EINVAL;
+	json_array_foreach(runs, i, o)
+	{
+		r = err ? NULL : vec_grow(&p->runs);
+		err = err ? err : !r ? -ENOMEM : read_run(o, p, r);
+	}
+	return err;
+}
+
+int sweep_plan_read(const char *dir, struct sweep_plan *p, struct diag *d)
+{
+	char path[1100];
+	json_error_t e;
+	json_t *j;
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	snprintf(path, sizeof(path), "%s/%s", dir, SWEEP_FILE);
+	j = json_load_file(path, 0, &e);
+	if (!j)
+		return diag_set(d, -EINVAL, "%s:%d: %s", path, e.line, e.text);
+	if (strcmp(json_string_value(json_object_get(j, "schema")) ?: "", SWEEP_SCHEMA))
+		err = -EINVAL;
+	else
+		err = plan_from(j, p);
+	json_decref(j);
+	if (err)
+		sweep_plan_done(p);
+	if (err == -EINVAL)
+		return diag_set(d, err, "%s: not a %s file", path, SWEEP_SCHEMA);
+	return err ? diag_set(d, err, "%s: %s", path, strerror(-err)) : 0;
+}
+
+/* ---- the comparison ---- */
+
+/* Loads (or reports again) every run that finished; runs[i] stays zeroed for the others. */
+static int load_runs(const char *dir, const struct sweep_plan *p, bool rerender,
+		     struct res_run *runs, struct diag *d)
+{
+	struct diag warn = {0};
+	char rdir[1100];
+	struct res_info info;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < p->runs.n; i++) {
+		if (p->runs.v[i].status != SWEEP_OK)
+			continue;
+		snprintf(rdir, sizeof(rdir), "%s/%s", dir, p->runs.v[i].dir);
+		err = res_info_read(rdir, &info, d);
+		if (!err && rerender)
+			err = res_report(rdir, &info, &runs[i], NULL, &warn, d);
+		else if (!err)
+			err = res_load(rdir, &info, &runs[i], d);
+	}
+	if (warn.msg[0])
+		fprintf(stderr, "testbed: plots: %s\n", warn.msg);
+	return err;
+}
+
+static int compare(const struct sweep_plan *p, const struct res_run *runs, struct col_sweep *cs,
+		   struct diag *d)
+{
+	struct col_sweep_run *sr = calloc(p->runs.n + 1, sizeof(*sr));
+	size_t i, n = 0;
+	int err;
+
+	if (!sr)
+		return diag_set(d, -ENOMEM, "out of memory");
+	for (i = 0; i < p->runs.n; i++) {
+		if (p->runs.v[i].status != SWEEP_OK)
+			continue;
+		sr[n].variant = p->runs.v[i].variant;
+		sr[n].seed = p->runs.v[i].seed;
+		col_metric_values(&runs[i].m, sr[n++].v);
+	}
+	err = col_sweep_build(sr, n, cs, d);
+	free(sr);
+	return err;
+}
+
+/* The table's labels: the variants' names if they fit its column, else v0, v1, ... */
+static const char *const *table_names(const struct sweep_plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->variants.n; i++)
+		if (strlen(p->variants.v[i]) > 20)
+			return NULL;
+	return (const char *const *)p->variants.v;
+}
+
+/* comparison.txt: the variants, the runs that failed or were degraded, the table. */
+static char *comparison_txt(const struct sweep_plan *p, const struct res_run *runs,
+			    const struct col_sweep *cs)
+{
+	struct col_text t = {0};
+	size_t i;
+	int n = col_sweep_txt(NULL, 0, cs, table_names(p));
+	char *table = n >= 0 ? malloc((size_t)n + 1) : NULL;
+
+	col_text_printf(&t, "sweep of %s: %zu variants x %zu seeds\n", p->scenario, p->variants.n,
+			p->seeds.n);
+	for (i = 0; i < p->variants.n; i++)
+		col_text_printf(&t, "  v%zu %s%s\n", i, p->variants.v[i], i ? "" : " (baseline)");
+	for (i = 0; i < p->runs.n; i++) {
+		const struct sweep_run *r = &p->runs.v[i];
+
+		if (r->status != SWEEP_OK)
+			col_text_printf(&t, "  run %s (%s): %s%s%s\n", r->dir, p->seeds.v[r->seed],
+					statuses[r->status], r->error[0] ? ": " : "", r->error);
+		else if (runs[i].m.fid.degraded)
+			col_text_printf(&t, "  run %s (%s): DEGRADED (see its summary.txt)\n",
+					r->dir, p->seeds.v[r->seed]);
+	}
+	if (table)
+		col_sweep_txt(table, (size_t)n + 1, cs, table_names(p));
+	col_text_printf(&t, "\n%s", table ? table : "");
+	if (!table)
+		t.err = -ENOMEM;
+	free(table);
+	return col_text_take(&t, NULL);
+}
+
+static int write_comparison(const char *dir, const struct sweep_plan *p, const struct res_run *runs,
+			    const struct col_sweep *cs, char **txt)
+{
+	json_t *j = col_sweep_json(cs, (const char *const *)p->variants.v);
+	char *js = j ? json_dumps(j, COL_SUMMARY_DUMP_FLAGS | JSON_PRESERVE_ORDER) : NULL;
+	char *t = comparison_txt(p, runs, cs);
+	int err = js && t ? 0 : -ENOMEM;
+
+	err = err ? err : res_write_file(dir, "comparison.json", js, strlen(js));
+	err = err ? err : res_write_file(dir, "comparison.txt", t, strlen(t));
+	json_decref(j);
+	free(js);
+	if (!err)
+		*txt = t;
+	else
+		free(t);
+	return err;
+}
+
+/* FCT CDF per variant and JCT per job per variant. */
+static int sweep_plots(const char *dir, const struct sweep_plan *p, const struct res_run *runs,
+		       struct diag *d)
+{
+	struct col_plot_variant *v = calloc(p->variants.n + 1, sizeof(*v));
+	const struct rec_run **rr = calloc(p->runs.n + 1, sizeof(*rr));
+	const struct col_metrics **mm = calloc(p->runs.n + 1, sizeof(*mm));
+	struct col_plots pl = {0};
+	size_t i, k, n = 0;
+	int err = v && rr && mm ? 0 : -ENOMEM;
+
+	for (k = 0; !err && k < p->variants.n; k++) {
+		v[k] = (struct col_plot_variant){p->variants.v[k], rr + n, mm + n, 0};
+		for (i = 0; i < p->runs.n; i++) {
+			if (p->runs.v[i].variant != k || p->runs.v[i].status != SWEEP_OK)
+				continue;
+			rr[n] = &runs[i].rec;
+			mm[n++] = &runs[i].m;
+			v[k].n++;
+		}
+	}
+	err = err ? err : col_plot_sweep(&pl, v, p->variants.n, p->scenario);
+	if (err)
+		diag_set(d, err, "plots: out of memory");
+	else
+		err = plot_write(dir, &pl, d);
+	col_plots_done(&pl);
+	free(v);
+	free(rr);
+	free(mm);
+	return err;
+}
+
+int sweep_report(const char *dir, bool rerender, struct diag *d)
+{
+	struct col_sweep cs = {0};
+	struct sweep_plan p;
+	struct res_run *runs;
+	struct diag warn = {0};
+	char *txt = NULL;
+	size_t i;
+	int err;
+
+	err = sweep_plan_read(dir, &p, d);
+	if (err)
+		return err;
+	runs = calloc(p.runs.n + 1, sizeof(*runs));
+	err = runs ? load_runs(dir, &p, rerender, runs, d) : diag_set(d, -ENOMEM, "out of memory");
+	err = err ? err : compare(&p, runs, &cs, d);
+	if (!err && write_comparison(dir, &p, runs, &cs, &txt))
+		err = diag_set(d, -EIO, "writing the comparison to %s", dir);
+	if (!err && sweep_plots(dir, &p, runs, &warn))
+		fprintf(stderr, "testbed: sweep plots: %s\n", warn.msg);
+	if (!err)
+		printf("\n%s\ncomparison: %s/comparison.txt\n", txt, dir);
+	for (i = 0; runs && i < p.runs.n; i++)
+		res_run_done(&runs[i]);
+	free(runs);
+	free(txt);
+	col_sweep_done(&cs);
+	sweep_plan_done(&p);
+	return err;
+}

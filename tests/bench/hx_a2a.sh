@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# HammingMesh global bandwidth (issue 5, acceptance 3): scenarios/hxmesh-a2a.yaml, one
+# all-to-all among the 64 accelerators of the 4x4 Hx2Mesh, run by the workload runner under
+# per-flow ECMP and then with per-packet spraying, against the digest's fluid prediction.
+#
+# The figure is seed 004's (§4.3, Table II "glob. BW"; digest §5.4 S1): bytes an accelerator
+# delivers per second, over its injection bandwidth (its four ports, 4R):
+#   fraction = (N-1) * block * 8 / T / (4 R)
+# with T an iteration's all-to-all time, from the earliest rank starting it to the last
+# finishing (iterations.csv: min t_compute_end to max t_end), block = bytes / N (jobs.csv),
+# R the emulated link rate. Printed per iteration and as the mean; the target is the fluid
+# value +-15% (`testbed check` prints it, with the bound per-flow hashing puts on it).
+# CPU: busy = 1 - (idle + iowait) / total from /proc/stat over each run.
+# Usage: hx_a2a.sh BUILD_DIR   (as root)
+set -eu
+BUILD=$(cd "${1:-build}" && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+[ "$(id -u)" -eq 0 ] || { echo "hx_a2a: needs root"; exit 1; }
+TB=$BUILD/testbed
+TMP=$(mktemp -d /tmp/tbhxa.XXXXXX)
+NAME=hxa$$
+cleanup() {
+	"$TB" -q down "$NAME" >/dev/null 2>&1 || true
+	[ -n "${KEEP:-}" ] || rm -rf "$TMP"
+	return 0
+}
+trap cleanup EXIT
+
+SCN=scenarios/hxmesh-a2a.yaml
+check=$("$TB" check "$SCN")
+fluid=$(echo "$check" | awk '/^alltoall/ { print $2 }')
+hashed=$(echo "$check" | awk '/under per-flow ECMP/ { print $1 }')
+rate=$(echo "$check" | awk '/^rate/ { print $2 }')
+case $rate in
+*Mbit) R=$(awk -v r="${rate%Mbit}" 'BEGIN { printf "%.0f", r * 1e6 }') ;;
+*Kbit) R=$(awk -v r="${rate%Kbit}" 'BEGIN { printf "%.0f", r * 1e3 }') ;;
+*) echo "hx_a2a: unexpected link rate '$rate'"; exit 1 ;;
+esac
+
+cpu() { awk '/^cpu / { print $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9, $5 + $6 }' /proc/stat; }
+busy() { # busy "TOTAL0 IDLE0" "TOTAL1 IDLE1"
+	echo "$1 $2" | awk '{ printf "%.2f", 1 - ($4 - $2) / ($3 - $1) }'
+}
+
+# per iteration: fraction = (N-1) * block * 8 / T / (4 R)
+fractions() { # fractions RUN_DIR
+	local n bytes
+	n=$(awk -F, 'NR == 2 { print $3 }' "$1/jobs.csv")
+	bytes=$(awk -F, 'NR == 2 { print $7 }' "$1/jobs.csv")
+	awk -F, -v n="$n" -v b="$bytes" -v r="$R" 'NR > 1 {
+		i = $3; if (!(i in s) || $5 < s[i]) s[i] = $5; if ($6 > e[i]) e[i] = $6 }
+		END { for (i = 0; i in s; i++) {
+			t = (e[i] - s[i]) / 1e9; f = (n - 1) * (b / n) * 8 / t / (4 * r)
+			printf "%s%.3f (%.1f s)", i ? ", " : "", f, t; sum += f; k++ }
+			printf "\t%.3f\n", sum / k }' "$1/iterations.csv"
+}
+
+measure() { # measure LABEL SPRAY
+	local f="$TMP/$NAME.yaml" c0 c1 run out
+	sed -e "s/^name: .*/name: $NAME/" -e "s/^  spray: .*/  spray: $2/" "$SCN" >"$f"
+	printf 'run:\n  results: %s/results\n' "$TMP" >>"$f"
+	c0=$(cpu)
+	"$TB" up --name "$NAME" "$f" >"$TMP/up-$2.log" 2>&1 || { tail -20 "$TMP/up-$2.log"; exit 1; }
+	c1=$(cpu)
+	run=$(ls -d "$TMP/results/$NAME"/* | tail -1)
+	grep -q ',ok,' "$run/jobs.csv" || { echo "hx_a2a: the job did not finish"; exit 1; }
+	out=$(fractions "$run")
+	printf '%-22s %-34s %6s %8.2f %6s\n' "$1" "${out%%$'\t'*}" "${out##*$'\t'}" \
+		"$(awk -v f="${out##*$'\t'}" -v p="$fluid" 'BEGIN { print f / p }')" "$(busy "$c0" "$c1")"
+	mv "$run" "$TMP/run-$2"
+}
+
+echo "hx_a2a: all-to-all on the 4x4 Hx2Mesh (64 accelerators), links at $rate, $(nproc) cores," \
+	"load $(cut -d' ' -f1 /proc/loadavg)"
+echo "fluid prediction $fluid of injection (digest §2.4: 0.328), target $(awk -v p="$fluid" \
+	'BEGIN { printf "%.3f to %.3f", p * 0.85, p * 1.15 }'); per-flow ECMP bound $hashed"
+printf '\n%-22s %-34s %6s %8s %6s\n' "" "fraction per iteration (T)" "mean" "/fluid" "CPU"
+measure "per-flow ECMP" false
+measure "per-packet spraying" true

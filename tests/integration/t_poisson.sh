@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# 50 jobs with Poisson arrivals on 16 GPUs run to completion; arrivals outpace the cluster,
+# so a queue forms and the jobs that waited have a positive JWT (issue 3, acceptance 6).
+# Also a CSV trace replayed (scenarios/trace.yaml): its jobs run, and the ones larger than
+# the cluster are recorded as failed with the reason.
+#
+#        s0  s1  s2  s3
+#   l0  l1  l2  l3   (4 hosts each, h0..h15)
+. "$(dirname "$0")/lib.sh"
+
+up_scenario() { # up_scenario FILE TAG: runs it, leaves its results folder in $RUN_DIR
+	local n=it$$p$2 f
+	f=$(scenario_as "$1" "$n" "/^workload:/i run: { results: $TB_TMP/results }")
+	TB_NAMES+=("$n")
+	"$TB" up "$f" >"$TB_TMP/$n.log" 2>&1 || { tail -20 "$TB_TMP/$n.log" >&2; fail "run $n"; }
+	no_leftovers "$n"
+	RUN_DIR=$(ls -d "$TB_TMP"/results/"$n"/*)
+}
+
+up_scenario scenarios/poisson.yaml a
+jobs=$RUN_DIR/jobs.csv
+[ "$(grep -c '' "$jobs")" -eq 51 ] || fail "expected 50 jobs: $(wc -l <"$jobs")"
+ok=$(awk -F, 'NR > 1 && $12 == "ok"' "$jobs" | wc -l)
+[ "$ok" -eq 50 ] || fail "$((50 - ok)) jobs did not finish: $(grep -v ',ok,' "$jobs" | head -3)"
+waited=$(awk -F, 'NR > 1 && $10 - $9 > 1000000 { n++ } END { print n + 0 }' "$jobs")
+negative=$(awk -F, 'NR > 1 && $10 < $9 { n++ } END { print n + 0 }' "$jobs")
+((waited >= 5)) || fail "only $waited jobs waited: no queue formed"
+((negative == 0)) || fail "$negative jobs started before they arrived"
+note "50 Poisson jobs done, $waited waited (JWT > 1 ms), longest wait $(awk -F, 'NR > 1 { w = ($10 - $9) / 1e9; if (w > m) m = w } END { printf "%.2f", m }' "$jobs") s"
+
+up_scenario scenarios/trace.yaml b
+jobs=$RUN_DIR/jobs.csv
+ran=$(awk -F, 'NR > 1 && $12 == "ok"' "$jobs" | wc -l)
+big=$(grep -c 'but the cluster has' "$jobs" || true)
+((ran >= 5)) || fail "trace: only $ran jobs ran: $(cat "$jobs")"
+((big >= 1)) || fail "trace: the jobs larger than the cluster were not failed with a reason"
+note "trace: $ran jobs ran, $big larger than the cluster failed with the reason"

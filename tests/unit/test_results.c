@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: MIT
+/* A results folder's files (orchestrator/results.c), in a temporary folder: every record
+ * written and read back equal, malformed files refused with the file and record named, a
+ * folder without sampling, summary.json's run object read back, the dilation rounded as the
+ * JSON prints it, and a run loaded with its topology's rates. No root needed. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "collect/summary.h"
+#include "model/gen.h"
+#include "orchestrator/results.h"
+
+#define S 1000000000LL
+
+static char t_dir[64];
+
+static int t_setup(void **state)
+{
+	(void)state;
+	snprintf(t_dir, sizeof(t_dir), "/tmp/tbunit.XXXXXX");
+	return mkdtemp(t_dir) ? 0 : -1;
+}
+
+static int t_teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", t_dir);
+	return system(cmd) ? -1 : 0;
+}
+
+static void t_run(struct rec_run *r)
+{
+	struct rec_job j = {.id = 1,
+			    .model = "a,\"b\"",
+			    .gpus = 2,
+			    .kind = COLL_ALLREDUCE,
+			    .algo = COLL_RING,
+			    .iterations = 2,
+			    .bytes = 100,
+			    .arrival = 0,
+			    .start = S,
+			    .finish = 2 * S,
+			    .status = REC_OK,
+			    .placement = "h0;h1"};
+	struct rec_iter it = {1, 0, 0, S, S + 5, S + 10};
+	struct rec_flow f = {1, 0, 0, 1, 0, 1, 0, 0, 100, S, REC_NEVER, 0};
+	struct rec_sample s = {0, 4, 1, 10, 1, 0, 0};
+	struct rec_cpu c = {S / 10, 0.25, 1.0 / 3};
+
+	*r = (struct rec_run){0};
+	snprintf(j.reason, sizeof(j.reason), "line one\nline two");
+	vec_push(&r->jobs, j);
+	vec_push(&r->iters, it);
+	vec_push(&r->flows, f);
+	vec_push(&r->samples, s);
+	s.t = S;
+	s.tx_bytes = 1000;
+	vec_push(&r->samples, s);
+	vec_push(&r->cpu, c);
+}
+
+static void test_round_trip(void **state)
+{
+	struct rec_run a, b = {0};
+	struct diag d = {0};
+
+	(void)state;
+	t_run(&a);
+	assert_int_equal(res_records_write(t_dir, &a, &d), 0);
+	assert_int_equal(res_records_read(t_dir, &b, &d), 0);
+	assert_int_equal(b.jobs.n, 1);
+	assert_memory_equal(&a.jobs.v[0], &b.jobs.v[0], sizeof(a.jobs.v[0]));
+	assert_memory_equal(a.iters.v, b.iters.v, sizeof(*a.iters.v));
+	assert_memory_equal(a.flows.v, b.flows.v, sizeof(*a.flows.v));
+	assert_memory_equal(a.samples.v, b.samples.v, 2 * sizeof(*a.samples.v));
+	assert_true(b.cpu.v[0].softirq == 1.0 / 3); /* 17 digits: exact */
+	rec_run_done(&a);
+	rec_run_done(&b);
+}
+
+static void t_put(const char *name, const char *text)
+{
+	assert_int_equal(res_write_file(t_dir, name, text, strlen(text)), 0);
+}
+
+static void test_refusals(void **state)
+{
+	struct rec_run a, b = {0};
+	struct diag d = {0};
+	char want[256];
+
+	(void)state;
+	t_run(&a);
+	assert_int_equal(res_records_write(t_dir, &a, &d), 0);
+	t_put("iterations.csv", "job,rank\n1,2\n");
+	assert_int_equal(res_records_read(t_dir, &b, &d), -EINVAL);
+	snprintf(want, sizeof(want), "%s/iterations.csv: the header is not '%s'", t_dir,
+		 rec_iter_header);
+	assert_string_equal(d.msg, want);
+	rec_run_done(&b);
+	diag_clear(&d);
+	assert_int_equal(res_records_write(t_dir, &a, &d), 0);
+	t_put("cpu.csv", "t_ns,busy,softirq\n1,0.5,0\n2,x,0\n");
+	assert_int_equal(res_records_read(t_dir, &b, &d), -EINVAL);
+	snprintf(want, sizeof(want), "%s/cpu.csv:3: not a record of this file", t_dir);
+	assert_string_equal(d.msg, want);
+	rec_run_done(&b);
+	diag_clear(&d);
+	/* a run without sampling has no links.csv or cpu.csv */
+	assert_int_equal(res_records_write(t_dir, &a, &d), 0);
+	assert_int_equal(unlink(strcat(strcpy(want, t_dir), "/links.csv")), 0);
+	assert_int_equal(unlink(strcat(strcpy(want, t_dir), "/cpu.csv")), 0);
+	assert_int_equal(res_records_read(t_dir, &b, &d), 0);
+	assert_int_equal(b.samples.n, 0);
+	assert_int_equal(b.jobs.n, 1);
+	rec_run_done(&b);
+	unlink(strcat(strcpy(want, t_dir), "/jobs.csv"));
+	assert_int_equal(res_records_read(t_dir, &b, &d), -ENOENT);
+	rec_run_done(&b);
+	rec_run_done(&a);
+}
+
+static void test_info(void **state)
+{
+	struct res_info info = {.dilation = 1 / 0.003}, back;
+	struct diag d = {0};
+
+	(void)state;
+	res_info_normalize(&info);
+	assert_true(info.dilation != 1 / 0.003);
+	assert_float_equal(info.dilation, 333.333333333333, 1e-12);
+	t_put("summary.json", "{\"scenario\": \"q\", \"run_id\": \"r1\", \"run\": "
+			      "{\"dilation\": 333.333333333333, \"end_ns\": 123}}");
+	assert_int_equal(res_info_read(t_dir, &back, &d), 0);
+	assert_true(back.dilation == info.dilation); /* as the report reads it back */
+	assert_int_equal(back.t_end, 123);
+	assert_string_equal(back.scenario, "q");
+	assert_string_equal(back.run_id, "r1");
+	t_put("summary.json", "{\"run\": {\"dilation\": 0}}");
+	assert_int_equal(res_info_read(t_dir, &back, &d), -EINVAL);
+}
+
+/* Loading a folder: the topology's rates reach the metrics. */
+static void test_load(void **state)
+{
+	struct scenario s;
+	struct topo *t = NULL;
+	struct rec_run a;
+	struct res_info info = {"q", "r", 1, 2 * S};
+	struct res_run x;
+	struct diag d = {0};
+
+	(void)state;
+	scn_init(&s);
+	s.topology.gen = SCN_GEN_LEAFSPINE;
+	s.topology.ls = (struct scn_leafspine){2, 2, 1, 1, 8000, 8000, 1, 0, {0}};
+	assert_int_equal(topo_build(&s, &t, &d), 0);
+	t_run(&a);
+	assert_int_equal(res_records_write(t_dir, &a, &d), 0);
+	assert_int_equal(res_write_topology(t_dir, t, &s.shaping), 0);
+	if (res_load(t_dir, &info, &x, &d))
+		fail_msg("%s", d.msg);
+	assert_int_equal(x.m.links.n, 1);
+	assert_int_equal(x.m.links.v[0].rate_bps, 8000);
+	assert_float_equal(x.m.links.v[0].util_mean, 8.0 * 990 / 8000, 1e-12);
+	assert_int_equal(x.m.t_end, 2 * S);
+	res_run_done(&x);
+	rec_run_done(&a);
+	topo_free(t);
+	scn_done(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_info),
+		cmocka_unit_test(test_load),
+	};
+
+	return cmocka_run_group_tests(tests, t_setup, t_teardown);
+}
