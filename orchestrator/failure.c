@@ -142,7 +142,7 @@ int fail_plan_build(const struct experiment *e, const struct topo *t, struct fai
 		if (!r && x.f->for_ns)
 			r = add_event(&x, e, (int64_t)(x.f->at_ns + x.f->for_ns), true);
 	}
-	if (!r)
+	if (!r && out->events.n)
 		qsort(out->events.v, out->events.n, sizeof(*out->events.v), cmp_event);
 	return r;
 }

@@ -132,7 +132,7 @@ int nlk_build_ingress(int ifindex, struct nl_msg **out)
 		return -ENOMEM;
 	rtnl_tc_set_ifindex(TC_CAST(q), ifindex);
 	rtnl_tc_set_parent(TC_CAST(q), TC_H_INGRESS);
-	rtnl_tc_set_handle(TC_CAST(q), TC_HANDLE(0xffff, 0));
+	rtnl_tc_set_handle(TC_CAST(q), TC_HANDLE(0xffffU, 0));
 	r = nle(rtnl_tc_set_kind(TC_CAST(q), "ingress"));
 	r = r ? r : nle(rtnl_qdisc_build_add_request(q, NLM_F_CREATE | NLM_F_EXCL, out));
 	rtnl_qdisc_put(q);
@@ -146,7 +146,7 @@ static struct rtnl_cls *circuit_cls(int ifindex)
 	if (!c)
 		return NULL;
 	rtnl_tc_set_ifindex(TC_CAST(c), ifindex);
-	rtnl_tc_set_parent(TC_CAST(c), TC_HANDLE(0xffff, 0));
+	rtnl_tc_set_parent(TC_CAST(c), TC_HANDLE(0xffffU, 0));
 	rtnl_cls_set_prio(c, NLK_CIRCUIT_PRIO);
 	rtnl_cls_set_protocol(c, ETH_P_ALL);
 	if (rtnl_tc_set_kind(TC_CAST(c), "u32")) {

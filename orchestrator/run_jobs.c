@@ -131,7 +131,8 @@ int run_resolve_jobs(const struct experiment *e, job_list *out, struct diag *d)
 		return r;
 	for (i = 0; i < out->n; i++)
 		out->v[i].id = (uint32_t)i; /* ties keep the file's order */
-	qsort(out->v, out->n, sizeof(*out->v), cmp_arrival);
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), cmp_arrival);
 	for (i = 0; i < out->n; i++)
 		out->v[i].id = (uint32_t)i;
 	return 0;

@@ -75,7 +75,8 @@ static void join_flows(struct run *r)
 {
 	size_t i;
 
-	qsort(r->raw.v, r->raw.n, sizeof(*r->raw.v), cmp_flow);
+	if (r->raw.n)
+		qsort(r->raw.v, r->raw.n, sizeof(*r->raw.v), cmp_flow);
 	for (i = 0; i + 1 < r->raw.n; i++) {
 		const struct run_flow *s = &r->raw.v[i], *v = &r->raw.v[i + 1];
 		const struct run_job *rj = &r->jobs[s->job];

@@ -152,7 +152,7 @@ static void test_ingress(void **state)
 	tcm = nlmsg_data(t_hdr(m));
 	assert_int_equal(tcm->tcm_ifindex, 4);
 	assert_int_equal(tcm->tcm_parent, TC_H_INGRESS);
-	assert_int_equal(tcm->tcm_handle, TC_HANDLE(0xffff, 0));
+	assert_int_equal(tcm->tcm_handle, TC_HANDLE(0xffffU, 0));
 	assert_int_equal(nlmsg_parse(t_hdr(m), sizeof(*tcm), tb, TCA_MAX, NULL), 0);
 	assert_string_equal(nla_get_string(tb[TCA_KIND]), "ingress");
 	nlmsg_free(m);
@@ -185,7 +185,7 @@ static void test_circuit(void **state)
 	assert_int_equal(t_hdr(m)->nlmsg_type, RTM_NEWTFILTER);
 	tcm = nlmsg_data(t_hdr(m));
 	assert_int_equal(tcm->tcm_ifindex, 2);
-	assert_int_equal(tcm->tcm_parent, TC_HANDLE(0xffff, 0));
+	assert_int_equal(tcm->tcm_parent, TC_HANDLE(0xffffU, 0));
 	assert_int_equal(TC_H_MAJ(tcm->tcm_info) >> 16, NLK_CIRCUIT_PRIO);
 	assert_int_equal(TC_H_MIN(tcm->tcm_info), htons(ETH_P_ALL));
 	assert_int_equal(nlmsg_parse(t_hdr(m), sizeof(*tcm), tb, TCA_MAX, NULL), 0);
@@ -205,7 +205,7 @@ static void test_circuit(void **state)
 	assert_int_equal(nlk_build_circuit_del(2, &m), 0);
 	assert_int_equal(t_hdr(m)->nlmsg_type, RTM_DELTFILTER);
 	tcm = nlmsg_data(t_hdr(m));
-	assert_int_equal(tcm->tcm_parent, TC_HANDLE(0xffff, 0));
+	assert_int_equal(tcm->tcm_parent, TC_HANDLE(0xffffU, 0));
 	assert_int_equal(TC_H_MAJ(tcm->tcm_info) >> 16, NLK_CIRCUIT_PRIO);
 	nlmsg_free(m);
 }
