@@ -181,14 +181,41 @@ void conn_adopt_lobby(struct ctx *c, struct rank *rk)
 	}
 }
 
+/* Binds fd to the first free candidate of ctl_sport() for this connection. No SO_REUSEADDR:
+ * a port held by a TIME_WAIT socket then fails here, synchronously, and the next is tried. */
+static int conn_bind_sport(struct rank *rk, int fd, uint32_t peer)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY)};
+	uint32_t i;
+	uint16_t port;
+
+	for (i = 0; i < CTL_SPORT_N; i++) {
+		port = ctl_sport(rk->spec.job, rk->spec.rank, peer, i);
+		if (port == rk->ctx->hello.port)
+			continue;
+		sa.sin_port = htons(port);
+		if (!bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+			return 0;
+		if (errno != EADDRINUSE)
+			return -errno;
+	}
+	return -EADDRINUSE;
+}
+
 int conn_connect(struct rank *rk, uint32_t pi)
 {
 	uint32_t rank = rk->plan.peers[pi];
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct conn *cn;
+	int r;
 
 	if (fd < 0)
 		return -errno;
+	r = conn_bind_sport(rk, fd, rank);
+	if (r) {
+		close(fd);
+		return r;
+	}
 	cn = conn_new(fd);
 	if (!cn) {
 		close(fd);

@@ -70,7 +70,8 @@ static int rank_connect(struct rank *rk, struct diag *d)
 			continue;
 		r = conn_connect(rk, pi);
 		if (r)
-			return diag_set(d, r, "socket: %s", strerror(-r));
+			return diag_set(d, r, "connection to rank %u (socket, source port): %s",
+					rk->plan.peers[pi], strerror(-r));
 	}
 	conn_adopt_lobby(rk->ctx, rk);
 	return 0;

@@ -98,6 +98,11 @@ for tag in 1 2; do
 	((high > 8 << 20 && low < 1 << 20)) || fail "tag $tag did not pin the path (s0 $d0, s1 $d1)"
 done
 
+# Every drive run has ended: no emu-node may be left in this testbed's namespaces (other
+# testbeds on the machine may be running their own).
+left=$(ip netns list | awk -v p="tb-$n-" 'index($1, p) == 1 { print $1 }' |
+	while read -r ns; do ip netns pids "$ns"; done |
+	while read -r pid; do [ "$(readlink "/proc/$pid/exe")" = "$TB_BUILD/emu-node" ] && echo "$pid"; done)
+[ -z "$left" ] || fail "emu-node processes left behind: $left"
 "$TB" down "$n" >/dev/null
 no_leftovers "$n"
-! pgrep -f "^$TB_BUILD/emu-node" >/dev/null || fail "emu-node processes left behind"

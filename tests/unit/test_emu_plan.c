@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "emu-node/ctl.h"
 #include "emu-node/plan.h"
 #include "emu-node/verify.h"
 
@@ -312,12 +313,48 @@ static void test_all_algorithms(void **state)
 	}
 }
 
+/* Source ports: in range, a fixed function of (job, rank, peer), spread so that the pairs
+ * of one job rarely share a first candidate, and the attempts walk every port in turn. */
+static void test_sport(void **state)
+{
+	static uint8_t seen[65536];
+	uint32_t job, r, p, same = 0, pairs = 0;
+	uint16_t a, b;
+
+	(void)state;
+	for (job = 0; job < 4; job++) {
+		memset(seen, 0, sizeof(seen));
+		for (r = 0; r < 64; r++) {
+			for (p = r + 1; p < 64; p++) {
+				a = ctl_sport(job, r, p, 0);
+				assert_true(a >= CTL_SPORT_LO && a < CTL_SPORT_LO + CTL_SPORT_N);
+				assert_int_equal(a, ctl_sport(job, r, p, 0));
+				same += seen[a];
+				seen[a] = 1;
+				pairs++;
+			}
+		}
+	}
+	/* 2,016 pairs over 22,768 ports: about 85 repeats per job expected by chance */
+	assert_true(same < pairs / 10);
+	assert_int_not_equal(ctl_sport(0, 1, 2, 0), ctl_sport(1, 1, 2, 0));
+	assert_int_not_equal(ctl_sport(0, 1, 2, 0), ctl_sport(0, 2, 1, 0));
+	memset(seen, 0, sizeof(seen));
+	for (r = 0; r < CTL_SPORT_N; r++) {
+		a = ctl_sport(7, 3, 5, r);
+		b = ctl_sport(7, 3, 5, r + 1);
+		assert_int_equal(seen[a], 0);
+		seen[a] = 1;
+		assert_true(b == a + 1 ||
+			    (a == CTL_SPORT_LO + CTL_SPORT_N - 1 && b == CTL_SPORT_LO));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_channels),
-		cmocka_unit_test(test_readiness),
-		cmocka_unit_test(test_pieces),
+		cmocka_unit_test(test_channels),       cmocka_unit_test(test_sport),
+		cmocka_unit_test(test_readiness),      cmocka_unit_test(test_pieces),
 		cmocka_unit_test(test_all_algorithms),
 	};
 
