@@ -67,7 +67,10 @@ static int raise_nofile(size_t need, struct diag *d)
  * rp_filter is off because ECMP paths are asymmetric; endpoints keep cwnd across idle
  * compute phases, as RDMA transports have no slow start, and use the scenario's congestion
  * control (scenario.h, enum scn_cc, says why Reno is the default) and receive buffer cap
- * (transport.window, written into rmem). */
+ * (transport.window, written into rmem). With routing.spray, consecutive segments take paths
+ * whose queues differ by many packets, so endpoints start from a reordering degree of 127
+ * instead of 3 and send no tail loss probes (each one fired early and was answered by a
+ * DSACK); RACK still detects real losses by time (docs/scenario.md, routing.spray). */
 static int node_sysctls(const struct scenario *s, const struct topo_node *n,
 			struct netns_sysctl *out, char *rmem, size_t len)
 {
@@ -99,13 +102,17 @@ static int node_sysctls(const struct scenario *s, const struct topo_node *n,
 			 (unsigned long long)s->transport.window_bytes);
 		out[k++] = (struct netns_sysctl){"net/ipv4/tcp_rmem", rmem};
 	}
+	if (n->kind == TOPO_ENDPOINT && s->routing.spray) {
+		out[k++] = (struct netns_sysctl){"net/ipv4/tcp_reordering", "127"};
+		out[k++] = (struct netns_sysctl){"net/ipv4/tcp_early_retrans", "0"};
+	}
 	return k;
 }
 
 static int make_namespaces(struct fabric *f, struct diag *d)
 {
 	const struct topo *t = f->t;
-	struct netns_sysctl sc[16];
+	struct netns_sysctl sc[20];
 	char name[128], rmem[64];
 	size_t i;
 	int r;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* All-to-all. Pairwise (seed 001 §5.3): N-1 rounds; in round t rank i sends its block for
  * rank (i+t+1) mod N and receives the block of rank (i-t-1) mod N. Direct: the same sends
- * and receives in the same order, all in flight at once. */
+ * and receives, all in flight at once (or k at a time), the shifts in a strided order. */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -32,16 +32,48 @@ void coll_a2a_build(struct coll_bld *b)
 	}
 }
 
+static uint32_t gcd(uint32_t a, uint32_t b)
+{
+	while (b) {
+		uint32_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* The step between consecutive shifts of `direct`: the integer nearest n (sqrt(5) - 1) / 2
+ * that is prime to n, so that t -> (t + 1) g mod n visits every shift 1..n-1 once, and any
+ * few consecutive phases lie far apart (golden-ratio spacing), as Fibonacci hashing spreads
+ * consecutive keys. */
+uint32_t coll_a2a_stride(uint32_t n)
+{
+	uint32_t g = (uint32_t)(n * 0.6180339887 + 0.5), d;
+
+	for (d = 0; d < n; d++) {
+		if (g + d < n && gcd(g + d, n) == 1)
+			return g + d;
+		if (g > d && gcd(g - d, n) == 1)
+			return g - d;
+	}
+	return 1;
+}
+
 /* seed 004 §4.3 measures global bandwidth with every rank sending to every other at once:
  * "in iteration i, process j sends to process j+i mod p", the iterations posted together as
  * nonblocking sends, so a rank with several ports (a HammingMesh accelerator has four) can
- * use them all. Phase t is the shift t+1, as in pairwise. With group k (0 < k < N-1) at most
- * k sends are in flight: send t waits for send t-k, as a NIC with k send engines would (the
- * paper's SST NIC has 4, Table III); receives are all posted at once. */
+ * use them all. Phase t is the shift s = (t+1) g mod N (g = coll_a2a_stride(N)), the same at
+ * every rank, so each phase is still a permutation. With group k (0 < k < N-1) at most k
+ * sends are in flight: send t waits for send t-k, as a NIC with k send engines would (the
+ * paper's SST NIC has 4, Table III); receives are all posted at once. Consecutive shifts
+ * (1, 2, ...) would keep a rank's k sends on the next few ranks, often one or two boards, so
+ * for a while all the traffic would cross the same few links while the others idle; the
+ * paper's fluid figure assumes every pair's traffic at once, which strided shifts approach. */
 void coll_a2a_direct_build(struct coll_bld *b)
 {
 	const struct coll_params *p = b->p;
-	uint32_t n = p->nranks, r = b->rank, k = p->group, t, dst, src;
+	uint32_t n = p->nranks, r = b->rank, k = p->group, g = coll_a2a_stride(n), t, s, dst, src;
 	uint32_t *snd = calloc(n, sizeof(*snd));
 	uint64_t blk = p->bytes / n;
 	struct coll_deps dep;
@@ -51,8 +83,9 @@ void coll_a2a_direct_build(struct coll_bld *b)
 		return;
 	}
 	for (t = 0; t + 1 < n; t++) {
-		dst = (r + t + 1) % n;
-		src = (r + n - t - 1) % n;
+		s = (uint32_t)((uint64_t)(t + 1) * g % n);
+		dst = (r + s) % n;
+		src = (r + n - s) % n;
 		dep.n = 0;
 		if (k && t >= k)
 			coll_deps_add(b, &dep, snd[t - k]);

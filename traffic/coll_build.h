@@ -83,6 +83,8 @@ void coll_ring_build(struct coll_bld *b);
 void coll_hd_build(struct coll_bld *b);
 void coll_a2a_build(struct coll_bld *b);
 void coll_a2a_direct_build(struct coll_bld *b);
+/* The step g between `direct`'s consecutive shifts: phase t sends to rank + (t+1) g mod n. */
+uint32_t coll_a2a_stride(uint32_t n);
 void coll_hier_build(struct coll_bld *b);
 void coll_shard_build(struct coll_bld *b);
 

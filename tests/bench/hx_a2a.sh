@@ -57,6 +57,27 @@ fractions() { # fractions RUN_DIR
 			printf "\t%.3f\n", sum / k }' "$1/iterations.csv"
 }
 
+# Diagnostics, not the figure: how busy the links were from the first rank starting the
+# all-to-all to the last finishing it (wire bytes, headers and ACKs included; the mean over
+# every direction, PCB links too, which the fluid model loads lightly, and the busiest), and
+# per iteration the median rank's end against the last one's: the tail stragglers add to T.
+diag() { # diag RUN_DIR
+	local s e
+	s=$(awk -F, 'NR > 1 && (!m || $5 < m) { m = $5 } END { print m }' "$1/iterations.csv")
+	e=$(awk -F, 'NR > 1 && $6 > m { m = $6 } END { print m }' "$1/iterations.csv")
+	awk -F, -v s="$s" -v e="$e" -v r="$R" 'NR > 1 { k = $2 "," $3
+		if ($1 >= s && !(k in t0)) { t0[k] = $1; b0[k] = $4 }
+		if ($1 <= e) { t1[k] = $1; b1[k] = $4 } }
+		END { for (k in t0) { u = (b1[k] - b0[k]) * 8 / ((t1[k] - t0[k]) / 1e9) / r
+			sum += u; n++; if (u > max) max = u }
+			printf "links busy mean %.2f, busiest %.2f;", sum / n, max }' "$1/links.csv"
+	tail -n +2 "$1/iterations.csv" | sort -t, -k3,3n -k6,6n | awk -F, '{
+		i = $3; e[i, ++n[i]] = $6; if (!(i in s) || $5 < s[i]) s[i] = $5 }
+		END { for (i = 0; i in n; i++) printf " iteration %d ends %.1f s (median rank), %.1f s (last);",
+			i, (e[i, int((n[i] + 1) / 2)] - s[i]) / 1e9, (e[i, n[i]] - s[i]) / 1e9 }'
+	echo
+}
+
 measure() { # measure LABEL SPRAY
 	local f="$TMP/$NAME.yaml" c0 c1 run out
 	sed -e "s/^name: .*/name: $NAME/" -e "s/^  spray: .*/  spray: $2/" "$SCN" >"$f"
@@ -69,6 +90,7 @@ measure() { # measure LABEL SPRAY
 	out=$(fractions "$run")
 	printf '%-22s %-34s %6s %8.2f %6s\n' "$1" "${out%%$'\t'*}" "${out##*$'\t'}" \
 		"$(awk -v f="${out##*$'\t'}" -v p="$fluid" 'BEGIN { print f / p }')" "$(busy "$c0" "$c1")"
+	printf '%-22s %s\n' "" "$(diag "$run")"
 	mv "$run" "$TMP/run-$2"
 }
 

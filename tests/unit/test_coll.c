@@ -13,6 +13,7 @@
 
 #include "tests/unit/coll_sim.h"
 #include "traffic/coll.h"
+#include "traffic/coll_build.h"
 
 #define T_MAX_N 17
 
@@ -290,34 +291,63 @@ static void t_a2a_one(uint32_t n, uint64_t per_block, uint32_t elem)
 	coll_sched_done(&s);
 }
 
-/* Direct: pairwise's steps, in its order; send t waits for send t-k only (k = group, 0: all
- * at once), receives for nothing. */
+/* Direct: pairwise's steps, the shifts in the order (t+1) g mod n; send t waits for send
+ * t-k only (k = group, 0: all at once), receives for nothing. Every rank sends to and
+ * receives from each other rank exactly once. */
 static void t_a2a_direct(uint32_t n, uint64_t per_block, uint32_t k)
 {
 	struct t_size sz = {(uint64_t)n * per_block * 4, 4};
 	struct coll_params p = t_params(COLL_ALLTOALL, COLL_DIRECT, n, sz, k);
+	uint32_t g = coll_a2a_stride(n), r, i, sh, to[T_MAX_N], from[T_MAX_N];
 	const struct coll_step *st;
 	struct coll_sched s;
-	uint32_t r, i;
 	bool waits;
 
 	t_build_sim(&p, &s);
 	for (r = 0; r < n; r++) {
 		assert_int_equal(coll_sched_bytes_sent(&s, r), (n - 1) * per_block * 4);
 		assert_int_equal(s.ranks.v[r].step_n, 2 * (n - 1));
+		memset(to, 0, sizeof(to));
+		memset(from, 0, sizeof(from));
 		st = t_steps(&s, r);
 		for (i = 0; i < s.ranks.v[r].step_n; i++) {
+			sh = (uint32_t)((uint64_t)(i / 2 + 1) * g % n);
 			assert_int_equal(st[i].phase, i / 2);
-			assert_int_equal(st[i].peer, st[i].op == COLL_SEND
-							     ? (r + i / 2 + 1) % n
-							     : (r + n - i / 2 - 1) % n);
+			assert_int_equal(st[i].peer,
+					 st[i].op == COLL_SEND ? (r + sh) % n : (r + n - sh) % n);
+			(st[i].op == COLL_SEND ? to : from)[st[i].peer]++;
 			waits = st[i].op == COLL_SEND && k && i / 2 >= k;
 			assert_int_equal(st[i].dep_n, waits);
 			if (waits)
 				assert_int_equal(s.deps.v[st[i].dep_off], i - 2 * k);
 		}
+		for (i = 0; i < n; i++) {
+			assert_int_equal(to[i], i != r);
+			assert_int_equal(from[i], i != r);
+		}
 	}
 	coll_sched_done(&s);
+}
+
+static uint32_t t_gcd(uint32_t a, uint32_t b)
+{
+	return b ? t_gcd(b, a % b) : a;
+}
+
+/* The stride is prime to n, so that every shift comes once. */
+static void test_a2a_stride(void **state)
+{
+	uint32_t n, g;
+
+	(void)state;
+	assert_int_equal(coll_a2a_stride(64), 41); /* 39.6: 40 shares 8 with 64 */
+	assert_int_equal(coll_a2a_stride(16), 11); /* 9.9: 10 shares 2 with 16 */
+	assert_int_equal(coll_a2a_stride(2), 1);
+	for (n = 2; n <= 4096; n++) {
+		g = coll_a2a_stride(n);
+		assert_true(g >= 1 && g < n);
+		assert_int_equal(t_gcd(g, n), 1);
+	}
 }
 
 static void test_direct_a2a(void **state)
@@ -624,6 +654,7 @@ int main(void)
 		cmocka_unit_test(test_hd_shape),
 		cmocka_unit_test(test_pairwise),
 		cmocka_unit_test(test_direct_a2a),
+		cmocka_unit_test(test_a2a_stride),
 		cmocka_unit_test(test_hier),
 		cmocka_unit_test(test_hier_shape),
 		cmocka_unit_test(test_tiny),
