@@ -181,7 +181,7 @@ void conn_adopt_lobby(struct ctx *c, struct rank *rk)
 	}
 }
 
-/* Binds fd to the first free candidate of ctl_sport() for this connection. No SO_REUSEADDR:
+/* Binds fd to the first free candidate of flow_sport() for this connection. No SO_REUSEADDR:
  * a port held by a TIME_WAIT socket then fails here, synchronously, and the next is tried. */
 static int conn_bind_sport(struct rank *rk, int fd, uint32_t peer)
 {
@@ -189,8 +189,8 @@ static int conn_bind_sport(struct rank *rk, int fd, uint32_t peer)
 	uint32_t i;
 	uint16_t port;
 
-	for (i = 0; i < CTL_SPORT_N; i++) {
-		port = ctl_sport(rk->spec.job, rk->spec.rank, peer, i);
+	for (i = 0; i < FLOW_SPORT_N; i++) {
+		port = flow_sport(rk->spec.job, rk->spec.rank, peer, i);
 		if (port == rk->ctx->hello.port)
 			continue;
 		sa.sin_port = htons(port);

@@ -20,14 +20,15 @@
  * TCP connection; the lower rank connects to the higher rank's listening port and first
  * sends struct ctl_conn_hello. Sends on a connection go out in schedule order, receives are
  * taken in schedule order (FIFO per direction, as traffic/coll.h requires). The connecting
- * rank binds the source port ctl_sport() names, so that a job's flows hash the same way on
- * every run of a scenario (ECMP collisions repeat with the seed). */
+ * rank binds the source port flow_sport() names (traffic/sport.h), so that a job's flows hash the
+ * same way on every run of a scenario (ECMP collisions repeat with the seed). */
 #ifndef EMU_CTL_H
 #define EMU_CTL_H
 
 #include <stdint.h>
 
 #include "traffic/coll.h"
+#include "traffic/sport.h"
 
 #define CTL_VERSION 1
 #define CTL_MAX_MSG (256 * 1024) /* largest packet either side sends */
@@ -162,25 +163,6 @@ struct ctl_conn_hello {
 static inline uint32_t ctl_job_len(uint32_t nranks)
 {
 	return (uint32_t)(sizeof(struct ctl_job) + nranks * sizeof(struct ctl_peer));
-}
-
-/* Source ports of data connections: below the kernel's ephemeral range (32768-60999 by
- * default), so they never meet a port the kernel picked. */
-#define CTL_SPORT_LO 10000u
-#define CTL_SPORT_N 22768u /* 10000 .. 32767 */
-
-/* The attempt-th candidate source port for rank's connection to peer in job: a fixed
- * function of the three (splitmix64's finalizer spreads them over the range), then the
- * following ports in turn when a candidate is taken (a connection of an earlier job still in
- * TIME_WAIT). The same history gives the same ports. */
-static inline uint16_t ctl_sport(uint32_t job, uint32_t rank, uint32_t peer, uint32_t attempt)
-{
-	uint64_t x = ((uint64_t)job << 42) ^ ((uint64_t)rank << 21) ^ peer;
-
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return (uint16_t)(CTL_SPORT_LO + (x + attempt) % CTL_SPORT_N);
 }
 
 /* The value each element of rank r's buffer starts with in verify mode (integer-valued so

@@ -2,6 +2,7 @@
 /* testbed check FILE: parse, build the model and the routing plan, print what `up` would make.
  * Needs no root and touches no kernel state. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/units.h"
@@ -10,6 +11,7 @@
 #include "model/gen.h"
 #include "orchestrator/cmd.h"
 #include "orchestrator/scenario_sweep.h"
+#include "policy/sched.h"
 
 static void check_usage(FILE *f)
 {
@@ -26,6 +28,44 @@ static void check_usage(FILE *f)
 #define CHECK_HASHED_MAX 256
 #define CHECK_HASHED_TRIALS 20
 
+/* A workload of one all-to-all job: where the scheduler puts its ranks (as the run will,
+ * from an empty cluster), into eps. Its GPU count, or 0 for any other workload. */
+static uint32_t lone_alltoall(const struct cmd_world *w, uint32_t *eps)
+{
+	const struct exp_workload *wl = &w->e.w;
+	struct sched_cfg cfg = w->e.sched;
+	const uint32_t *placed;
+	struct diag d = {0};
+	struct sched s;
+	uint32_t n = 0;
+
+	if (wl->jobs.n != 1 || wl->generate || wl->trace || wl->jobs.v[0].kind != COLL_ALLTOALL)
+		return 0;
+	cfg.placement_order = wl->rank_order == EXP_RANK_PLACEMENT;
+	if (sched_init(&s, w->t, &cfg))
+		return 0;
+	if (!sched_submit(&s, 0, wl->jobs.v[0].gpus, &d) && !sched_next(&s, &placed) && placed) {
+		n = wl->jobs.v[0].gpus;
+		memcpy(eps, placed, n * sizeof(*eps));
+	}
+	sched_done(&s);
+	return n;
+}
+
+/* The per-flow ECMP bound for the connections the workload's one all-to-all job will open. */
+static void print_job_bound(const struct cmd_world *w)
+{
+	uint32_t *eps = calloc(w->t->endpoints.n, sizeof(*eps)), n;
+	double f;
+
+	n = eps ? lone_alltoall(w, eps) : 0;
+	if (n >= 2 && !route_alltoall_conns(w->t, &w->plan, eps, n, 0, &f))
+		printf("           %.3f under per-flow ECMP for this workload's job (%u ranks, the "
+		       "source ports emu-node binds)\n",
+		       f, n);
+	free(eps);
+}
+
 /* seed 004 §4.3: the all-to-all fraction the routes allow, split equally per hop. */
 static void print_fluid(const struct cmd_world *w)
 {
@@ -41,6 +81,7 @@ static void print_fluid(const struct cmd_world *w)
 	printf("           %.3f under per-flow ECMP, one flow per pair (mean of %d source-port "
 	       "draws, %.3f to %.3f)\n",
 	       b.mean, CHECK_HASHED_TRIALS, b.min, b.max);
+	print_job_bound(w);
 }
 
 /* OCS layers (model/ocs.h): how many, their circuits at `up`, the reconfiguration delay. */

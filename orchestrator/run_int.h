@@ -4,8 +4,9 @@
 #define ORCH_RUN_INT_H
 
 #include "orchestrator/run.h"
+#include "traffic/sport.h"
 
-#define RUN_PORT 7070 /* every emu-node listens here, in its own namespace */
+#define RUN_PORT FLOW_DPORT /* traffic/sport.h */
 #define RUN_UID 65534 /* emu-nodes drop to nobody once listening */
 #define RUN_ABORT_NS 5000000000LL /* ranks get this long to confirm an abort */
 

@@ -111,6 +111,14 @@ struct route_a2a_bound {
 int route_alltoall_hashed(const struct topo *t, const struct route_plan *plan, uint32_t trials,
 			  uint64_t seed, struct route_a2a_bound *out);
 
+/* The same bound for the flows one job will make: n ranks on endpoints eps[rank] (indexes
+ * into t->endpoints, as the scheduler places them), one TCP connection per pair with the
+ * source port emu-node binds (traffic/sport.h, first candidate), both directions routed.
+ * What a run of this scenario should approach under per-flow ECMP, rather than a mean over
+ * random ports. 0, -EINVAL or -ENOMEM. */
+int route_alltoall_conns(const struct topo *t, const struct route_plan *plan, const uint32_t *eps,
+			 uint32_t n, uint32_t job, double *out);
+
 /* Walks flow f from endpoint node src through the plan as the kernel would, writing up to
  * max node ids (src first) into hops. Tags apply at the first node that has a choice and
  * received the packet on an edge port. A spraying group is walked as if it hashed: its

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* What per-flow ECMP leaves of an all-to-all (see route.h, route_alltoall_hashed): each
- * ordered pair one flow with a random source port, walked through the plan as the kernel
- * hashes it, and the busiest link direction then bounds every pair's rate. */
+/* What per-flow ECMP leaves of an all-to-all (see route.h, route_alltoall_hashed and
+ * route_alltoall_conns): each ordered pair one flow, with a random source port or the one
+ * emu-node will bind, walked through the plan as the kernel hashes it; the busiest link
+ * direction then bounds every pair's rate. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,9 +10,9 @@
 #include "lib/rng.h"
 #include "model/fluid.h"
 #include "policy/route.h"
+#include "traffic/sport.h"
 
 #define LOAD_MAX_HOPS 64
-#define LOAD_DPORT 7001 /* emu-node's listening port */
 
 /* The port of node a whose link leads to node b (the first, if links are parallel). */
 static uint32_t port_to(const struct topo *t, uint32_t a, uint32_t b)
@@ -26,34 +27,59 @@ static uint32_t port_to(const struct topo *t, uint32_t a, uint32_t b)
 	return TOPO_NONE;
 }
 
-/* One draw: adds one unit per flow to load[] along its path. */
-static int draw(const struct topo *t, const struct route_plan *plan, uint64_t *rng, double *load)
+/* Adds one unit to load[] along the path of flow f from endpoint node src. */
+static int add_flow(const struct topo *t, const struct route_plan *plan, uint32_t src,
+		    const struct route_flow *f, double *load)
 {
-	uint32_t hops[LOAD_MAX_HOPS], a, b;
+	uint32_t hops[LOAD_MAX_HOPS];
 	int n, i;
 
-	for (a = 0; a < t->endpoints.n; a++) {
-		for (b = 0; b < t->endpoints.n; b++) {
-			struct route_flow f = {.saddr = t->nodes.v[t->endpoints.v[a]].addr,
-					       .daddr = t->nodes.v[t->endpoints.v[b]].addr,
-					       .sport = (uint16_t)(32768 + rng_next(rng) % 28232),
-					       .dport = LOAD_DPORT,
-					       .proto = 6};
-
-			if (a == b)
-				continue;
-			n = route_trace(t, plan, t->endpoints.v[a], &f, hops, LOAD_MAX_HOPS);
-			if (n < 0)
-				return -EINVAL;
-			for (i = 0; i + 1 < n; i++)
-				load[port_to(t, hops[i], hops[i + 1])] += 1;
-		}
-	}
+	n = route_trace(t, plan, src, f, hops, LOAD_MAX_HOPS);
+	if (n < 0)
+		return -EINVAL;
+	for (i = 0; i + 1 < n; i++)
+		load[port_to(t, hops[i], hops[i + 1])] += 1;
 	return 0;
 }
 
+/* One draw: one flow per ordered pair, each with a random source port. */
+static int draw(const struct topo *t, const struct route_plan *plan, uint64_t *rng, double *load)
+{
+	uint32_t a, b;
+	int r = 0;
+
+	for (a = 0; !r && a < t->endpoints.n; a++) {
+		for (b = 0; !r && b < t->endpoints.n; b++) {
+			struct route_flow f = {.saddr = t->nodes.v[t->endpoints.v[a]].addr,
+					       .daddr = t->nodes.v[t->endpoints.v[b]].addr,
+					       .sport = (uint16_t)(32768 + rng_next(rng) % 28232),
+					       .dport = FLOW_DPORT,
+					       .proto = 6};
+
+			if (a != b)
+				r = add_flow(t, plan, t->endpoints.v[a], &f, load);
+		}
+	}
+	return r;
+}
+
+/* The flow from rank a to rank b of a job on the one connection the pair shares: the lower
+ * rank's bound source port to the higher rank's FLOW_DPORT, and back. */
+static struct route_flow conn_flow(const struct topo *t, const uint32_t *eps, uint32_t job,
+				   uint32_t a, uint32_t b)
+{
+	struct route_flow f = {.saddr = t->nodes.v[t->endpoints.v[eps[a]]].addr,
+			       .daddr = t->nodes.v[t->endpoints.v[eps[b]]].addr,
+			       .proto = 6};
+	uint16_t sport = flow_sport(job, a < b ? a : b, a < b ? b : a, 0);
+
+	f.sport = a < b ? sport : FLOW_DPORT;
+	f.dport = a < b ? FLOW_DPORT : sport;
+	return f;
+}
+
 /* (N-1) lambda / injection, lambda the pair rate that fills the busiest link direction. */
-static double fraction(const struct topo *t, const double *load)
+static double fraction_of(const struct topo *t, const double *load, uint32_t nranks)
 {
 	double lambda = -1, cap;
 	size_t i;
@@ -65,7 +91,12 @@ static double fraction(const struct topo *t, const double *load)
 		if (lambda < 0 || cap < lambda)
 			lambda = cap;
 	}
-	return (double)(t->endpoints.n - 1) * lambda / fluid_injection(t);
+	return (double)(nranks - 1) * lambda / fluid_injection(t);
+}
+
+static double fraction(const struct topo *t, const double *load)
+{
+	return fraction_of(t, load, (uint32_t)t->endpoints.n);
 }
 
 int route_alltoall_hashed(const struct topo *t, const struct route_plan *plan, uint32_t trials,
@@ -86,6 +117,32 @@ int route_alltoall_hashed(const struct topo *t, const struct route_plan *plan, u
 		out->min = !k || f < out->min ? f : out->min;
 		out->max = f > out->max ? f : out->max;
 	}
+	free(load);
+	return r;
+}
+
+int route_alltoall_conns(const struct topo *t, const struct route_plan *plan, const uint32_t *eps,
+			 uint32_t n, uint32_t job, double *out)
+{
+	double *load = calloc(t->ports.n + 1, sizeof(*load));
+	uint32_t a, b;
+	int r = load ? 0 : -ENOMEM;
+
+	*out = 0;
+	if (!r && (n < 2 || fluid_injection(t) <= 0))
+		r = -EINVAL;
+	for (a = 0; !r && a < n; a++) {
+		for (b = 0; !r && b < n; b++) {
+			struct route_flow f;
+
+			if (a == b)
+				continue;
+			f = conn_flow(t, eps, job, a, b);
+			r = add_flow(t, plan, t->endpoints.v[eps[a]], &f, load);
+		}
+	}
+	if (!r)
+		*out = fraction_of(t, load, n);
 	free(load);
 	return r;
 }

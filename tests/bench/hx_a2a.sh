@@ -31,7 +31,8 @@ trap cleanup EXIT
 SCN=scenarios/hxmesh-a2a.yaml
 check=$("$TB" check "$SCN")
 fluid=$(echo "$check" | awk '/^alltoall/ { print $2 }')
-hashed=$(echo "$check" | awk '/under per-flow ECMP/ { print $1 }')
+hashed=$(echo "$check" | awk '/under per-flow ECMP, one flow per pair/ { print $1 }')
+job=$(echo "$check" | awk '/under per-flow ECMP for this workload/ { print $1 }')
 rate=$(echo "$check" | awk '/^rate/ { print $2 }')
 case $rate in
 *Mbit) R=$(awk -v r="${rate%Mbit}" 'BEGIN { printf "%.0f", r * 1e6 }') ;;
@@ -97,7 +98,7 @@ measure() { # measure LABEL SPRAY
 echo "hx_a2a: all-to-all on the 4x4 Hx2Mesh (64 accelerators), links at $rate, $(nproc) cores," \
 	"load $(cut -d' ' -f1 /proc/loadavg)"
 echo "fluid prediction $fluid of injection (digest §2.4: 0.328), target $(awk -v p="$fluid" \
-	'BEGIN { printf "%.3f to %.3f", p * 0.85, p * 1.15 }'); per-flow ECMP bound $hashed"
+	'BEGIN { printf "%.3f to %.3f", p * 0.85, p * 1.15 }'); per-flow ECMP bound $hashed (mean of random ports), $job (this run's ports)"
 printf '\n%-22s %-34s %6s %8s %6s\n' "" "fraction per iteration (T)" "mean" "/fluid" "CPU"
 measure "per-flow ECMP" false
 measure "per-packet spraying" true

@@ -326,9 +326,9 @@ static void test_sport(void **state)
 		memset(seen, 0, sizeof(seen));
 		for (r = 0; r < 64; r++) {
 			for (p = r + 1; p < 64; p++) {
-				a = ctl_sport(job, r, p, 0);
-				assert_true(a >= CTL_SPORT_LO && a < CTL_SPORT_LO + CTL_SPORT_N);
-				assert_int_equal(a, ctl_sport(job, r, p, 0));
+				a = flow_sport(job, r, p, 0);
+				assert_true(a >= FLOW_SPORT_LO && a < FLOW_SPORT_LO + FLOW_SPORT_N);
+				assert_int_equal(a, flow_sport(job, r, p, 0));
 				same += seen[a];
 				seen[a] = 1;
 				pairs++;
@@ -337,16 +337,16 @@ static void test_sport(void **state)
 	}
 	/* 2,016 pairs over 22,768 ports: about 85 repeats per job expected by chance */
 	assert_true(same < pairs / 10);
-	assert_int_not_equal(ctl_sport(0, 1, 2, 0), ctl_sport(1, 1, 2, 0));
-	assert_int_not_equal(ctl_sport(0, 1, 2, 0), ctl_sport(0, 2, 1, 0));
+	assert_int_not_equal(flow_sport(0, 1, 2, 0), flow_sport(1, 1, 2, 0));
+	assert_int_not_equal(flow_sport(0, 1, 2, 0), flow_sport(0, 2, 1, 0));
 	memset(seen, 0, sizeof(seen));
-	for (r = 0; r < CTL_SPORT_N; r++) {
-		a = ctl_sport(7, 3, 5, r);
-		b = ctl_sport(7, 3, 5, r + 1);
+	for (r = 0; r < FLOW_SPORT_N; r++) {
+		a = flow_sport(7, 3, 5, r);
+		b = flow_sport(7, 3, 5, r + 1);
 		assert_int_equal(seen[a], 0);
 		seen[a] = 1;
 		assert_true(b == a + 1 ||
-			    (a == CTL_SPORT_LO + CTL_SPORT_N - 1 && b == CTL_SPORT_LO));
+			    (a == FLOW_SPORT_LO + FLOW_SPORT_N - 1 && b == FLOW_SPORT_LO));
 	}
 }
 
