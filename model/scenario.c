@@ -16,6 +16,7 @@ void scn_init(struct scenario *s)
 	s->topology.hx.planes = 1;
 	s->shaping.qdisc = SCN_QDISC_HTB;
 	s->shaping.ack_priority = true;
+	s->shaping.mtu = 1500;
 	s->routing.policy = SCN_POLICY_ECMP;
 	s->routing.seed = 1;
 	s->addressing.base = (198u << 24) | (18u << 16);

@@ -72,6 +72,7 @@ struct scn_shaping {
 	bool ack_priority; /* htb: pure ACKs ahead of data (policy/shape.h says why) */
 	uint64_t burst_bytes; /* 0 = derived from the rate (about 1 ms of data) */
 	uint64_t queue_bytes; /* 0 = derived from the rate */
+	uint32_t mtu; /* every veth's MTU, bytes (68..65535); shaping counts frames of mtu + 14 */
 };
 
 enum scn_policy {

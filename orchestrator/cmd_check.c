@@ -12,6 +12,7 @@
 #include "orchestrator/cmd.h"
 #include "orchestrator/scenario_sweep.h"
 #include "policy/sched.h"
+#include "policy/shape.h"
 
 static void check_usage(FILE *f)
 {
@@ -102,6 +103,21 @@ static void print_ocs(const struct cmd_world *w)
 	       (double)w->e.s.topology.ls.ocs.delay_ns / 1e6);
 }
 
+/* shaping.mtu when not the default, with what a full frame costs per hop on the first link */
+static void print_mtu(const struct cmd_world *w)
+{
+	const struct scn_shaping *sh = &w->e.s.shaping;
+	uint64_t rate = w->t->links.n ? w->t->links.v[0].rate[0] : 0;
+
+	if (sh->mtu == SHAPE_MTU)
+		return;
+	printf("mtu        %u on every link", sh->mtu);
+	if (rate)
+		printf(" (a full frame serializes in %.3g ms on the first link)",
+		       shape_frame(sh) * 8e3 / (double)rate);
+	printf("\n");
+}
+
 static void print_counts(const struct cmd_world *w)
 {
 	const struct topo *t = w->t;
@@ -121,6 +137,7 @@ static void print_counts(const struct cmd_world *w)
 	if (t->links.n)
 		printf("rate       %s on the first link (after rate_scale)\n",
 		       units_fmt_rate(r1, sizeof(r1), t->links.v[0].rate[0]));
+	print_mtu(w);
 	printf("routes     %zu\n", w->plan.routes.n);
 	printf("rules      %zu\n", w->plan.rules.n);
 	printf("ecmp       %zu groups\n", w->plan.groups.n);

@@ -155,6 +155,7 @@ static int add_veth(struct fabric *f, struct nlk_batch *b, uint32_t link, struct
 		.peer = z->ifname,
 		.peer_ifindex = (int)z->ifindex,
 		.peer_nsfd = f->nsfd[z->node],
+		.mtu = f->s->shaping.mtu,
 	};
 	struct nl_msg *m = NULL;
 	int r;

@@ -75,7 +75,7 @@ static int config_delay(struct nlk_batch *b, const struct topo_port *p,
 	snprintf(what, sizeof(what), "adding netem delay on %s", p->ifname);
 	return queue(b,
 		     nlk_build_netem((int)p->ifindex, parent, handle, sp->delay_ns,
-				     sp->limit / SHAPE_FRAME + 64, &m),
+				     sp->limit / sp->frame + 64, &m),
 		     &m, d, what, node);
 }
 
@@ -104,11 +104,12 @@ static int config_htb(struct nlk_batch *b, const struct topo_port *p, const stru
 {
 	uint64_t rate = sp->rate_bps, ack = sp->ack_prio ? rate / SHAPE_ACK_SHARE : 0;
 	struct nlk_htb_class top = {
-		TC_H_ROOT, TC_HANDLE(1, SHAPE_MINOR_PARENT), rate, rate, sp->burst, 0};
+		TC_H_ROOT, TC_HANDLE(1, SHAPE_MINOR_PARENT), rate, rate, sp->burst, 0, sp->frame};
 	struct nlk_htb_class ackc = {
-		top.classid, TC_HANDLE(1, SHAPE_MINOR_ACK), ack, rate, sp->burst, 0};
+		top.classid, TC_HANDLE(1, SHAPE_MINOR_ACK), ack, rate, sp->burst, 0, sp->frame};
 	struct nlk_htb_class data = {
-		top.classid, TC_HANDLE(1, SHAPE_MINOR_DATA), rate - ack, rate, sp->burst, 1};
+		top.classid, TC_HANDLE(1, SHAPE_MINOR_DATA), rate - ack, rate, sp->burst, 1,
+		sp->frame};
 	struct nl_msg *m = NULL;
 	char what[64];
 	int r;

@@ -45,11 +45,13 @@ static struct nl_addr *v4(uint32_t a, uint8_t plen)
 	return na;
 }
 
-static void veth_end(struct rtnl_link *l, const char *name, int ifindex, int nsfd)
+static void veth_end(struct rtnl_link *l, const char *name, int ifindex, int nsfd, uint32_t mtu)
 {
 	rtnl_link_set_name(l, name);
 	rtnl_link_set_ifindex(l, ifindex);
 	rtnl_link_set_ns_fd(l, nsfd);
+	if (mtu)
+		rtnl_link_set_mtu(l, mtu);
 }
 
 /* Both ends start down: the veth driver cannot open the peer before the pair is linked
@@ -62,8 +64,8 @@ int nlk_build_veth(const struct nlk_veth *v, struct nl_msg **out)
 	if (!l)
 		return -ENOMEM;
 	p = rtnl_link_veth_get_peer(l);
-	veth_end(l, v->name, v->ifindex, v->nsfd);
-	veth_end(p, v->peer, v->peer_ifindex, v->peer_nsfd);
+	veth_end(l, v->name, v->ifindex, v->nsfd, v->mtu);
+	veth_end(p, v->peer, v->peer_ifindex, v->peer_nsfd, v->mtu);
 	r = nle(rtnl_link_build_add_request(l, NLM_F_CREATE | NLM_F_EXCL, out));
 	rtnl_link_put(p);
 	rtnl_link_veth_release(l);
@@ -245,7 +247,7 @@ int nlk_build_htb_class(int ifindex, const struct nlk_htb_class *in, struct nl_m
 	r = r ? r : nle(rtnl_htb_set_cbuffer(c, in->burst));
 	r = r ? r : nle(rtnl_htb_set_prio(c, in->prio));
 	/* one frame per round: ACKs and data alternate finely when both wait */
-	r = r ? r : nle(rtnl_htb_set_quantum(c, SHAPE_FRAME));
+	r = r ? r : nle(rtnl_htb_set_quantum(c, in->quantum ? in->quantum : SHAPE_FRAME));
 	if (!r)
 		r = nle(rtnl_class_build_add_request(c, NLM_F_CREATE | NLM_F_EXCL, out));
 	rtnl_class_put(c);

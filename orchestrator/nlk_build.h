@@ -15,6 +15,7 @@ struct nlk_veth {
 	const char *name, *peer;
 	int ifindex, peer_ifindex; /* chosen indexes: the namespaces are ours and fresh */
 	int nsfd, peer_nsfd; /* namespace of each end */
+	uint32_t mtu; /* of both ends, 0 = the kernel's default (1500) */
 };
 
 struct nlk_nexthop {
@@ -32,7 +33,7 @@ struct nlk_route {
 	int nh_n;
 };
 
-/* A veth pair (down), each end directly in its namespace with its index. */
+/* A veth pair (down), each end directly in its namespace with its index and MTU. */
 int nlk_build_veth(const struct nlk_veth *v, struct nl_msg **out);
 /* Brings an existing link (e.g. lo, index 1) up; a non-zero gso_max_segs also caps the
  * frames per GSO packet it sends. */
@@ -55,6 +56,7 @@ struct nlk_htb_class {
 	uint64_t rate_bps, ceil_bps;
 	uint32_t burst; /* bytes, for rate and ceil */
 	uint32_t prio; /* 0 is served first */
+	uint32_t quantum; /* bytes a class may send per round, at least a frame; 0 = SHAPE_FRAME */
 };
 int nlk_build_htb_class(int ifindex, const struct nlk_htb_class *c, struct nl_msg **out);
 

@@ -12,6 +12,7 @@
 #include "orchestrator/scenario_sweep.h"
 #include "orchestrator/scenario_yaml.h"
 #include "orchestrator/scenario_yaml_types.h"
+#include "policy/shape.h"
 
 #define HOSTS_MAX 65536u /* the addressing plan's limit (model/gen_leafspine.c) */
 
@@ -325,7 +326,27 @@ static const struct scn_yaml_field shaping_fields[] = {
 	FIELD("burst", scn_yaml_size_auto, s.shaping.burst_bytes, uint64_t, false),
 	FIELD("queue", scn_yaml_size_auto, s.shaping.queue_bytes, uint64_t, false),
 	FIELD("ack_priority", scn_yaml_bool, s.shaping.ack_priority, bool, false),
+	UINT("mtu", s.shaping.mtu, false, 68, 65535), /* veth's range */
 };
+
+/* A bucket or a queue smaller than one frame passes nothing: tbf drops every full frame. */
+static int shaping_check(struct scn_yaml_ctx *c, const struct map_read *m)
+{
+	static const char *const names[] = {"burst", "queue"};
+	const struct scn_shaping *sh = &c->e->s.shaping;
+	const uint64_t v[] = {sh->burst_bytes, sh->queue_bytes};
+	yaml_node_t *n;
+	size_t i;
+
+	for (i = 0; i < 2; i++)
+		if (v[i] && v[i] < shape_frame(sh) && (n = given(m, names[i])))
+			return scn_yaml_fail_at(
+				c, &n->start_mark,
+				"shaping.%s: expected at least one frame (%u bytes at "
+				"mtu %u), found %llu bytes",
+				names[i], shape_frame(sh), sh->mtu, (unsigned long long)v[i]);
+	return 0;
+}
 
 static const struct scn_yaml_field routing_fields[] = {
 	ENUM("policy", s.routing.policy, enum scn_policy, false, policy_names),
@@ -519,7 +540,7 @@ static const struct section workload_sec = TABLE(workload_fields, workload_check
 static const struct section scheduler_sec = TABLE(scheduler_fields, NULL);
 static const struct section run_sec = TABLE(run_fields, NULL);
 
-static const struct section shaping_sec = TABLE(shaping_fields, NULL);
+static const struct section shaping_sec = TABLE(shaping_fields, shaping_check);
 static const struct section routing_sec = TABLE(routing_fields, NULL);
 static const struct section addressing_sec = TABLE(addressing_fields, NULL);
 static const struct section transport_sec = TABLE(transport_fields, transport_check);

@@ -13,11 +13,16 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
-/* About 1 ms of data, so timer granularity does not cap the rate (anchors-emulators.md
- * §3.1), and at least four frames. */
-static uint32_t derive_burst(uint64_t bytes_per_s)
+uint32_t shape_frame(const struct scn_shaping *cfg)
 {
-	return (uint32_t)max_u64(bytes_per_s / 1000, 4 * SHAPE_FRAME);
+	return (cfg->mtu ? cfg->mtu : SHAPE_MTU) + SHAPE_ETH_HLEN;
+}
+
+/* About 1 ms of data, so timer granularity does not cap the rate (anchors-emulators.md
+ * §3.1), and at least four frames: tbf drops a frame larger than its bucket. */
+static uint32_t derive_burst(uint64_t bytes_per_s, uint32_t frame)
+{
+	return (uint32_t)max_u64(bytes_per_s / 1000, 4ULL * frame);
 }
 
 /* About 1 ms of data, at least SHAPE_QUEUE_FRAMES frames, plus the bandwidth-delay product of
@@ -29,9 +34,9 @@ static uint32_t derive_burst(uint64_t bytes_per_s)
  * - shallow queues time out: with windows of a dozen packets a lost burst leaves too few
  *   duplicate ACKs for fast retransmit; at 100 Mbit/s, 24 frames gave 4 of 8 runs outside
  *   40-60% (worst 76/19), 43 frames 2 of 8, 64 frames none (worst 53/41). */
-static uint32_t derive_limit(uint64_t bytes_per_s, uint64_t delay_ns)
+static uint32_t derive_limit(uint64_t bytes_per_s, uint64_t delay_ns, uint32_t frame)
 {
-	uint64_t q = max_u64(bytes_per_s / 1000, SHAPE_QUEUE_FRAMES * SHAPE_FRAME);
+	uint64_t q = max_u64(bytes_per_s / 1000, (uint64_t)SHAPE_QUEUE_FRAMES * frame);
 
 	return (uint32_t)(q + bytes_per_s * 2 * delay_ns / 1000000000ULL);
 }
@@ -44,6 +49,7 @@ int shape_derive(uint64_t rate_bps, uint64_t delay_ns, const struct scn_shaping 
 	memset(out, 0, sizeof(*out));
 	out->delay_ns = delay_ns;
 	out->rate_bps = rate_bps;
+	out->frame = shape_frame(cfg);
 	if (!rate_bps || cfg->qdisc == SCN_QDISC_NONE) {
 		out->rate_bps = 0;
 		out->kind = SHAPE_NONE;
@@ -56,8 +62,9 @@ int shape_derive(uint64_t rate_bps, uint64_t delay_ns, const struct scn_shaping 
 				(unsigned long long)rate_bps);
 	out->kind = cfg->qdisc == SCN_QDISC_HTB ? SHAPE_HTB : SHAPE_TBF;
 	out->ack_prio = out->kind == SHAPE_HTB && cfg->ack_priority;
-	out->burst = cfg->burst_bytes ? (uint32_t)cfg->burst_bytes : derive_burst(bps);
-	out->limit = cfg->queue_bytes ? (uint32_t)cfg->queue_bytes : derive_limit(bps, delay_ns);
+	out->burst = cfg->burst_bytes ? (uint32_t)cfg->burst_bytes : derive_burst(bps, out->frame);
+	out->limit = cfg->queue_bytes ? (uint32_t)cfg->queue_bytes
+				      : derive_limit(bps, delay_ns, out->frame);
 	return 0;
 }
 

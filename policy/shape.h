@@ -10,8 +10,9 @@
 #include "lib/diag.h"
 #include "model/scenario.h"
 
-#define SHAPE_MTU 1500
-#define SHAPE_FRAME (SHAPE_MTU + 14) /* Ethernet header included, as tc counts it */
+#define SHAPE_MTU 1500 /* shaping.mtu's default, and what an mtu of 0 stands for */
+#define SHAPE_ETH_HLEN 14 /* tc counts frames with their Ethernet header */
+#define SHAPE_FRAME (SHAPE_MTU + SHAPE_ETH_HLEN) /* a full frame at the default MTU */
 #define SHAPE_QUEUE_FRAMES 64 /* shallowest derived queue, see shape.c */
 /* Frames per GSO packet an endpoint sends under tbf. A NIC's TSO puts frames on the wire, so
  * switches queue and drop frames; a veth hands whole 64 KiB GSO packets on, and a full tbf
@@ -49,14 +50,20 @@ struct shape_params {
 	uint64_t rate_bps; /* bit/s */
 	uint32_t burst; /* bytes */
 	uint32_t limit; /* queue, bytes */
+	uint32_t frame; /* a full frame at the link's MTU, bytes: htb's quantum */
 	uint64_t delay_ns; /* netem delay, 0 for none */
 };
 
-/* The GSO cap for endpoints' ports under cfg (0: none). */
+/* The largest frame tc sees on a link of cfg: its MTU plus the Ethernet header. */
+uint32_t shape_frame(const struct scn_shaping *cfg);
+
+/* The GSO cap for endpoints' ports under cfg (0: none), in frames: what a full queue drops at
+ * once, whatever their size. */
 uint32_t shape_gso_segs(const struct scn_shaping *cfg);
 
 /* Derives the qdisc parameters for one direction of rate_bps (0 = unshaped: kind NONE unless a
- * delay is asked for). Returns 0 or -ERANGE with a message (rate beyond what tbf accepts). */
+ * delay is asked for); derived bursts and queues count frames of shape_frame(cfg). Returns 0
+ * or -ERANGE with a message (rate beyond what tbf accepts). */
 int shape_derive(uint64_t rate_bps, uint64_t delay_ns, const struct scn_shaping *cfg,
 		 struct shape_params *out, struct diag *d);
 

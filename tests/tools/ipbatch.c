@@ -47,13 +47,16 @@ static void write_root(const struct cmd_world *w, const char *name, const char *
 	for (i = 0; i < w->t->links.n; i++) {
 		const struct topo_port *p = &w->t->ports.v[w->t->links.v[i].port[0]];
 		const struct topo_port *q = &w->t->ports.v[w->t->links.v[i].port[1]];
+		char mtu[16] = "";
 
 		fabric_ns_name(a, sizeof(a), name, w->t->nodes.v[p->node].name);
 		fabric_ns_name(b, sizeof(b), name, w->t->nodes.v[q->node].name);
+		if (w->e.s.shaping.mtu != SHAPE_MTU)
+			snprintf(mtu, sizeof(mtu), " mtu %u", w->e.s.shaping.mtu);
 		fprintf(f,
-			"link add name %s index %u netns %s type veth peer name %s index %u netns "
-			"%s\n",
-			p->ifname, p->ifindex, a, q->ifname, q->ifindex, b);
+			"link add name %s index %u netns %s%s type veth peer name %s index %u "
+			"netns %s%s\n",
+			p->ifname, p->ifindex, a, mtu, q->ifname, q->ifindex, b, mtu);
 	}
 	fclose(f);
 	fclose(g);
@@ -139,7 +142,7 @@ static void tc_htb(FILE *f, const char *dev, const struct shape_params *sp)
 	fprintf(f,
 		"class add dev %s parent 1:1 classid 1:%x htb rate %llubit ceil %llubit burst %u "
 		"cburst %u prio 1 quantum %u\n",
-		dev, SHAPE_MINOR_DATA, r - ack, r, sp->burst, sp->burst, SHAPE_FRAME);
+		dev, SHAPE_MINOR_DATA, r - ack, r, sp->burst, sp->burst, sp->frame);
 	fprintf(f, "qdisc add dev %s parent 1:%x handle %x: bfifo limit %u\n", dev,
 		SHAPE_MINOR_DATA, SHAPE_MINOR_DATA, sp->limit);
 	if (!ack)
@@ -147,7 +150,7 @@ static void tc_htb(FILE *f, const char *dev, const struct shape_params *sp)
 	fprintf(f,
 		"class add dev %s parent 1:1 classid 1:%x htb rate %llubit ceil %llubit burst %u "
 		"cburst %u prio 0 quantum %u\n",
-		dev, SHAPE_MINOR_ACK, ack, r, sp->burst, sp->burst, SHAPE_FRAME);
+		dev, SHAPE_MINOR_ACK, ack, r, sp->burst, sp->burst, sp->frame);
 	fprintf(f, "qdisc add dev %s parent 1:%x handle %x: bfifo limit %u\n", dev, SHAPE_MINOR_ACK,
 		SHAPE_MINOR_ACK, sp->limit);
 	fprintf(f,

@@ -28,7 +28,7 @@ static struct nlmsghdr *t_hdr(struct nl_msg *m)
 
 static void test_veth(void **state)
 {
-	struct nlk_veth v = {"s0", "l0", 7, 3, 11, 12};
+	struct nlk_veth v = {"s0", "l0", 7, 3, 11, 12, 9000};
 	struct nlattr *tb[IFLA_MAX + 1], *li[IFLA_INFO_MAX + 1], *data[VETH_INFO_MAX + 1];
 	struct nlattr *ptb[IFLA_MAX + 1];
 	struct ifinfomsg *ifi, *pifi;
@@ -47,6 +47,7 @@ static void test_veth(void **state)
 	assert_int_equal(nlmsg_parse(h, sizeof(*ifi), tb, IFLA_MAX, NULL), 0);
 	assert_string_equal(nla_get_string(tb[IFLA_IFNAME]), "s0");
 	assert_int_equal(nla_get_u32(tb[IFLA_NET_NS_FD]), 11);
+	assert_int_equal(nla_get_u32(tb[IFLA_MTU]), 9000);
 	assert_int_equal(nla_parse_nested(li, IFLA_INFO_MAX, tb[IFLA_LINKINFO], NULL), 0);
 	assert_string_equal(nla_get_string(li[IFLA_INFO_KIND]), "veth");
 	assert_int_equal(nla_parse_nested(data, VETH_INFO_MAX, li[IFLA_INFO_DATA], NULL), 0);
@@ -61,6 +62,13 @@ static void test_veth(void **state)
 			 0);
 	assert_string_equal(nla_get_string(ptb[IFLA_IFNAME]), "l0");
 	assert_int_equal(nla_get_u32(ptb[IFLA_NET_NS_FD]), 12);
+	assert_int_equal(nla_get_u32(ptb[IFLA_MTU]), 9000); /* both ends */
+	nlmsg_free(m);
+	m = NULL;
+	v.mtu = 0; /* the kernel's default: no IFLA_MTU at all */
+	assert_int_equal(nlk_build_veth(&v, &m), 0);
+	assert_int_equal(nlmsg_parse(t_hdr(m), sizeof(*ifi), tb, IFLA_MAX, NULL), 0);
+	assert_null(tb[IFLA_MTU]);
 	nlmsg_free(m);
 }
 
@@ -209,7 +217,7 @@ static void test_tbf(void **state)
 static void test_htb(void **state)
 {
 	struct nlk_htb_class c = {
-		TC_HANDLE(1, 1), TC_HANDLE(1, 0x10), 100000000ULL, 1000000000ULL, 125000, 0};
+		TC_HANDLE(1, 1), TC_HANDLE(1, 0x10), 100000000ULL, 1000000000ULL, 125000, 0, 0};
 	struct nlattr *tb[TCA_MAX + 1], *opt[TCA_HTB_MAX + 1];
 	struct tc_htb_glob *glob;
 	struct tc_htb_opt *hopt;
@@ -235,7 +243,15 @@ static void test_htb(void **state)
 	assert_int_equal(hopt->rate.rate, 12500000);
 	assert_int_equal(hopt->ceil.rate, 125000000);
 	assert_int_equal(hopt->prio, 0);
-	assert_int_equal(hopt->quantum, SHAPE_FRAME);
+	assert_int_equal(hopt->quantum, SHAPE_FRAME); /* quantum 0: a frame at MTU 1500 */
+	assert_true(hopt->buffer > 0 && hopt->cbuffer > 0); /* ticks at rate and at ceil */
+	nlmsg_free(m);
+	m = NULL;
+	c.quantum = 9014; /* one frame at MTU 9000 */
+	assert_int_equal(nlk_build_htb_class(2, &c, &m), 0);
+	assert_int_equal(nlmsg_parse(t_hdr(m), sizeof(*tcm), tb, TCA_MAX, NULL), 0);
+	assert_int_equal(nla_parse_nested(opt, TCA_HTB_MAX, tb[TCA_OPTIONS], NULL), 0);
+	assert_int_equal(((struct tc_htb_opt *)nla_data(opt[TCA_HTB_PARMS]))->quantum, 9014);
 	nlmsg_free(m);
 	m = NULL;
 	assert_int_equal(nlk_build_bfifo(2, TC_HANDLE(1, 0x20), TC_HANDLE(0x20, 0), 500000, &m), 0);
@@ -317,6 +333,29 @@ static void test_shape_derive(void **state)
 	assert_int_equal(shape_derive(1000000000ULL, 0, &cfg, &sp, NULL), 0);
 	assert_int_equal(sp.kind, SHAPE_HTB);
 	assert_int_equal(sp.burst, 30000);
+	assert_int_equal(sp.frame, SHAPE_FRAME); /* mtu 0 stands for 1500 */
+}
+
+/* shaping.mtu: every frame-counted floor follows the frame size, the 1 ms parts do not. */
+static void test_shape_mtu(void **state)
+{
+	struct scn_shaping cfg = {.qdisc = SCN_QDISC_TBF, .mtu = 9000};
+	struct shape_params sp;
+
+	(void)state;
+	assert_int_equal(shape_frame(&cfg), 9014);
+	assert_int_equal(shape_derive(100000000ULL, 0, &cfg, &sp, NULL), 0);
+	assert_int_equal(sp.frame, 9014);
+	assert_int_equal(sp.burst, 4 * 9014); /* 1 ms (12500) would hold one frame only */
+	assert_int_equal(sp.limit, SHAPE_QUEUE_FRAMES * 9014);
+	assert_int_equal(shape_derive(10000000000ULL, 0, &cfg, &sp, NULL), 0);
+	assert_int_equal(sp.burst, 1250000); /* 1 ms at 10 Gbit/s, above four frames */
+	assert_int_equal(sp.limit, 1250000);
+	cfg.mtu = 1500;
+	assert_int_equal(shape_derive(100000000ULL, 0, &cfg, &sp, NULL), 0);
+	assert_int_equal(sp.limit, SHAPE_QUEUE_FRAMES * SHAPE_FRAME); /* as without the field */
+	assert_int_equal(sp.burst, 12500);
+	assert_int_equal(shape_gso_segs(&cfg), SHAPE_GSO_SEGS); /* counted in frames */
 }
 
 int main(void)
@@ -333,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_u32_short),
 		cmocka_unit_test(test_netem),
 		cmocka_unit_test(test_shape_derive),
+		cmocka_unit_test(test_shape_mtu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -136,6 +136,7 @@ static void test_leafspine_small(void **state)
 	assert_true(e.s.shaping.ack_priority);
 	assert_int_equal(e.s.shaping.burst_bytes, 0);
 	assert_int_equal(e.s.shaping.queue_bytes, 0);
+	assert_int_equal(e.s.shaping.mtu, 1500);
 	assert_int_equal(e.s.routing.policy, SCN_POLICY_ECMP);
 	assert_int_equal(e.s.routing.seed, 1);
 	assert_int_equal(e.s.routing.seeds.n, 0);
@@ -244,6 +245,7 @@ static void test_defaults(void **state)
 	assert_true(e.s.shaping.ack_priority);
 	assert_int_equal(e.s.shaping.burst_bytes, 0);
 	assert_int_equal(e.s.shaping.queue_bytes, 0);
+	assert_int_equal(e.s.shaping.mtu, 1500);
 	assert_int_equal(e.s.routing.policy, SCN_POLICY_ECMP);
 	assert_int_equal(e.s.routing.seed, 1);
 	assert_int_equal(e.s.routing.seeds.n, 0);
@@ -288,7 +290,7 @@ static void test_every_field(void **state)
 			   "  host_rate: 1.5Gbit/s\n"
 			   "  fabric_rate: 400Mbit\n"
 			   "  delay: 1.5ms\n"
-			   "shaping: { qdisc: htb, burst: 64KiB, queue: 1MB }\n"
+			   "shaping: { qdisc: htb, burst: 64KiB, queue: 1MB, mtu: 9000 }\n"
 			   "routing:\n"
 			   "  policy: ecmp\n"
 			   "  seed: 0\n"
@@ -313,6 +315,7 @@ static void test_every_field(void **state)
 	assert_int_equal(e.s.shaping.qdisc, SCN_QDISC_HTB);
 	assert_int_equal(e.s.shaping.burst_bytes, 65536);
 	assert_int_equal(e.s.shaping.queue_bytes, 1000000);
+	assert_int_equal(e.s.shaping.mtu, 9000);
 	assert_int_equal(e.s.routing.seed, 0);
 	assert_int_equal(e.s.routing.seeds.n, 2);
 	assert_string_equal(e.s.routing.seeds.v[0].node, "l0");
@@ -421,6 +424,12 @@ static void test_more_refusals(void **state)
 	      "t.yaml:1:26: emulation.size_scale: expected a positive number, found 'auto'");
 	t_bad("shaping: { queue: 0 }\n", "t.yaml:1:19: shaping.queue: expected a size such as "
 					 "64KiB or 1MB, or auto, found '0'");
+	/* a queue under one frame is refused at the default MTU too */
+	t_bad("shaping: { queue: 1KB }\n",
+	      "t.yaml:1:19: shaping.queue: expected at least one frame "
+	      "(1514 bytes at mtu 1500), found 1000 bytes");
+	t_bad("shaping: { mtu: 67 }\n",
+	      "t.yaml:1:17: shaping.mtu: expected an integer from 68 to 65535, found '67'");
 	t_bad("routing: { seeds: { l0: -1 } }\n",
 	      "t.yaml:1:25: routing.seeds.l0: expected a non-negative integer, found '-1' "
 	      "(negative)");
