@@ -12,7 +12,7 @@
 # R the emulated link rate. Printed per iteration and as the mean; the target is the fluid
 # value +-15% (`testbed check` prints it, with the bound per-flow hashing puts on it).
 # CPU: busy = 1 - (idle + iowait) / total from /proc/stat over each run.
-# Usage: hx_a2a.sh BUILD_DIR   (as root)
+# Usage: hx_a2a.sh BUILD_DIR [SCENARIO]   (as root; default scenarios/hxmesh-a2a.yaml)
 set -eu
 BUILD=$(cd "${1:-build}" && pwd)
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -28,7 +28,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-SCN=scenarios/hxmesh-a2a.yaml
+SCN=${2:-scenarios/hxmesh-a2a.yaml}
 check=$("$TB" check "$SCN")
 fluid=$(echo "$check" | awk '/^alltoall/ { print $2 }')
 hashed=$(echo "$check" | awk '/under per-flow ECMP, one flow per pair/ { print $1 }')
