@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* testbed sample NAME [--seconds S] [--interval T] [--out DIR]: samples a running testbed's
- * counters as a run would, and prints what the sampling cost (CPU time of this process over
- * the sampling, as a share of one core). Not in the help: it is the bench's driver
- * (tests/bench/sample_cost.sh) and a test's (tests/integration/t_util.sh): --out DIR writes
- * a results folder of the span (links.csv, cpu.csv, topology.json, the summary and plots; no
- * jobs). */
+/* testbed sample NAME [--seconds S] [--interval T] [--out DIR] [--full]: samples a running
+ * testbed's counters as a run would, and prints what the sampling cost (CPU time of this
+ * process over the sampling, user and system, as a share of one core). Not in the help: it is
+ * the bench's driver (tests/bench/sample_cost.sh) and a test's (tests/integration/t_util.sh):
+ * --out DIR writes a results folder of the span (links.csv, cpu.csv, topology.json, the
+ * summary and plots; no jobs); --full reads every direction every round, as with every link
+ * busy (sampler_set_full). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,36 +26,52 @@
 struct sample_opts {
 	const char *name, *out;
 	double seconds;
+	bool full;
 	uint64_t interval_ns; /* 0: the scenario's */
 };
 
 static void sample_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: testbed sample NAME [--seconds S] [--interval T] [--out DIR]\n\n"
+		"Usage: testbed sample NAME [--seconds S] [--interval T] [--out DIR] [--full]\n\n"
 		"Samples every link direction of testbed NAME (and the CPU) for S seconds\n"
 		"(default 10) every T (default: the scenario's run.sample_interval), and prints\n"
 		"the CPU time the sampling took. --out DIR writes a results folder of the\n"
-		"span: links.csv, cpu.csv, topology.json, the summary and plots.\n");
+		"span: links.csv, cpu.csv, topology.json, the summary and plots. --full reads\n"
+		"every direction every round, not only those that may have changed.\n");
+}
+
+/* The option at argv[i] (its value, if any, at argv[i + 1]); how many words it took, or 0. */
+static int option(int argc, char **argv, int i, struct sample_opts *o)
+{
+	if (!strcmp(argv[i], "--full")) {
+		o->full = true;
+		return 1;
+	}
+	if (i + 1 >= argc)
+		return 0;
+	if (!strcmp(argv[i], "--seconds"))
+		o->seconds = atof(argv[i + 1]);
+	else if (!strcmp(argv[i], "--interval"))
+		return units_parse_time(argv[i + 1], &o->interval_ns) ? 0 : 2;
+	else if (!strcmp(argv[i], "--out"))
+		o->out = argv[i + 1];
+	else
+		return 0;
+	return 2;
 }
 
 static int parse(int argc, char **argv, struct sample_opts *o)
 {
-	int i;
+	int i, k;
 
 	*o = (struct sample_opts){.name = argv[1], .seconds = 10};
-	for (i = 2; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--seconds"))
-			o->seconds = atof(argv[i + 1]);
-		else if (!strcmp(argv[i], "--interval") &&
-			 !units_parse_time(argv[i + 1], &o->interval_ns))
-			;
-		else if (!strcmp(argv[i], "--out"))
-			o->out = argv[i + 1];
-		else
+	for (i = 2; i < argc; i += k) {
+		k = option(argc, argv, i, o);
+		if (!k)
 			return -EINVAL;
 	}
-	return i == argc && o->seconds > 0 ? 0 : -EINVAL;
+	return o->seconds > 0 ? 0 : -EINVAL;
 }
 
 static int64_t mono_ns(void)
@@ -64,13 +82,30 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static double cpu_s(void)
+/* This process's CPU time so far, in s: user and system. */
+static void cpu_s(double *user, double *sys)
 {
 	struct rusage ru;
 
 	getrusage(RUSAGE_SELF, &ru);
-	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+	*user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+	*sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+static void print_cost(const struct sampler *s, int64_t interval, int64_t ns, double user,
+		       double sys)
+{
+	double secs = (double)ns / 1e9, rounds = (double)sampler_rounds(s);
+	uint64_t reads, dumps;
+
+	sampler_work(s, &reads, &dumps);
+	printf("sample: %u directions, %.0f rounds every %.0f ms in %.2f s: CPU %.3f s = "
+	       "%.2f%% of one core, %.2f ms per round\n",
+	       sampler_directions(s), rounds, (double)interval / 1e6, secs, user + sys,
+	       100 * (user + sys) / secs, 1e3 * (user + sys) / rounds);
+	printf("sample: user %.3f s, system %.3f s; per round %.0f counter requests and %.1f "
+	       "device dumps\n",
+	       user, sys, (double)reads / rounds, (double)dumps / rounds);
 }
 
 static int open_nodes(const char *name, const struct topo *t, int *nsfd, struct diag *d)
@@ -94,8 +129,11 @@ static int sample_loop(struct sampler *s, const struct sample_opts *o, int64_t i
 {
 	struct timespec ts;
 	int64_t t0 = mono_ns(), now = 0, end = (int64_t)(o->seconds * 1e9);
-	double c0 = cpu_s(), used;
-	int err = sampler_take(s, t0, rec, d);
+	double u0, s0, u1, s1;
+	int err;
+
+	cpu_s(&u0, &s0);
+	err = sampler_take(s, t0, rec, d);
 
 	while (!err && now < end) {
 		now = mono_ns() - t0;
@@ -106,13 +144,9 @@ static int sample_loop(struct sampler *s, const struct sample_opts *o, int64_t i
 			nanosleep(&ts, NULL);
 		now = mono_ns() - t0;
 	}
-	used = cpu_s() - c0;
+	cpu_s(&u1, &s1);
 	if (!err)
-		printf("sample: %u directions, %llu rounds every %.0f ms in %.2f s: CPU %.3f s = "
-		       "%.2f%% of one core, %.2f ms per round\n",
-		       sampler_directions(s), (unsigned long long)sampler_rounds(s),
-		       (double)interval / 1e6, (double)now / 1e9, used,
-		       100 * used / ((double)now / 1e9), 1e3 * used / (double)sampler_rounds(s));
+		print_cost(s, interval, now, u1 - u0, s1 - s0);
 	return err;
 }
 
@@ -156,6 +190,8 @@ static int run(const struct sample_opts *o, struct cmd_world *w, struct diag *d)
 		nsfd[i] = -1;
 	err = err ? err : open_nodes(o->name, w->t, nsfd, d);
 	err = err ? err : sampler_open(&s, w->t, &w->e.s.shaping, nsfd, interval, d);
+	if (!err)
+		sampler_set_full(s, o->full);
 	err = err ? err : sample_loop(s, o, interval, &rec, d);
 	if (!err && o->out)
 		err = write_out(o, w, &rec, d);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Counter sampling (sample.h): per namespace one socket, and per round one sendmsg of gets
- * (each port's root qdisc, or its device counters) and one recvmmsg of the replies, in
- * chunks of SLOTS; /proc/stat read at the same time. A dump of a namespace's qdiscs was
- * measured costlier at 10 Hz (8 ms against 5.5 ms a round for 2,048 ports in 560
+/* Counter sampling (sample.h): per namespace one socket; per round the device counter dumps
+ * of the watching namespaces (sample_watch.c), then the gets of the directions that must be
+ * read (sample_ask.c, sample_plan.h), and /proc/stat. A dump of a namespace's qdiscs was
+ * measured costlier than the gets (7.8 ms against 5.2 ms a round for 2,048 ports in 560
  * namespaces): it walks every leaf qdisc too, and between rounds the caches go cold. */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,62 +11,32 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "collect/cpu.h"
 #include "orchestrator/nlk.h"
 #include "orchestrator/sample.h"
-#include "orchestrator/sample_msg.h"
+#include "orchestrator/sample_int.h"
+#include "orchestrator/sample_plan.h"
 #include "policy/shape.h"
 
-#define SLOTS 64 /* requests per sendmsg, replies per recvmmsg */
-#define SLOT 1024 /* bytes for one reply: a root qdisc with its stats is about 300 */
-#define REQ_MAX 64 /* bytes of one request */
-#define REPLY_WAIT_MS 2000 /* replies come within the sendmsg; this is for a lost one */
-#define SEQ_IDX_BITS 19 /* seq = round:12 | port index in the namespace:19 | kind:1 */
-#define W_QDISC (1u << SAMPLE_QDISC)
-#define W_LINK (1u << SAMPLE_LINK)
-
-struct port {
-	uint32_t ifindex, link, dir;
-	bool shaped; /* counters from the root qdisc; else from the device */
-	uint8_t want, got; /* W_* */
-	struct sample_reply r[2]; /* by kind */
-	int64_t t;
-};
-
-struct ns {
-	int fd;
-	char name[TOPO_NAME_MAX];
-	uint32_t port0, nports;
-};
-
-struct sampler {
-	struct ns *ns;
-	uint32_t nns;
-	struct port *ports;
-	uint32_t nports;
-	int stat_fd;
-	struct col_cpu_times cpu_prev;
-	bool have_prev;
-	int64_t interval, next;
-	uint64_t rounds, failures;
-	struct diag first; /* the first failure */
-	uint32_t round;
-	char req[SLOTS * REQ_MAX];
-	char rbuf[SLOTS][SLOT];
-	struct iovec iov[SLOTS];
-	struct mmsghdr mm[SLOTS];
-};
-
-static int64_t mono_ns(void)
+int64_t sample_mono_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int sample_wait_readable(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	int r;
+
+	do
+		r = poll(&p, 1, SAMPLE_WAIT_MS);
+	while (r < 0 && errno == EINTR);
+	return r > 0 ? 0 : -ETIMEDOUT;
 }
 
 /* What to ask about port p of t: the root qdisc if it shapes or delays, the device's
@@ -76,19 +46,69 @@ static int port_init(struct sampler *s, const struct topo *t, const struct scn_s
 {
 	const struct topo_port *tp = &t->ports.v[p];
 	const struct topo_link *l = &t->links.v[tp->link];
-	struct port *sp = &s->ports[s->nports++];
+	struct sample_port *sp = &s->ports[s->nports++];
 	struct shape_params prm;
 	int r;
 
 	r = shape_derive(topo_port_rate(t, p), l->delay_ns, sh, &prm, d);
 	if (r)
 		return r;
-	*sp = (struct port){.ifindex = tp->ifindex, .link = tp->link, .dir = tp->side};
+	*sp = (struct sample_port){
+		.ifindex = tp->ifindex, .link = tp->link, .dir = tp->side, .peer = TOPO_NONE};
 	sp->shaped = prm.kind != SHAPE_NONE;
-	sp->want = sp->shaped || prm.delay_ns ? W_QDISC : 0;
+	sp->want = sp->shaped || prm.delay_ns ? SAMPLE_W_QDISC : 0;
 	if (!sp->shaped)
-		sp->want |= W_LINK;
+		sp->want |= SAMPLE_W_LINK;
 	return 0;
+}
+
+/* Which namespaces to dump and how each direction is watched (sample_plan_watch); idx maps
+ * topology ports to sampler ports. */
+static int plan(struct sampler *s, const struct topo *t, const uint32_t *idx)
+{
+	bool *dump = calloc(t->nodes.n + 1, sizeof(*dump));
+	uint8_t *view = calloc(t->ports.n + 1, sizeof(*view));
+	uint32_t n, p;
+
+	if (!dump || !view) {
+		free(dump);
+		free(view);
+		return -ENOMEM;
+	}
+	sample_plan_watch(t, !t->phys, dump, view);
+	for (n = 0; n < t->nodes.n; n++)
+		s->ns[n].dump = dump[n];
+	for (p = 0; p < t->ports.n; p++) {
+		s->ports[idx[p]].view = view[p];
+		s->ports[idx[p]].peer = idx[topo_port_peer(t, p)];
+		s->nwatch += view[p] != SAMPLE_VIEW_NONE;
+	}
+	free(dump);
+	free(view);
+	return 0;
+}
+
+/* The ports, namespace by namespace, and the plan. */
+static int ports_init(struct sampler *s, const struct topo *t, const struct scn_shaping *sh,
+		      struct diag *d)
+{
+	uint32_t *idx = calloc(t->ports.n + 1, sizeof(*idx));
+	uint32_t n, i, p;
+	int err = idx ? 0 : diag_set(d, -ENOMEM, "out of memory");
+
+	for (n = 0; !err && n < t->nodes.n; n++) {
+		s->ns[n].port0 = s->nports;
+		s->ns[n].nports = t->nodes.v[n].nports;
+		for (i = 0; !err && i < t->nodes.v[n].nports; i++) {
+			p = topo_node_port(t, n, i);
+			idx[p] = s->nports;
+			err = port_init(s, t, sh, p, d);
+		}
+	}
+	if (!err && plan(s, t, idx))
+		err = diag_set(d, -ENOMEM, "out of memory");
+	free(idx);
+	return err;
 }
 
 static int raise_nofile(size_t need, struct diag *d)
@@ -134,8 +154,8 @@ static int alloc(struct sampler *s, const struct topo *t, struct diag *d)
 	s->ports = calloc(t->ports.n + 1, sizeof(*s->ports));
 	if (!s->ns || !s->ports)
 		return diag_set(d, -ENOMEM, "out of memory");
-	for (i = 0; i < SLOTS; i++) {
-		s->iov[i] = (struct iovec){s->rbuf[i], SLOT};
+	for (i = 0; i < SAMPLE_SLOTS; i++) {
+		s->iov[i] = (struct iovec){s->rbuf[i], SAMPLE_SLOT};
 		s->mm[i].msg_hdr = (struct msghdr){.msg_iov = &s->iov[i], .msg_iovlen = 1};
 	}
 	return 0;
@@ -145,15 +165,9 @@ static int setup(struct sampler *s, const struct topo *t, const struct scn_shapi
 		 const int *nsfd, struct diag *d)
 {
 	int root_fd, err;
-	uint32_t n, i;
 
 	err = alloc(s, t, d);
-	for (n = 0; !err && n < t->nodes.n; n++) {
-		s->ns[n].port0 = s->nports;
-		s->ns[n].nports = t->nodes.v[n].nports;
-		for (i = 0; !err && i < t->nodes.v[n].nports; i++)
-			err = port_init(s, t, sh, topo_node_port(t, n, i), d);
-	}
+	err = err ? err : ports_init(s, t, sh, d);
 	err = err ? err : raise_nofile(2 * t->nodes.n + 256, d);
 	if (err)
 		return err;
@@ -184,8 +198,15 @@ int sampler_open(struct sampler **out, const struct topo *t, const struct scn_sh
 		sampler_free(s);
 		return err;
 	}
+	s->dumping = s->nwatch > 0;
 	*out = s;
 	return 0;
+}
+
+void sampler_set_full(struct sampler *s, bool full)
+{
+	s->full = full;
+	s->dumping = !full && s->nwatch > 0;
 }
 
 void sampler_free(struct sampler *s)
@@ -203,135 +224,98 @@ void sampler_free(struct sampler *s)
 	free(s);
 }
 
-/* Files a reply under its port; 1 if it answers a request of this round, else 0. */
-static int take_reply(struct sampler *s, const struct ns *n, const struct sample_reply *r,
-		      int64_t now)
+static struct sample_counts reading(const struct sample_port *p)
 {
-	uint32_t idx = (r->seq >> 1) & ((1u << SEQ_IDX_BITS) - 1), bit = 1u << (r->seq & 1);
-	struct port *p;
-
-	if (r->seq >> (SEQ_IDX_BITS + 1) != s->round || idx >= n->nports)
-		return 0; /* a late answer to an earlier round */
-	p = &s->ports[n->port0 + idx];
-	if (!(p->want & bit) || (p->got & bit))
-		return 0;
-	p->got |= (uint8_t)bit;
-	p->r[r->seq & 1] = *r;
-	p->t = now;
-	return 1;
-}
-
-static int wait_readable(int fd)
-{
-	struct pollfd p = {.fd = fd, .events = POLLIN};
-	int r;
-
-	do
-		r = poll(&p, 1, REPLY_WAIT_MS);
-	while (r < 0 && errno == EINTR);
-	return r > 0 ? 0 : -ETIMEDOUT;
-}
-
-/* The replies of one recvmmsg; how many answered this round's requests. */
-static uint32_t take_batch(struct sampler *s, const struct ns *n, int k, int64_t t0)
-{
-	int64_t now = mono_ns() - t0;
-	struct sample_reply r;
-	uint32_t got = 0;
-	int i;
-
-	for (i = 0; i < k; i++) {
-		if (s->mm[i].msg_hdr.msg_flags & MSG_TRUNC)
-			got++; /* lost: its port misses this sample */
-		else if (sample_reply_parse(s->rbuf[i], s->mm[i].msg_len, &r))
-			got += (uint32_t)take_reply(s, n, &r, now);
-	}
-	return got;
-}
-
-/* Sends the `want` requests built into s->req (len bytes) and reads their replies: the kernel
- * answers each get within the sendmsg, so one recvmmsg usually reads them all. */
-static int exchange(struct sampler *s, const struct ns *n, size_t len, uint32_t want, int64_t t0)
-{
-	uint32_t got = 0;
-	int k, err = 0;
-
-	while (send(n->fd, s->req, len, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	while (!err && got < want) {
-		k = recvmmsg(n->fd, s->mm, want - got, MSG_DONTWAIT, NULL);
-		if (k < 0 && errno == EAGAIN)
-			err = wait_readable(n->fd);
-		else if (k < 0 && errno != EINTR)
-			err = -errno;
-		else if (k > 0)
-			got += take_batch(s, n, k, t0);
-	}
-	return err;
-}
-
-/* Every request of namespace n, SLOTS at a time. */
-static int ask_ns(struct sampler *s, const struct ns *n, int64_t t0)
-{
-	uint32_t i, k, nreq = 0;
-	size_t len = 0;
-	int err = 0;
-
-	for (i = 0; !err && i < n->nports; i++) {
-		struct port *p = &s->ports[n->port0 + i];
-
-		p->got = 0;
-		for (k = 0; k < 2; k++) {
-			if (!(p->want & (1u << k)))
-				continue;
-			len += sample_req_build(s->req + len, sizeof(s->req) - len,
-						(enum sample_kind)k, p->ifindex,
-						s->round << (SEQ_IDX_BITS + 1) | i << 1 | k);
-			nreq++;
-		}
-		if (nreq > SLOTS - 2 || (i + 1 == n->nports && nreq)) {
-			err = exchange(s, n, len, nreq, t0);
-			len = 0;
-			nreq = 0;
-		}
-	}
-	return err;
-}
-
-static struct rec_sample port_sample(const struct port *p)
-{
-	const struct sample_reply *q = &p->r[SAMPLE_QDISC], *l = &p->r[SAMPLE_LINK];
-	struct rec_sample x = {.t = p->t, .link = p->link, .dir = p->dir};
+	const struct sample_counts *q = &p->q, *l = &p->l;
+	bool qok = (p->want & SAMPLE_W_QDISC) && !(p->err & SAMPLE_W_QDISC);
+	struct sample_counts x;
 
 	if (p->shaped) {
-		x.tx_bytes = q->bytes;
-		x.tx_packets = q->packets;
-		x.drops = q->drops;
+		x = *q;
 	} else {
-		x.tx_bytes = l->bytes;
-		x.tx_packets = l->packets;
-		x.drops = l->drops + (p->want & W_QDISC ? q->drops : 0);
+		x = *l;
+		x.drops += qok ? q->drops : 0; /* a netem delay qdisc's */
 	}
-	x.backlog = p->want & W_QDISC ? q->backlog : 0;
+	x.backlog = qok ? q->backlog : 0;
 	return x;
 }
 
-/* The samples of n's ports that got every reply, without errors on their counters. */
-static int file_ns(struct sampler *s, const struct ns *n, struct rec_run *rec)
+/* Whether port p has this round's counters: every reply, and no error on those it uses. */
+static bool complete(const struct sample_port *p)
+{
+	uint8_t used = p->shaped ? SAMPLE_W_QDISC : SAMPLE_W_LINK;
+
+	return p->got == p->want && !(p->err & used);
+}
+
+static bool same(const struct sample_counts *a, const struct sample_counts *b)
+{
+	return a->bytes == b->bytes && a->packets == b->packets && a->drops == b->drops &&
+	       a->backlog == b->backlog;
+}
+
+/* Takes port p's reading, if complete, as its latest; 1 if a watchable direction turned out
+ * busy (its counters moved or it has a backlog). */
+static int settle(struct sample_port *p)
+{
+	struct sample_counts x;
+	int busy;
+
+	if (!p->read)
+		return 0;
+	if (!complete(p)) {
+		p->have_last = false;
+		return 0;
+	}
+	x = reading(p);
+	busy = p->view != SAMPLE_VIEW_NONE && p->have_last && (!same(&x, &p->last) || x.backlog);
+	p->last = x;
+	p->have_last = true;
+	return busy;
+}
+
+/* n's samples: its ports read this round and those whose last reading still holds. */
+static int file_ns(struct sampler *s, const struct sample_ns *n, struct rec_run *rec,
+		   uint32_t *busy)
 {
 	uint32_t i;
 
 	for (i = 0; i < n->nports; i++) {
-		const struct port *p = &s->ports[n->port0 + i];
-		int used = p->shaped ? SAMPLE_QDISC : SAMPLE_LINK;
+		struct sample_port *p = &s->ports[n->port0 + i];
+		struct rec_sample x = {.t = p->t, .link = p->link, .dir = p->dir};
 
-		if (p->got != p->want || p->r[used].error)
+		*busy += (uint32_t)settle(p);
+		if (!p->have_last)
 			continue;
-		if (vec_push(&rec->samples, port_sample(p)))
+		x.tx_bytes = p->last.bytes;
+		x.tx_packets = p->last.packets;
+		x.drops = p->last.drops;
+		x.backlog = p->last.backlog;
+		if (vec_push(&rec->samples, x))
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+/* Marks the ports of namespace k to read this round (sample_plan_read). */
+static void choose_ns(struct sampler *s, uint32_t k)
+{
+	const struct sample_ns *n = &s->ns[k];
+	bool refresh = sample_plan_refresh(k, s->rounds);
+	uint32_t i;
+
+	for (i = 0; i < n->nports; i++) {
+		struct sample_port *p = &s->ports[n->port0 + i];
+		struct sample_dir_state st = {
+			.watched = !s->full && p->watched,
+			.moved = p->moved,
+			.have_last = p->have_last,
+			.backlogged = p->last.backlog != 0,
+			.refresh = refresh,
+		};
+
+		p->read = sample_plan_read(&st);
+	}
 }
 
 static int take_cpu(struct sampler *s, int64_t t0, struct rec_run *rec)
@@ -346,7 +330,7 @@ static int take_cpu(struct sampler *s, int64_t t0, struct rec_run *rec)
 	buf[n] = '\0';
 	if (col_cpu_parse(buf, &now))
 		return -EPROTO;
-	if (s->have_prev && !col_cpu_share(&s->cpu_prev, &now, mono_ns() - t0, &c) &&
+	if (s->have_prev && !col_cpu_share(&s->cpu_prev, &now, sample_mono_ns() - t0, &c) &&
 	    vec_push(&rec->cpu, c))
 		return -ENOMEM;
 	s->cpu_prev = now;
@@ -362,23 +346,39 @@ static int failed(struct sampler *s, int err, const char *what, struct diag *d)
 	return diag_set(d, err, "sampling %s: %s", what, strerror(-err));
 }
 
+/* The dumps of this round: a namespace that does not answer leaves its directions unwatched,
+ * so they are read. */
+static void watch_all(struct sampler *s, int64_t t0)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nports; i++)
+		s->ports[i].watched = false;
+	for (i = 0; s->dumping && i < s->nns; i++)
+		if (s->ns[i].dump)
+			(void)sample_watch_ns(s, &s->ns[i], t0);
+}
+
 /* A namespace that does not answer leaves a gap in its ports' samples, not in the others'. */
 int sampler_take(struct sampler *s, int64_t t0, struct rec_run *rec, struct diag *d)
 {
 	int err, first = 0;
-	uint32_t i;
+	uint32_t i, busy = 0;
 
 	s->round = (s->round + 1) & 0xfff;
+	s->rounds++;
 	err = take_cpu(s, t0, rec);
 	if (err)
 		first = failed(s, err, "/proc/stat", d);
+	watch_all(s, t0);
 	for (i = 0; err != -ENOMEM && i < s->nns; i++) {
-		err = ask_ns(s, &s->ns[i], t0);
-		err = err ? err : file_ns(s, &s->ns[i], rec);
+		choose_ns(s, i);
+		err = sample_ask_ns(s, &s->ns[i], t0);
+		err = err ? err : file_ns(s, &s->ns[i], rec, &busy);
 		if (err && !first)
 			first = failed(s, err, s->ns[i].name, d);
 	}
-	s->rounds++;
+	s->dumping = !s->full && sample_plan_dump_next(s->dumping, busy, s->nwatch);
 	if (s->rounds == 1)
 		s->next = s->interval;
 	return first;
@@ -415,4 +415,10 @@ uint32_t sampler_directions(const struct sampler *s)
 uint64_t sampler_rounds(const struct sampler *s)
 {
 	return s->rounds;
+}
+
+void sampler_work(const struct sampler *s, uint64_t *reads, uint64_t *dumps)
+{
+	*reads = s->reads;
+	*dumps = s->dumps;
 }

@@ -10,10 +10,18 @@
  * counted per segment), so a saturated link reads 100% of its rate. An unshaped port has no
  * shaper; its counters are the device's (RTM_GETSTATS), its drops the device's tx drops plus
  * those of a netem delay qdisc if it has one. All requests of a namespace go in one sendmsg
- * and come back in one recvmmsg (in chunks for big switches). */
+ * and come back in one recvmmsg (in chunks for big switches).
+ *
+ * A direction is read only when it may have changed (sample_plan.h): each round starts with
+ * one dump of the device counters of the switches (RTM_GETSTATS), which shows per port
+ * whether its own egress or its peer's sent anything; a direction that sent nothing and had
+ * no backlog keeps its last reading, filed again with this round's time, and every direction
+ * is read at least once every SAMPLE_REFRESH_ROUNDS. With most links busy the dumps stop and
+ * every direction is read each round. Every direction has a sample every round either way. */
 #ifndef ORCH_SAMPLE_H
 #define ORCH_SAMPLE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "collect/records.h"
@@ -30,6 +38,10 @@ struct sampler;
 int sampler_open(struct sampler **out, const struct topo *t, const struct scn_shaping *sh,
 		 const int *nsfd, int64_t interval_ns, struct diag *d);
 
+/* With full, reads every direction every round instead of only those that may have changed:
+ * the cost of sampling with every link busy (testbed sample --full). */
+void sampler_set_full(struct sampler *s, bool full);
+
 /* Takes one sample of every direction and of the CPU now, t0 being CLOCK_MONOTONIC ns of the
  * run's start (the first call is the baseline at t = 0: no CPU record yet). Samples are
  * appended to rec. 0 or -errno with d set. */
@@ -44,6 +56,9 @@ int64_t sampler_next(const struct sampler *s);
 /* Directions sampled and samples taken so far. */
 uint32_t sampler_directions(const struct sampler *s);
 uint64_t sampler_rounds(const struct sampler *s);
+
+/* The work so far: counter requests sent (a qdisc or a device each) and device dumps. */
+void sampler_work(const struct sampler *s, uint64_t *reads, uint64_t *dumps);
 
 /* Rounds that failed somewhere (a namespace that did not answer, /proc/stat unreadable), and
  * the first failure's message in *first (borrowed from s). */

@@ -6,10 +6,21 @@
 #include <linux/if_link.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
 
 #include "orchestrator/sample_msg.h"
+
+static void put_stats_filter(struct nlmsghdr *h, uint32_t ifindex)
+{
+	struct if_stats_msg *s = mnl_nlmsg_put_extra_header(h, sizeof(*s));
+
+	h->nlmsg_type = RTM_GETSTATS;
+	s->family = AF_UNSPEC;
+	s->ifindex = ifindex;
+	s->filter_mask = IFLA_STATS_FILTER_BIT(IFLA_STATS_LINK_64);
+}
 
 size_t sample_req_build(char *buf, size_t len, enum sample_kind k, uint32_t ifindex, uint32_t seq)
 {
@@ -33,13 +44,23 @@ size_t sample_req_build(char *buf, size_t len, enum sample_kind k, uint32_t ifin
 		tc->tcm_ifindex = (int)ifindex;
 		tc->tcm_parent = TC_H_ROOT;
 	} else {
-		struct if_stats_msg *s = mnl_nlmsg_put_extra_header(h, sizeof(*s));
-
-		h->nlmsg_type = RTM_GETSTATS;
-		s->family = AF_UNSPEC;
-		s->ifindex = ifindex;
-		s->filter_mask = IFLA_STATS_FILTER_BIT(IFLA_STATS_LINK_64);
+		put_stats_filter(h, ifindex);
 	}
+	return h->nlmsg_len;
+}
+
+size_t sample_dump_build(char *buf, size_t len, uint32_t seq)
+{
+	size_t need = MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(struct if_stats_msg));
+	struct nlmsghdr *h;
+
+	if (len < need)
+		return 0;
+	memset(buf, 0, need);
+	h = mnl_nlmsg_put_header(buf);
+	h->nlmsg_seq = seq;
+	h->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	put_stats_filter(h, 0);
 	return h->nlmsg_len;
 }
 
@@ -88,14 +109,20 @@ static int qdisc_attr(const struct nlattr *a, void *data)
 static int stats_attr(const struct nlattr *a, void *data)
 {
 	struct sample_reply *r = data;
-	struct rtnl_link_stats64 s;
+	struct rtnl_link_stats64 s = {0};
+	size_t len = mnl_attr_get_payload_len(a);
 
-	if (mnl_attr_get_type(a) != IFLA_STATS_LINK_64 || mnl_attr_get_payload_len(a) < sizeof(s))
+	/* the struct grows with the kernel (rx_otherhost_dropped in 5.19); the counters read
+	 * here have been in it from the start */
+	if (mnl_attr_get_type(a) != IFLA_STATS_LINK_64 ||
+	    len < offsetof(struct rtnl_link_stats64, multicast))
 		return MNL_CB_OK;
-	memcpy(&s, mnl_attr_get_payload(a), sizeof(s));
+	memcpy(&s, mnl_attr_get_payload(a), len < sizeof(s) ? len : sizeof(s));
 	r->bytes = s.tx_bytes;
 	r->packets = s.tx_packets;
 	r->drops = s.tx_dropped;
+	r->rx_packets = s.rx_packets;
+	r->rx_drops = s.rx_dropped;
 	return MNL_CB_OK;
 }
 
