@@ -65,7 +65,12 @@ for f in "$TMP"/tb-*.ip; do
 	ns=$(basename "$f" .ip)
 	ip netns exec "$ns" sysctl -q -p "$TMP/$ns.sysctl" >/dev/null
 	ip -n "$ns" -batch "$f"
-	[ -s "$TMP/$ns.tc" ] && tc -n "$ns" -batch "$TMP/$ns.tc"
+	# (tc warns that the root class's derived quantum is big: it is never used, only
+	# leaf classes are scheduled by quantum, and netlink's `up` gets the same warning)
+	if [ -s "$TMP/$ns.tc" ]; then
+		tc -n "$ns" -batch "$TMP/$ns.tc" 2>"$TMP/tc.err" || { cat "$TMP/tc.err"; exit 1; }
+		grep -v 'quantum of class' "$TMP/tc.err" >&2 || true
+	fi
 	[ -f "$TMP/$ns.nft" ] && ip netns exec "$ns" nft -f "$TMP/$ns.nft"
 done
 t1=$(now)
