@@ -1,41 +1,21 @@
 // SPDX-License-Identifier: MIT
 /* What a scenario's generator makes, in its paper's terms (formula counts, diameter), for
  * `testbed check`: the graph's own counts are printed beside it, so the two can be compared. */
-#include <stdarg.h>
 #include <stdio.h>
 
+#include "lib/sbuf.h"
 #include "lib/units.h"
 #include "model/gen.h"
 
-struct sbuf {
-	char *buf;
-	size_t size, len;
-};
-
-static void put(struct sbuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void put(struct sbuf *o, const char *fmt, ...)
-{
-	bool room = o->len < o->size;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(room ? o->buf + o->len : NULL, room ? o->size - o->len : 0, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		o->len += (size_t)n;
-}
-
 static void hx_net(struct sbuf *o, const char *what, const struct gen_hxmesh_net *n)
 {
-	put(o, "\n           %s %llu networks of %llu ports, ", what, (unsigned long long)n->count,
-	    (unsigned long long)n->ports);
+	sbuf_put(o, "\n           %s %llu networks of %llu ports, ", what,
+		 (unsigned long long)n->count, (unsigned long long)n->ports);
 	if (n->levels == 1)
-		put(o, "one switch each");
+		sbuf_put(o, "one switch each");
 	else
-		put(o, "fat trees of %u leaves (%u down, %u up) and %u spines", n->leaves, n->down,
-		    n->uplinks, n->spines);
+		sbuf_put(o, "fat trees of %u leaves (%u down, %u up) and %u spines", n->leaves,
+			 n->down, n->uplinks, n->spines);
 }
 
 /* seed 004 §2.2 naming: HaxbMesh, or Hx<a>Mesh for square boards */
@@ -46,20 +26,22 @@ static void hx_summary(struct sbuf *o, const struct gen_hxmesh_params *p)
 	if (gen_hxmesh_counts(p, &c))
 		return;
 	if (p->a == p->b)
-		put(o, "hammingmesh %ux%u Hx%uMesh", p->x, p->y, p->a);
+		sbuf_put(o, "hammingmesh %ux%u Hx%uMesh", p->x, p->y, p->a);
 	else
-		put(o, "hammingmesh %ux%u H%ux%uMesh", p->x, p->y, p->a, p->b);
-	put(o, ": %llu accelerators on %llu boards, %llu PCB links", (unsigned long long)c.accels,
-	    (unsigned long long)c.boards, (unsigned long long)c.board_links);
+		sbuf_put(o, "hammingmesh %ux%u H%ux%uMesh", p->x, p->y, p->a, p->b);
+	sbuf_put(o, ": %llu accelerators on %llu boards, %llu PCB links",
+		 (unsigned long long)c.accels, (unsigned long long)c.boards,
+		 (unsigned long long)c.board_links);
 	hx_net(o, "rows:   ", &c.row);
 	hx_net(o, "columns:", &c.col);
-	put(o,
-	    "\n           per plane %llu switches, %llu cables (%llu DAC, %llu AoC); diameter %u",
-	    (unsigned long long)c.switches, (unsigned long long)c.cables, (unsigned long long)c.dac,
-	    (unsigned long long)c.aoc, c.diameter);
-	put(o, "\n           %u plane%s (one built): %llu switches, US$ %llu (seed 004 §2.6)",
-	    p->planes, p->planes > 1 ? "s" : "", (unsigned long long)c.total_switches,
-	    (unsigned long long)c.total_cost_usd);
+	sbuf_put(o,
+		 "\n           per plane %llu switches, %llu cables (%llu DAC, %llu AoC); diameter "
+		 "%u",
+		 (unsigned long long)c.switches, (unsigned long long)c.cables,
+		 (unsigned long long)c.dac, (unsigned long long)c.aoc, c.diameter);
+	sbuf_put(o, "\n           %u plane%s (one built): %llu switches, US$ %llu (seed 004 §2.6)",
+		 p->planes, p->planes > 1 ? "s" : "", (unsigned long long)c.total_switches,
+		 (unsigned long long)c.total_cost_usd);
 }
 
 static void md_summary(struct sbuf *o, const struct gen_multidim_params *p)
@@ -71,17 +53,17 @@ static void md_summary(struct sbuf *o, const struct gen_multidim_params *p)
 
 	if (gen_multidim_counts(p, &c))
 		return;
-	put(o, "multidim ");
+	sbuf_put(o, "multidim ");
 	for (k = 0; k < p->ndims; k++)
-		put(o, "%s%u", k ? "x" : "", p->dim[k].size);
-	put(o, ": %llu nodes, %llu switches, %llu links, %u ports per node%s",
-	    (unsigned long long)c.nodes, (unsigned long long)c.switches,
-	    (unsigned long long)c.links, c.degree, c.forwards ? ", nodes forward" : "");
+		sbuf_put(o, "%s%u", k ? "x" : "", p->dim[k].size);
+	sbuf_put(o, ": %llu nodes, %llu switches, %llu links, %u ports per node%s",
+		 (unsigned long long)c.nodes, (unsigned long long)c.switches,
+		 (unsigned long long)c.links, c.degree, c.forwards ? ", nodes forward" : "");
 	for (k = 0; k < p->ndims; k++)
-		put(o, "\n           dim %u: %s of %u, %s per node on %u link%s", k,
-		    type[p->dim[k].type], p->dim[k].size,
-		    units_fmt_rate(r, sizeof(r), p->dim[k].rate), c.dim[k].degree,
-		    c.dim[k].degree > 1 ? "s" : "");
+		sbuf_put(o, "\n           dim %u: %s of %u, %s per node on %u link%s", k,
+			 type[p->dim[k].type], p->dim[k].size,
+			 units_fmt_rate(r, sizeof(r), p->dim[k].rate), c.dim[k].degree,
+			 c.dim[k].degree > 1 ? "s" : "");
 }
 
 static void dr_summary(struct sbuf *o, const struct gen_direct_params *p)
@@ -94,15 +76,15 @@ static void dr_summary(struct sbuf *o, const struct gen_direct_params *p)
 
 	if (gen_direct_counts(p, &c))
 		return;
-	put(o, "direct %s", shape[p->kind]);
+	sbuf_put(o, "direct %s", shape[p->kind]);
 	for (k = 0; k < n; k++)
-		put(o, "%s%u", k ? "x" : " ",
-		    p->kind == GEN_DIRECT_UNWOUND ? p->dim[k].size : p->size[k]);
-	put(o, ": %llu nodes, %llu links, ", (unsigned long long)c.nodes,
-	    (unsigned long long)c.links);
+		sbuf_put(o, "%s%u", k ? "x" : " ",
+			 p->kind == GEN_DIRECT_UNWOUND ? p->dim[k].size : p->size[k]);
+	sbuf_put(o, ": %llu nodes, %llu links, ", (unsigned long long)c.nodes,
+		 (unsigned long long)c.links);
 	if (c.degree_min != c.degree_max)
-		put(o, "%u to ", c.degree_min);
-	put(o, "%u links per node, diameter %u", c.degree_max, c.diameter);
+		sbuf_put(o, "%u to ", c.degree_min);
+	sbuf_put(o, "%u links per node, diameter %u", c.degree_max, c.diameter);
 }
 
 int gen_summary(const struct scenario *s, char *buf, size_t size)

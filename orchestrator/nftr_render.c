@@ -3,60 +3,40 @@
  * the same plan and in the same order as nftr_node_build writes it (see nftr.h). */
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "lib/sbuf.h"
 #include "model/addr.h"
 #include "orchestrator/nftr_priv.h"
 
 #define ELEMS_PER_LINE 4
 
-struct out {
-	char *buf;
-	size_t size, len;
-};
-
-static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void put(struct out *o, const char *fmt, ...)
-{
-	bool room = o->len < o->size;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(room ? o->buf + o->len : NULL, room ? o->size - o->len : 0, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		o->len += (size_t)n;
-}
-
 /* Separator before element i of an `elements = { ... }` list, wrapping as nft does. */
-static void elem_sep(struct out *o, uint32_t i)
+static void elem_sep(struct sbuf *o, uint32_t i)
 {
 	if (!i)
-		put(o, "\t\telements = { ");
+		sbuf_put(o, "\t\telements = { ");
 	else if (i % ELEMS_PER_LINE)
-		put(o, ", ");
+		sbuf_put(o, ", ");
 	else
-		put(o, ",\n\t\t\t     ");
+		sbuf_put(o, ",\n\t\t\t     ");
 }
 
-static void set_open(struct out *o, const char *kw, const char *name, const char *type,
+static void set_open(struct sbuf *o, const char *kw, const char *name, const char *type,
 		     const char *flags)
 {
-	put(o, "\t%s %s {\n\t\ttype %s\n", kw, name, type);
+	sbuf_put(o, "\t%s %s {\n\t\ttype %s\n", kw, name, type);
 	if (flags)
-		put(o, "\t\tflags %s\n", flags);
+		sbuf_put(o, "\t\tflags %s\n", flags);
 }
 
-static void set_close(struct out *o, uint32_t n)
+static void set_close(struct sbuf *o, uint32_t n)
 {
-	put(o, "%s\t}\n\n", n ? " }\n" : "");
+	sbuf_put(o, "%s\t}\n\n", n ? " }\n" : "");
 }
 
-static void render_edge(struct out *o, const struct topo *t, const struct route_plan *plan,
+static void render_edge(struct sbuf *o, const struct topo *t, const struct route_plan *plan,
 			const struct route_node *rn)
 {
 	uint32_t i;
@@ -64,12 +44,12 @@ static void render_edge(struct out *o, const struct topo *t, const struct route_
 	set_open(o, "set", NFTR_SET_EDGE, "iface_index", NULL);
 	for (i = 0; i < rn->edge_n; i++) {
 		elem_sep(o, i);
-		put(o, "\"%s\"", t->ports.v[plan->ports.v[rn->edge_off + i]].ifname);
+		sbuf_put(o, "\"%s\"", t->ports.v[plan->ports.v[rn->edge_off + i]].ifname);
 	}
 	set_close(o, rn->edge_n);
 }
 
-static void render_dst(struct out *o, const struct route_plan *plan, const struct route_group *g)
+static void render_dst(struct sbuf *o, const struct route_plan *plan, const struct route_group *g)
 {
 	const struct route_prefix *p;
 	char name[NFTR_NAME_MAX], a[16];
@@ -80,14 +60,14 @@ static void render_dst(struct out *o, const struct route_plan *plan, const struc
 	for (i = 0; i < g->pfx_n; i++) {
 		p = &plan->prefixes.v[g->pfx_off + i];
 		elem_sep(o, i);
-		put(o, "%s", addr_fmt(a, sizeof(a), p->addr));
+		sbuf_put(o, "%s", addr_fmt(a, sizeof(a), p->addr));
 		if (p->plen < 32)
-			put(o, "/%u", p->plen);
+			sbuf_put(o, "/%u", p->plen);
 	}
 	set_close(o, g->pfx_n);
 }
 
-static void render_hash(struct out *o, const struct topo *t, const struct route_plan *plan,
+static void render_hash(struct sbuf *o, const struct topo *t, const struct route_plan *plan,
 			const struct route_group *g)
 {
 	char name[NFTR_NAME_MAX];
@@ -97,12 +77,12 @@ static void render_hash(struct out *o, const struct topo *t, const struct route_
 	set_open(o, "map", name, "mark : mark", NULL);
 	for (i = 0; i < g->nh_n; i++) {
 		elem_sep(o, i);
-		put(o, "0x%08x : 0x%08x", i, nftr_member_mark(t, plan, g, i));
+		sbuf_put(o, "0x%08x : 0x%08x", i, nftr_member_mark(t, plan, g, i));
 	}
 	set_close(o, g->nh_n);
 }
 
-static void render_tag(struct out *o, const struct topo *t, const struct route_plan *plan,
+static void render_tag(struct sbuf *o, const struct topo *t, const struct route_plan *plan,
 		       const struct route_group *g)
 {
 	char name[NFTR_NAME_MAX];
@@ -112,54 +92,60 @@ static void render_tag(struct out *o, const struct topo *t, const struct route_p
 	set_open(o, "map", name, "dscp : mark", NULL);
 	for (k = 1; k <= n; k++) {
 		elem_sep(o, k - 1);
-		put(o, "0x%02x : 0x%08x", k, nftr_member_mark(t, plan, g, k - 1));
+		sbuf_put(o, "0x%02x : 0x%08x", k, nftr_member_mark(t, plan, g, k - 1));
 	}
 	set_close(o, n);
 }
 
-static void render_rules(struct out *o, const struct route_group *g, bool tags, const char *iif)
+static void render_rules(struct sbuf *o, const struct route_group *g, bool tags, const char *iif)
 {
 	if (g->spray)
-		put(o, "\t\tip daddr @g%u_dst meta mark set numgen random mod %u map @g%u_hash\n",
-		    g->id, g->nh_n, g->id);
+		sbuf_put(o,
+			 "\t\tip daddr @g%u_dst meta mark set numgen random mod %u map @g%u_hash\n",
+			 g->id, g->nh_n, g->id);
 	else
-		put(o,
-		    "\t\tip daddr @g%u_dst meta mark set jhash ip saddr . ip daddr . ip protocol . "
-		    "th sport . th dport mod %u seed 0x%x map @g%u_hash\n",
-		    g->id, g->nh_n, g->seed, g->id);
+		sbuf_put(o,
+			 "\t\tip daddr @g%u_dst meta mark set jhash ip saddr . ip daddr . ip "
+			 "protocol . "
+			 "th sport . th dport mod %u seed 0x%x map @g%u_hash\n",
+			 g->id, g->nh_n, g->seed, g->id);
 	if (tags)
-		put(o, "\t\t%sip daddr @g%u_dst meta mark set ip dscp map @g%u_tag\n", iif, g->id,
-		    g->id);
+		sbuf_put(o, "\t\t%sip daddr @g%u_dst meta mark set ip dscp map @g%u_tag\n", iif,
+			 g->id, g->id);
 }
 
-static void render_chains(struct out *o, const struct route_plan *plan, const struct route_node *rn)
+static void render_chains(struct sbuf *o, const struct route_plan *plan,
+			  const struct route_node *rn)
 {
 	const struct route_group *g = &plan->groups.v[rn->group_off];
 	uint32_t i;
 
-	put(o, "\tchain %s {\n\t\ttype filter hook prerouting priority mangle; policy accept;\n",
-	    NFTR_CHAIN_PRE);
+	sbuf_put(o,
+		 "\tchain %s {\n\t\ttype filter hook prerouting priority mangle; policy accept;\n",
+		 NFTR_CHAIN_PRE);
 	for (i = 0; i < rn->group_n; i++)
 		render_rules(o, &g[i], rn->edge_n, "iif @" NFTR_SET_EDGE " ");
-	put(o, "\t}\n\n\tchain %s {\n\t\ttype route hook output priority mangle; policy accept;\n",
-	    NFTR_CHAIN_OUT);
+	sbuf_put(
+		o,
+		"\t}\n\n\tchain %s {\n\t\ttype route hook output priority mangle; policy accept;\n",
+		NFTR_CHAIN_OUT);
 	for (i = 0; i < rn->group_n; i++)
 		render_rules(o, &g[i], true, "");
-	put(o, "\t}\n");
+	sbuf_put(o, "\t}\n");
 }
 
 int nftr_node_render(char *buf, size_t size, const struct topo *t, const struct route_plan *plan,
 		     uint32_t node)
 {
 	const struct route_node *rn = &plan->nodes.v[node];
-	struct out o = {buf, size, 0};
+	struct sbuf o = {buf, size, 0};
 	uint32_t i;
 
 	if (size)
 		buf[0] = '\0';
 	if (!rn->group_n)
 		return 0;
-	put(&o, "table ip %s {\n", NFTR_TABLE);
+	sbuf_put(&o, "table ip %s {\n", NFTR_TABLE);
 	if (rn->edge_n)
 		render_edge(&o, t, plan, rn);
 	for (i = rn->group_off; i < rn->group_off + rn->group_n; i++) {
@@ -168,6 +154,6 @@ int nftr_node_render(char *buf, size_t size, const struct topo *t, const struct 
 		render_tag(&o, t, plan, &plan->groups.v[i]);
 	}
 	render_chains(&o, plan, rn);
-	put(&o, "}\n");
+	sbuf_put(&o, "}\n");
 	return o.len > INT_MAX ? -EINVAL : (int)o.len;
 }

@@ -2,6 +2,7 @@
 /* rtnetlink request builders on libnl-route-3 (see nlk_build.h). */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <linux/fib_rules.h>
 #include <linux/if_ether.h>
 #include <linux/if.h>
@@ -162,7 +163,8 @@ out:
 	return r;
 }
 
-int nlk_build_rule(uint32_t prio, uint32_t mark, uint32_t table, struct nl_msg **out)
+/* `fwmark mark lookup table` at priority prio: its add or delete request. */
+static int rule_msg(uint32_t prio, uint32_t mark, uint32_t table, bool add, struct nl_msg **out)
 {
 	struct rtnl_rule *ru = rtnl_rule_alloc();
 	int r;
@@ -175,9 +177,20 @@ int nlk_build_rule(uint32_t prio, uint32_t mark, uint32_t table, struct nl_msg *
 	rtnl_rule_set_mask(ru, 0xffffffffu);
 	rtnl_rule_set_table(ru, table);
 	rtnl_rule_set_action(ru, FR_ACT_TO_TBL);
-	r = nle(rtnl_rule_build_add_request(ru, NLM_F_CREATE | NLM_F_EXCL, out));
+	r = nle(add ? rtnl_rule_build_add_request(ru, NLM_F_CREATE | NLM_F_EXCL, out)
+		    : rtnl_rule_build_delete_request(ru, 0, out));
 	rtnl_rule_put(ru);
 	return r;
+}
+
+int nlk_build_rule(uint32_t prio, uint32_t mark, uint32_t table, struct nl_msg **out)
+{
+	return rule_msg(prio, mark, table, true, out);
+}
+
+int nlk_build_rule_del(uint32_t prio, uint32_t mark, uint32_t table, struct nl_msg **out)
+{
+	return rule_msg(prio, mark, table, false, out);
 }
 
 static struct rtnl_qdisc *qdisc_new(int ifindex, uint32_t parent, uint32_t handle, const char *kind)

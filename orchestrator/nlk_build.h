@@ -44,6 +44,8 @@ int nlk_build_addr(int ifindex, uint32_t addr, uint8_t plen, struct nl_msg **out
 int nlk_build_route(const struct nlk_route *rt, struct nl_msg **out);
 /* Adds `fwmark mark lookup table` at priority prio. */
 int nlk_build_rule(uint32_t prio, uint32_t mark, uint32_t table, struct nl_msg **out);
+/* Deletes that rule. */
+int nlk_build_rule_del(uint32_t prio, uint32_t mark, uint32_t table, struct nl_msg **out);
 
 /* Root tbf (handle 1:) for sp. */
 int nlk_build_tbf(int ifindex, const struct shape_params *sp, struct nl_msg **out);

@@ -19,7 +19,6 @@
 #include <netlink/route/neighbour.h>
 #include <netlink/route/qdisc.h>
 #include <netlink/route/route.h>
-#include <netlink/route/rule.h>
 
 #include "orchestrator/nlk_change.h"
 
@@ -68,24 +67,6 @@ int nlk_build_route_del(const struct nlk_route *in, struct nl_msg **out)
 out:
 	nl_addr_put(dst);
 	rtnl_route_put(rt);
-	return r;
-}
-
-int nlk_build_rule_del(uint32_t prio, uint32_t mark, uint32_t table, struct nl_msg **out)
-{
-	struct rtnl_rule *ru = rtnl_rule_alloc();
-	int r;
-
-	if (!ru)
-		return -ENOMEM;
-	rtnl_rule_set_family(ru, AF_INET);
-	rtnl_rule_set_prio(ru, prio);
-	rtnl_rule_set_mark(ru, mark);
-	rtnl_rule_set_mask(ru, 0xffffffffu);
-	rtnl_rule_set_table(ru, table);
-	rtnl_rule_set_action(ru, FR_ACT_TO_TBL);
-	r = nle(rtnl_rule_build_delete_request(ru, 0, out));
-	rtnl_rule_put(ru);
 	return r;
 }
 

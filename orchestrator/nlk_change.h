@@ -18,8 +18,6 @@
 int nlk_build_route_set(const struct nlk_route *rt, struct nl_msg **out);
 /* Deletes the route of rt's table and destination (next hops are not matched). */
 int nlk_build_route_del(const struct nlk_route *rt, struct nl_msg **out);
-/* Deletes `fwmark mark lookup table` at priority prio. */
-int nlk_build_rule_del(uint32_t prio, uint32_t mark, uint32_t table, struct nl_msg **out);
 /* Deletes the neighbour entry of addr (host byte order) on a link. */
 int nlk_build_neigh_del(int ifindex, uint32_t addr, struct nl_msg **out);
 /* Sets a link administratively up or down. */

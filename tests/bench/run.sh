@@ -5,7 +5,8 @@
 #      testbed up/down against the same topology made with ip -batch, tc -batch and nft -f
 #      (one batch per namespace, as a script-based tool would do it).
 #   2. up and down of the 64-accelerator Hx2Mesh; 3. emu-node against iperf3; 4. ring
-#      all-reduce against its ideal time; 5. counter sampling cost; 6. Hx2Mesh all-to-all.
+#      all-reduce against its ideal time; 5. counter sampling cost; 6. Hx2Mesh all-to-all;
+#   7. the cost of a spine failure.
 # Usage: run.sh BUILD_DIR
 set -eu
 BUILD=$(cd "${1:-build}" && pwd)
@@ -123,3 +124,6 @@ echo "bench: counter sampling of 2,048 link directions at 10 Hz (issue 4, accept
 echo
 echo "bench: all-to-all on the 64-accelerator Hx2Mesh against seed 004's fluid model (issue 5, acceptance 3)"
 "$ROOT/tests/bench/hx_a2a.sh" "$BUILD"
+echo
+echo "bench: failing one of four spines mid-run, against the same run without it (issue 5, acceptance 6)"
+"$ROOT/tests/bench/failure.sh" "$BUILD"

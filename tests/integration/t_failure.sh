@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: MIT
 # Failure injection (issue 5 acceptance 6; seed 000 §5.3 S3 and §6 pitfall 12). One of four
 # spines fails while an all-to-all runs across both leaves: the job finishes, failures.csv
-# holds the reroute and probe times; and, with packets sprayed over the spines so that the
-# hash's luck does not decide, the job is slower than the same run without the failure. Then a host's cable fails for good: its job stops making progress and fails with a
-# reason naming the failure, and the run ends (nothing hangs); and a cable that fails for a
-# second and comes back: the job resumes and finishes.
+# holds the reroute and probe times, and `up` prints the reroute time (the slowdown against
+# the same run without the failure is measured by tests/bench/failure.sh). Then a host's
+# cable fails for good: its job stops making progress and fails with a reason naming the
+# failure, and the run ends (nothing hangs); and a cable that fails for a second and comes
+# back: the job resumes and finishes.
 #
 #     s0    s1    s2    s3       failure-spine.yaml: s3 fails 2 s into the run
 #       \\  \\  //  //           (uplinks 25 Mbit/s, 2:1)
@@ -37,26 +38,8 @@ grep -q "rerouted in" "$TB_TMP/$a.log" || fail "the reroute time was not printed
 note "s3 down: rerouted in $((routes / 1000)) us, probe answered after $((probe / 1000)) us"
 note "per-flow ECMP: JRT $(($(jrt) / 1000000)) ms with the failure"
 
-# The slowdown. Under per-flow ECMP the job's time depends on which spines the hash gives
-# each connection, and that changes run to run (ephemeral ports): by up to a third here,
-# more than losing a spine costs. Spraying every packet over the spines removes the hash's
-# luck: the same job with and without the failure, both sprayed, shows what s3 cost.
-spray() { # spray NAME [SED...]: the scenario with routing.spray on, results under $res
-	local n=$1
-	shift
-	scenario_as scenarios/failure-spine.yaml "$n" \
-		"s|^run:|routing: { spray: true }\nrun:\n  results: $res|" "$@"
-}
-run it$$j "$(spray it$$j)"
-[ "$(col "$dir/jobs.csv" 12)" = ok ] || fail "the sprayed job did not survive s3"
-with=$(jrt)
-run it$$g "$(spray it$$g '/^failures:/,/node: s3/d')"
-[ "$(col "$dir/jobs.csv" 12)" = ok ] || fail "baseline job"
-[ ! -e "$dir/failures.csv" ] || fail "a run without failures wrote failures.csv"
-without=$(jrt)
-note "sprayed: JRT $((with / 1000000)) ms with the failure, $((without / 1000000)) ms without" \
-	"($(echo "scale=3; $with / $without" | bc)x)"
-((with > without)) || fail "the failure cost nothing"
+# What the failure costs is a timing, judged by `make bench` (tests/bench/failure.sh, runs
+# with and without it side by side): one run here is too noisy to assert it.
 
 # A host's only cable fails and stays down: its job fails, saying why, and the run ends.
 small() { # small NAME FAILURE...: 2 leaves x 2 hosts, 2 spines, one 4-rank ring, a short timeout
