@@ -25,7 +25,11 @@
 #ifndef EMU_CTL_H
 #define EMU_CTL_H
 
+#include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "lib/diag.h"
 
 #include "traffic/coll.h"
 #include "traffic/sport.h"
@@ -163,6 +167,23 @@ struct ctl_conn_hello {
 static inline uint32_t ctl_job_len(uint32_t nranks)
 {
 	return (uint32_t)(sizeof(struct ctl_job) + nranks * sizeof(struct ctl_peer));
+}
+
+/* The checks every control packet passes in either direction, before its type's own: whole
+ * header, this protocol version, the length it says it has. 0 or -EBADMSG/-EPROTO with d set. */
+static inline int ctl_check_hdr(const void *buf, size_t n, struct diag *d)
+{
+	const struct ctl_hdr *h = buf;
+
+	if (n < sizeof(*h))
+		return diag_set(d, -EBADMSG, "control packet of %zu bytes", n);
+	if (h->version != CTL_VERSION)
+		return diag_set(d, -EPROTO, "control protocol version %u, expected %u", h->version,
+				CTL_VERSION);
+	if (h->len != n)
+		return diag_set(d, -EBADMSG, "control packet of %zu bytes says it has %u", n,
+				h->len);
+	return 0;
 }
 
 /* The value each element of rank r's buffer starts with in verify mode (integer-valued so

@@ -40,15 +40,10 @@ int msg_check(const void *buf, size_t n, struct diag *d)
 {
 	const struct ctl_hdr *h = buf;
 	uint32_t want;
+	int r = ctl_check_hdr(buf, n, d);
 
-	if (n < sizeof(*h))
-		return diag_set(d, -EBADMSG, "control packet of %zu bytes", n);
-	if (h->version != CTL_VERSION)
-		return diag_set(d, -EPROTO, "control protocol version %u, expected %u", h->version,
-				CTL_VERSION);
-	if (h->len != n)
-		return diag_set(d, -EBADMSG, "control packet of %zu bytes says it has %u", n,
-				h->len);
+	if (r)
+		return r;
 	if (h->type == CTL_JOB)
 		return msg_check_job(buf, n, d);
 	want = msg_fixed_len(h->type);
