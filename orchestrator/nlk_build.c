@@ -27,24 +27,7 @@
 #include <netlink/route/rule.h>
 
 #include "orchestrator/nlk_build.h"
-
-/* libnl reports NLE_* codes; callers speak -errno. */
-static int nle(int r)
-{
-	if (r >= 0)
-		return 0;
-	return r == -NLE_NOMEM ? -ENOMEM : -EINVAL;
-}
-
-static struct nl_addr *v4(uint32_t a, uint8_t plen)
-{
-	uint32_t be = htonl(a);
-	struct nl_addr *na = nl_addr_build(AF_INET, &be, sizeof(be));
-
-	if (na)
-		nl_addr_set_prefixlen(na, plen);
-	return na;
-}
+#include "orchestrator/nlk_int.h"
 
 static void veth_end(struct rtnl_link *l, const char *name, int ifindex, int nsfd, uint32_t mtu)
 {

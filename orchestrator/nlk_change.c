@@ -21,23 +21,7 @@
 #include <netlink/route/route.h>
 
 #include "orchestrator/nlk_change.h"
-
-static int nle(int r)
-{
-	if (r >= 0)
-		return 0;
-	return r == -NLE_NOMEM ? -ENOMEM : -EINVAL;
-}
-
-static struct nl_addr *v4(uint32_t a, uint8_t plen)
-{
-	uint32_t be = htonl(a);
-	struct nl_addr *na = nl_addr_build(AF_INET, &be, sizeof(be));
-
-	if (na)
-		nl_addr_set_prefixlen(na, plen);
-	return na;
-}
+#include "orchestrator/nlk_int.h"
 
 int nlk_build_route_set(const struct nlk_route *rt, struct nl_msg **out)
 {
