@@ -75,6 +75,23 @@ static char *t_slurp(const char *path)
 	return buf;
 }
 
+/* Every documented default outside the topology's own fields (docs/scenario.md). */
+static void t_check_defaults(const struct scenario *s)
+{
+	assert_int_equal(s->topology.delay_ns, 0);
+	assert_int_equal(s->shaping.qdisc, SCN_QDISC_HTB);
+	assert_true(s->shaping.ack_priority);
+	assert_int_equal(s->shaping.burst_bytes, 0);
+	assert_int_equal(s->shaping.queue_bytes, 0);
+	assert_int_equal(s->shaping.mtu, 1500);
+	assert_int_equal(s->routing.policy, SCN_POLICY_ECMP);
+	assert_int_equal(s->routing.seed, 1);
+	assert_int_equal(s->routing.seeds.n, 0);
+	assert_int_equal(s->addressing.base, (198u << 24) | (18u << 16));
+	assert_int_equal(s->addressing.plen, 15);
+	assert_true(s->emulation.rate_scale == 1.0 && s->emulation.size_scale == 1.0);
+}
+
 static void test_every_scenario_parses(void **state)
 {
 	struct topo *t = NULL;
@@ -131,18 +148,7 @@ static void test_leafspine_small(void **state)
 	assert_int_equal(e.s.topology.ls.links_per_pair, 1);
 	assert_int_equal(e.s.topology.ls.host_rate, GBIT);
 	assert_int_equal(e.s.topology.ls.fabric_rate, GBIT);
-	assert_int_equal(e.s.topology.delay_ns, 0);
-	assert_int_equal(e.s.shaping.qdisc, SCN_QDISC_HTB);
-	assert_true(e.s.shaping.ack_priority);
-	assert_int_equal(e.s.shaping.burst_bytes, 0);
-	assert_int_equal(e.s.shaping.queue_bytes, 0);
-	assert_int_equal(e.s.shaping.mtu, 1500);
-	assert_int_equal(e.s.routing.policy, SCN_POLICY_ECMP);
-	assert_int_equal(e.s.routing.seed, 1);
-	assert_int_equal(e.s.routing.seeds.n, 0);
-	assert_int_equal(e.s.addressing.base, (198u << 24) | (18u << 16));
-	assert_int_equal(e.s.addressing.plen, 15);
-	assert_true(e.s.emulation.rate_scale == 1.0 && e.s.emulation.size_scale == 1.0);
+	t_check_defaults(&e.s);
 	exp_done(&e);
 }
 
@@ -240,18 +246,7 @@ static void test_defaults(void **state)
 	assert_int_equal(e.s.topology.ls.links_per_pair, 1);
 	assert_int_equal(e.s.topology.ls.spines, 0);
 	assert_int_equal(e.s.topology.ls.fabric_rate, 10 * MBIT);
-	assert_int_equal(e.s.topology.delay_ns, 0);
-	assert_int_equal(e.s.shaping.qdisc, SCN_QDISC_HTB);
-	assert_true(e.s.shaping.ack_priority);
-	assert_int_equal(e.s.shaping.burst_bytes, 0);
-	assert_int_equal(e.s.shaping.queue_bytes, 0);
-	assert_int_equal(e.s.shaping.mtu, 1500);
-	assert_int_equal(e.s.routing.policy, SCN_POLICY_ECMP);
-	assert_int_equal(e.s.routing.seed, 1);
-	assert_int_equal(e.s.routing.seeds.n, 0);
-	assert_int_equal(e.s.addressing.base, (198u << 24) | (18u << 16));
-	assert_int_equal(e.s.addressing.plen, 15);
-	assert_true(e.s.emulation.rate_scale == 1.0 && e.s.emulation.size_scale == 1.0);
+	t_check_defaults(&e.s);
 	exp_done(&e);
 }
 
