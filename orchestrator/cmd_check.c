@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* testbed check FILE: parse, build the model and the routing plan, print what `up` would make.
  * Needs no root and touches no kernel state. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,10 +18,12 @@
 static void check_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: testbed check [--plan] FILE\n\n"
+		"Usage: testbed check [--plan | --loads] FILE\n\n"
 		"Parses the scenario, builds the topology and routing plan, and prints counts of\n"
 		"nodes, links, routes, rules and ECMP groups. --plan also prints every node's\n"
-		"routes and rules. Exit 0 if valid, 2 for bad input.\n");
+		"routes and rules. --loads prints instead, for a workload of one all-to-all job,\n"
+		"how many of its flows per-flow ECMP puts on each link direction (CSV, the\n"
+		"link and dir columns of links.csv). Exit 0 if valid, 2 for bad input.\n");
 }
 
 /* Up to this many endpoints the fluid all-to-all is cheap enough to print (milliseconds). */
@@ -193,18 +196,52 @@ static void print_plan(const struct cmd_world *w)
 	}
 }
 
+/* --loads: per link direction, the lone all-to-all job's flows under per-flow ECMP with the
+ * ports emu-node binds (route_alltoall_conn_loads), as CSV keyed like links.csv. */
+static int print_loads(const struct cmd_world *w, struct diag *d)
+{
+	const struct topo *t = w->t;
+	uint32_t *eps = calloc(t->endpoints.n, sizeof(*eps)), n;
+	double *load = calloc(t->ports.n + 1, sizeof(*load));
+	size_t i;
+	int r = eps && load ? 0 : -ENOMEM;
+
+	n = r ? 0 : lone_alltoall(w, eps);
+	if (!r && n < 2)
+		r = diag_set(d, -EINVAL,
+			     "%s: --loads needs a workload of one all-to-all job of 2 or more GPUs",
+			     w->e.s.path);
+	if (!r)
+		r = route_alltoall_conn_loads(t, &w->plan, eps, n, 0, load);
+	if (r && !d->msg[0])
+		diag_set(d, r, "%s: cannot route the all-to-all's flows", w->e.s.path);
+	if (!r)
+		printf("link,dir,from,to,flows\n");
+	for (i = 0; !r && i < t->ports.n; i++) {
+		const struct topo_port *p = &t->ports.v[i];
+
+		if (topo_port_rate(t, (uint32_t)i))
+			printf("%u,%u,%s,%s,%.0f\n", p->link, p->side, t->nodes.v[p->node].name,
+			       t->nodes.v[topo_port_peer_node(t, (uint32_t)i)].name, load[i]);
+	}
+	free(load);
+	free(eps);
+	return r;
+}
+
 int cmd_check(int argc, char **argv)
 {
 	struct cmd_world w;
 	struct diag d = {0};
-	int plan = 0, r;
+	int plan = 0, loads = 0, r;
 
 	if (cmd_wants_help(argc, argv)) {
 		check_usage(stdout);
 		return CMD_OK;
 	}
-	if (argc == 3 && !strcmp(argv[1], "--plan")) {
-		plan = 1;
+	if (argc == 3 && (!strcmp(argv[1], "--plan") || !strcmp(argv[1], "--loads"))) {
+		plan = !strcmp(argv[1], "--plan");
+		loads = !plan;
 		argv++;
 		argc--;
 	}
@@ -215,7 +252,9 @@ int cmd_check(int argc, char **argv)
 	r = cmd_world_load(argv[1], &w, &d);
 	if (!r && w.e.sweep.axes.n) /* every run of a sweep parses (scenario_sweep.h) */
 		r = exp_sweep_check(argv[1], &w.e.sweep, &d);
-	if (!r) {
+	if (!r && loads) {
+		r = print_loads(&w, &d);
+	} else if (!r) {
 		if (w.e.sweep.axes.n)
 			printf("sweep      %u variants x %u seeds = %u runs (the counts below: the "
 			       "baseline)\n",

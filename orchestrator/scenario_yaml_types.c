@@ -152,9 +152,13 @@ int scn_yaml_read_uint(struct scn_yaml_ctx *c, yaml_node_t *n, uint64_t min, uin
 {
 	const char *v = scn_yaml_text(n),
 		   *type = min ? "a positive integer" : "a non-negative integer";
-	char what[64];
+	char range[64];
 	uint64_t x = 0;
 
+	snprintf(range, sizeof(range), "an integer from %llu to %llu", (unsigned long long)min,
+		 (unsigned long long)max);
+	if (min > 1 || max < UINT32_MAX) /* a bounded field says its bounds in every message */
+		type = range;
 	if (!v || !*v || *digits(v))
 		return scn_yaml_fail_value(c, n, type, v ? uint_why(v) : "");
 	if (v[0] == '0' && v[1])
@@ -165,11 +169,8 @@ int scn_yaml_read_uint(struct scn_yaml_ctx *c, yaml_node_t *n, uint64_t min, uin
 			break;
 		x = x * 10 + (uint64_t)(*v - '0');
 	}
-	if (*v || x < min || x > max) {
-		snprintf(what, sizeof(what), "an integer from %llu to %llu",
-			 (unsigned long long)min, (unsigned long long)max);
-		return scn_yaml_fail_value(c, n, what, "");
-	}
+	if (*v || x < min || x > max)
+		return scn_yaml_fail_value(c, n, range, "");
 	*out = x;
 	return 0;
 }

@@ -119,6 +119,14 @@ int route_alltoall_hashed(const struct topo *t, const struct route_plan *plan, u
 int route_alltoall_conns(const struct topo *t, const struct route_plan *plan, const uint32_t *eps,
 			 uint32_t n, uint32_t job, double *out);
 
+/* The link loads behind route_alltoall_conns: load[p] = how many of the job's n (n - 1)
+ * flows leave through port p (t->ports.n entries, caller's; parallel links count as their
+ * first). Each flow carries one block, so a run's bytes through p over an iteration are
+ * about load[p] x block plus headers and ACKs: `testbed check --loads` prints them for
+ * comparing with links.csv. 0, -EINVAL (n < 2, an unreachable pair) or -ENOMEM. */
+int route_alltoall_conn_loads(const struct topo *t, const struct route_plan *plan,
+			      const uint32_t *eps, uint32_t n, uint32_t job, double *load);
+
 /* Walks flow f from endpoint node src through the plan as the kernel would, writing up to
  * max node ids (src first) into hops. Tags apply at the first node that has a choice and
  * received the packet on an edge port. A spraying group is walked as if it hashed: its

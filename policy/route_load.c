@@ -121,16 +121,15 @@ int route_alltoall_hashed(const struct topo *t, const struct route_plan *plan, u
 	return r;
 }
 
-int route_alltoall_conns(const struct topo *t, const struct route_plan *plan, const uint32_t *eps,
-			 uint32_t n, uint32_t job, double *out)
+int route_alltoall_conn_loads(const struct topo *t, const struct route_plan *plan,
+			      const uint32_t *eps, uint32_t n, uint32_t job, double *load)
 {
-	double *load = calloc(t->ports.n + 1, sizeof(*load));
 	uint32_t a, b;
-	int r = load ? 0 : -ENOMEM;
+	int r = 0;
 
-	*out = 0;
-	if (!r && (n < 2 || fluid_injection(t) <= 0))
-		r = -EINVAL;
+	memset(load, 0, t->ports.n * sizeof(*load));
+	if (n < 2)
+		return -EINVAL;
 	for (a = 0; !r && a < n; a++) {
 		for (b = 0; !r && b < n; b++) {
 			struct route_flow f;
@@ -141,6 +140,20 @@ int route_alltoall_conns(const struct topo *t, const struct route_plan *plan, co
 			r = add_flow(t, plan, t->endpoints.v[eps[a]], &f, load);
 		}
 	}
+	return r;
+}
+
+int route_alltoall_conns(const struct topo *t, const struct route_plan *plan, const uint32_t *eps,
+			 uint32_t n, uint32_t job, double *out)
+{
+	double *load = calloc(t->ports.n + 1, sizeof(*load));
+	int r = load ? 0 : -ENOMEM;
+
+	*out = 0;
+	if (!r && fluid_injection(t) <= 0)
+		r = -EINVAL;
+	if (!r)
+		r = route_alltoall_conn_loads(t, plan, eps, n, job, load);
 	if (!r)
 		*out = fraction_of(t, load, n);
 	free(load);

@@ -79,6 +79,25 @@ diag() { # diag RUN_DIR
 	echo
 }
 
+# Under per-flow ECMP, whether the kernel routed the flows where the model says
+# (`testbed check --loads`: flows per link direction for this job's ports): per direction
+# that carries any, bytes sent over the run / (flows x block x iterations). Equal ratios
+# everywhere (headers and ACKs make them a little above 1) mean the bound above is what the
+# kernel did; a hashing mismatch would spread them apart.
+paths() { # paths RUN_DIR
+	local n bytes iters
+	n=$(awk -F, 'NR == 2 { print $3 }' "$1/jobs.csv")
+	bytes=$(awk -F, 'NR == 2 { print $7 }' "$1/jobs.csv")
+	iters=$(awk -F, 'NR > 1 { i[$3] } END { print length(i) }' "$1/iterations.csv")
+	"$TB" check --loads "$SCN" >"$TMP/loads.csv"
+	awk -F, -v blk="$((bytes / n))" -v it="$iters" 'NR == FNR { if (FNR > 1 && $5 > 0) f[$1 "," $2] = $5; next }
+		FNR > 1 { k = $2 "," $3; if (!(k in b0)) b0[k] = $4; b1[k] = $4 }
+		END { for (k in f) print (b1[k] - b0[k]) / (f[k] * blk * it) }' \
+		"$TMP/loads.csv" "$1/links.csv" | sort -g | awk '{ r[NR] = $1 } END {
+		printf "kernel vs model: bytes / (predicted flows x block x iterations) on %d directions:", NR
+		printf " min %.3f, median %.3f, max %.3f\n", r[1], r[int((NR + 1) / 2)], r[NR] }'
+}
+
 measure() { # measure LABEL SPRAY
 	local f="$TMP/$NAME.yaml" c0 c1 run out
 	sed -e "s/^name: .*/name: $NAME/" -e "s/^  spray: .*/  spray: $2/" "$SCN" >"$f"
@@ -92,6 +111,7 @@ measure() { # measure LABEL SPRAY
 	printf '%-22s %-34s %6s %8.2f %6s\n' "$1" "${out%%$'\t'*}" "${out##*$'\t'}" \
 		"$(awk -v f="${out##*$'\t'}" -v p="$fluid" 'BEGIN { print f / p }')" "$(busy "$c0" "$c1")"
 	printf '%-22s %s\n' "" "$(diag "$run")"
+	[ "$2" = true ] || printf '%-22s %s\n' "" "$(paths "$run")"
 	mv "$run" "$TMP/run-$2"
 }
 

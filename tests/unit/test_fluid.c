@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <cmocka.h>
 
@@ -16,6 +17,7 @@
 #include "model/fluid.h"
 #include "model/gen.h"
 #include "policy/route.h"
+#include "traffic/sport.h"
 
 #define T_GBIT 1000000000ULL
 
@@ -94,6 +96,46 @@ static void test_switched(void **state)
 	assert_float_equal(t_ls(SCN_GEN_LEAFSPINE, 2, T_GBIT), 15.0 / 24.0, 1e-9);
 }
 
+/* The loads behind route_alltoall_conns on t (every port at one rate): every flow's path
+ * counted hop by hop, and the busiest port giving the job's bound g. */
+static void check_loads(const struct topo *t, const struct route_plan *plan, const uint32_t *eps,
+			uint32_t n, double g)
+{
+	double *load = calloc(t->ports.n, sizeof(*load)), sum = 0, hops = 0, max = 0;
+	uint32_t path[64], a, b;
+	size_t i;
+	int k;
+
+	assert_non_null(load);
+	assert_int_equal(route_alltoall_conn_loads(t, plan, eps, n, 0, load), 0);
+	for (i = 0; i < t->ports.n; i++) {
+		sum += load[i];
+		max = load[i] > max ? load[i] : max;
+	}
+	for (a = 0; a < n; a++) {
+		for (b = 0; b < n; b++) {
+			struct route_flow f = {.saddr = t->nodes.v[t->endpoints.v[eps[a]]].addr,
+					       .daddr = t->nodes.v[t->endpoints.v[eps[b]]].addr,
+					       .proto = 6};
+			uint16_t sport = flow_sport(0, a < b ? a : b, a < b ? b : a, 0);
+
+			if (a == b)
+				continue;
+			f.sport = a < b ? sport : FLOW_DPORT;
+			f.dport = a < b ? FLOW_DPORT : sport;
+			k = route_trace(t, plan, t->endpoints.v[eps[a]], &f, path, 64);
+			assert_true(k >= 2);
+			hops += k - 1;
+		}
+	}
+	assert_float_equal(sum, hops, 1e-9);
+	/* g = (n - 1) R / max / injection, every port at rate R */
+	assert_float_equal(
+		g, (double)(n - 1) * (double)topo_port_rate(t, 0) / max / fluid_injection(t), 1e-9);
+	assert_int_equal(route_alltoall_conn_loads(t, plan, eps, 1, 0, load), -EINVAL);
+	free(load);
+}
+
 /* Per-flow ECMP: one switch has no choice to make; on the 4x4 Hx2Mesh hash collisions cost
  * about a fifth of the fluid figure (`testbed check` prints both). */
 static void test_hashed(void **state)
@@ -130,6 +172,7 @@ static void test_hashed(void **state)
 	assert_true(g < f && g > 0.7 * f);
 	assert_int_equal(route_alltoall_conns(t, &plan, eps, 64, 0, &again.min), 0);
 	assert_true(again.min == g);
+	check_loads(t, &plan, eps, 64, g);
 	assert_int_equal(route_alltoall_conns(t, &plan, eps, 1, 0, &g), -EINVAL);
 	route_plan_done(&plan);
 	paths_done(&p);
@@ -143,6 +186,7 @@ static void test_hashed(void **state)
 	assert_float_equal(bound.mean, 1.0, 1e-9);
 	assert_int_equal(route_alltoall_conns(b, &plan, eps, 8, 0, &g), 0);
 	assert_float_equal(g, 1.0, 1e-9);
+	check_loads(b, &plan, eps, 8, g);
 	route_plan_done(&plan);
 	paths_done(&p);
 	topo_free(t);

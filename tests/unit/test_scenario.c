@@ -401,10 +401,12 @@ static void test_more_refusals(void **state)
 	      "t.yaml:1:7: name: expected 1 to 12 characters from a-z, 0-9 and '-', found "
 	      "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'... (54 characters)");
 	t_bad("topology: { kind: best, hosts_per_leaf: 1e3 }\n",
-	      "t.yaml:1:41: topology.hosts_per_leaf: expected a positive integer, found '1e3' (not "
+	      "t.yaml:1:41: topology.hosts_per_leaf: expected an integer from 1 to 65536, found "
+	      "'1e3' (not "
 	      "a whole number)");
 	t_bad("topology: { kind: best, hosts_per_leaf: 0x10 }\n",
-	      "t.yaml:1:41: topology.hosts_per_leaf: expected a positive integer, found '0x10'");
+	      "t.yaml:1:41: topology.hosts_per_leaf: expected an integer from 1 to 65536, found "
+	      "'0x10'");
 	t_bad("topology: { kind: best, hosts_per_leaf: 1, leaves: 1, host_rate: 99999999Tbit }\n",
 	      "t.yaml:1:66: topology.host_rate: expected a rate, found '99999999Tbit': too large");
 	t_bad("topology: { kind: best, hosts_per_leaf: 1, leaves: 1, host_rate: 1Gbit, delay: "

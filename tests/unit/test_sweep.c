@@ -187,8 +187,8 @@ static void test_bad_value_at_sweep(void **state)
 
 	(void)state;
 	assert_int_equal(t_parse("sweep:\n  topology.spines: [2, four]\n", c, &e, &d), -EINVAL);
-	assert_string_equal(d.msg, "t.yaml:14:24: topology.spines: expected a positive integer, "
-				   "found 'four'");
+	assert_string_equal(d.msg, "t.yaml:14:24: topology.spines: expected an integer from 1 to "
+				   "65536, found 'four'");
 	exp_done(&e);
 }
 
