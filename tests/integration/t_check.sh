@@ -17,4 +17,17 @@ for f in tests/fixtures/bad/*.yaml; do
 	[ "$out" = "$want" ] || fail "$f:\n got: $out\nwant: $want"
 	n=$((n + 1))
 done
-note "$(ls scenarios/*.yaml | wc -l) scenarios valid, $n bad fixtures rejected with their messages"
+# --loads: one row per shaped direction of the all-to-all scenario, every flow counted once
+# per hop (64 x 63 flows over 2-6 hops); any other workload is refused.
+loads=$(as_user "$TB" check --loads scenarios/hxmesh-a2a.yaml) || fail "check --loads hxmesh-a2a"
+[ "$(echo "$loads" | head -1)" = "link,dir,from,to,flows" ] || fail "--loads header: $(echo "$loads" | head -1)"
+rows=$(echo "$loads" | tail -n +2 | wc -l)
+hops=$(echo "$loads" | awk -F, 'NR > 1 { s += $5 } END { print s }')
+((rows == 384)) || fail "--loads: $rows directions, want 384"
+((hops >= 2 * 4032 && hops <= 6 * 4032)) || fail "--loads: $hops flow-hops for 4,032 flows"
+rc=0
+out=$(as_user "$TB" check --loads scenarios/quickstart.yaml 2>&1 >/dev/null) || rc=$?
+((rc == 2)) || fail "--loads on quickstart: exit $rc, want 2"
+[[ $out == *"needs a workload of one all-to-all job"* ]] || fail "--loads on quickstart: $out"
+note "$(ls scenarios/*.yaml | wc -l) scenarios valid, $n bad fixtures rejected with their messages," \
+	"--loads: $rows directions, $hops flow-hops"
