@@ -214,7 +214,8 @@ static int print_loads(const struct cmd_world *w, struct diag *d)
 	if (!r)
 		r = route_alltoall_conn_loads(t, &w->plan, eps, n, 0, load);
 	if (r && !d->msg[0])
-		diag_set(d, r, "%s: cannot route the all-to-all's flows", w->e.s.path);
+		diag_set(d, r, "%s: %s", w->e.s.path,
+			 r == -ENOMEM ? "out of memory" : "cannot route the all-to-all's flows");
 	if (!r)
 		printf("link,dir,from,to,flows\n");
 	for (i = 0; !r && i < t->ports.n; i++) {
