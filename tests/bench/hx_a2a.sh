@@ -45,11 +45,14 @@ busy() { # busy "TOTAL0 IDLE0" "TOTAL1 IDLE1"
 	echo "$1 $2" | awk '{ printf "%.2f", 1 - ($4 - $2) / ($3 - $1) }'
 }
 
+# The one job's column K of jobs.csv (3: GPUs, 7: bytes per accelerator).
+job_field() { awk -F, -v k="$2" 'NR == 2 { print $k }' "$1/jobs.csv"; }
+
 # per iteration: fraction = (N-1) * block * 8 / T / (4 R)
 fractions() { # fractions RUN_DIR
 	local n bytes
-	n=$(awk -F, 'NR == 2 { print $3 }' "$1/jobs.csv")
-	bytes=$(awk -F, 'NR == 2 { print $7 }' "$1/jobs.csv")
+	n=$(job_field "$1" 3)
+	bytes=$(job_field "$1" 7)
 	awk -F, -v n="$n" -v b="$bytes" -v r="$R" 'NR > 1 {
 		i = $3; if (!(i in s) || $5 < s[i]) s[i] = $5; if ($6 > e[i]) e[i] = $6 }
 		END { for (i = 0; i in s; i++) {
@@ -86,8 +89,8 @@ diag() { # diag RUN_DIR
 # kernel did; a hashing mismatch would spread them apart.
 paths() { # paths RUN_DIR
 	local n bytes iters
-	n=$(awk -F, 'NR == 2 { print $3 }' "$1/jobs.csv")
-	bytes=$(awk -F, 'NR == 2 { print $7 }' "$1/jobs.csv")
+	n=$(job_field "$1" 3)
+	bytes=$(job_field "$1" 7)
 	iters=$(awk -F, 'NR > 1 { i[$3] } END { print length(i) }' "$1/iterations.csv")
 	"$TB" check --loads "$SCN" >"$TMP/loads.csv"
 	awk -F, -v blk="$((bytes / n))" -v it="$iters" 'NR == FNR { if (FNR > 1 && $5 > 0) f[$1 "," $2] = $5; next }
