@@ -49,8 +49,16 @@ static int generate(const struct scenario *s, struct topo *t, struct diag *d)
 		return gen_leafspine(t, &s->topology.ls, scale, d);
 	case SCN_GEN_BEST:
 		return gen_best(t, &s->topology.ls, scale, d);
-	case SCN_GEN_HAMMINGMESH:
-		return gen_hxmesh(t, &s->topology.hx, scale, d);
+	case SCN_GEN_HAMMINGMESH: {
+		struct gen_hxmesh_params hp = s->topology.hx;
+
+		hp.ocs = s->topology.ls.ocs.count; /* topology.ocs, shared with leafspine */
+		if (hp.ocs && s->topology.ls.ocs.spine_ports)
+			return diag_set(d, -EINVAL,
+					"topology.ocs.spine_ports: only a leafspine has spines; a "
+					"hammingmesh's OCSes take its edge cables in turn");
+		return gen_hxmesh(t, &hp, scale, d);
+	}
 	case SCN_GEN_MULTIDIM:
 		return gen_multidim(t, &s->topology.md, scale, d);
 	case SCN_GEN_DIRECT:
@@ -80,7 +88,10 @@ int topo_build(const struct scenario *s, struct topo **out, struct diag *d)
 		goto out;
 	r = addr_assign(t, s->addressing.base, s->addressing.plen, d);
 	if (!r && s->topology.gen == SCN_GEN_LEAFSPINE && s->topology.ls.ocs.count)
-		r = ocs_build(&t, &s->topology.ls, d); /* t becomes the logical view */
+		r = ocs_build(&t, &s->topology.ls.ocs, ocs_spine_ports(&s->topology.ls),
+			      d); /* t becomes the logical view */
+	else if (!r && s->topology.gen == SCN_GEN_HAMMINGMESH && s->topology.ls.ocs.count)
+		r = ocs_build(&t, &s->topology.ls.ocs, 0, d);
 out:
 	if (r) {
 		topo_free(t);

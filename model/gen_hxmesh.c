@@ -3,10 +3,12 @@
  * built from them, so the graph and the formulas cannot disagree about its shape. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/gen.h"
 #include "model/gen_hxmesh.h"
+#include "model/ocs.h"
 
 /* seed 004 §2.6: April 2022 prices in US$ (64-port switch, 5 m DAC, 20 m AoC) */
 #define HX_PRICE_SWITCH 14280
@@ -142,6 +144,9 @@ struct hx_build {
 	struct gen_hxmesh_counts c;
 	uint64_t board_rate, net_rate;
 	uint32_t nsw[2]; /* switches added so far per dimension: their topo_node.index */
+	uint32_t *edge; /* with OCSes: the edge cables' ends (accelerator, switch, dim), made
+			   after every network has its switches */
+	uint64_t nedge;
 };
 
 /* Node id of accelerator (i, j) on board (bx, by): accelerators come first, board by board. */
@@ -264,6 +269,55 @@ static int add_net_switches(struct hx_build *h, unsigned dim, uint64_t net)
 	return r;
 }
 
+/* An accelerator-switch cable: made now, or with OCSes noted for add_ocs_layer. */
+static int add_edge(struct hx_build *h, uint32_t acc, uint32_t sw, unsigned dim)
+{
+	uint32_t *e;
+
+	if (!h->p->ocs)
+		return add_link(h, acc, sw, h->net_rate, TOPO_TIER_EDGE, dim);
+	e = &h->edge[3 * h->nedge++];
+	e[0] = acc;
+	e[1] = sw;
+	e[2] = dim;
+	return 0;
+}
+
+/* The OCSes o0.. and the edge cables through them: the row networks' cables in turn through
+ * the first ceil(ocs / 2) OCSes, the column networks' through the others (all through o0
+ * when there is one), so that an accelerator of a board with a, b >= 2 has at most one port
+ * on each OCS and a circuit never crosses dimensions. Cable u-v becomes u-o and v-o,
+ * consecutive ports of o (ocs_pair_circuits joins them back); shaped where sent in,
+ * unshaped out of the OCS, a passive cross-connect (as ocs_gen_layer cables a leaf-spine). */
+static int add_ocs_layer(struct hx_build *h)
+{
+	uint32_t o0 = (uint32_t)h->t->nodes.n, k = h->p->ocs, nrow = (k + 1) / 2, j;
+	uint64_t i, ord[2] = {0, 0};
+	char name[TOPO_NAME_MAX];
+	int r = 0, l;
+
+	for (j = 0; j < k; j++) {
+		snprintf(name, sizeof(name), "o%u", j);
+		l = topo_node_add(h->t, TOPO_OCS, TOPO_ROLE_OCS, name, j);
+		if (l < 0)
+			return l;
+		h->t->nodes.v[l].forwards = false;
+	}
+	for (i = 0; !r && i < h->nedge; i++) {
+		const uint32_t *e = &h->edge[3 * i];
+		uint64_t n = ord[e[2]]++;
+		uint32_t o = o0 + (uint32_t)(e[2] && k > 1 ? nrow + n % (k - nrow) : n % nrow);
+
+		for (j = 0; !r && j < 2; j++) {
+			l = topo_link_add(h->t, e[j], o, h->net_rate, 0, TOPO_TIER_OCS);
+			r = l < 0 ? l : 0;
+			if (!r)
+				h->t->links.v[l].dim = (uint16_t)e[2];
+		}
+	}
+	return r;
+}
+
 /* One row or column network: its switches, its endpoint cables, its leaf-spine cables. */
 static int add_net(struct hx_build *h, unsigned dim, uint64_t net)
 {
@@ -276,7 +330,7 @@ static int add_net(struct hx_build *h, unsigned dim, uint64_t net)
 	for (k = 0; !r && k < n->ports; k++) {
 		uint32_t sw = sw0 + (n->levels == 1 ? 0 : (uint32_t)(k / n->down));
 
-		r = add_link(h, port_accel(h, dim, net, k), sw, h->net_rate, TOPO_TIER_EDGE, dim);
+		r = add_edge(h, port_accel(h, dim, net, k), sw, dim);
 	}
 	for (l = 0; !r && l < n->leaves; l++)
 		for (u = 0; !r && u < n->uplinks; u++)
@@ -297,6 +351,8 @@ static int build(struct hx_build *h)
 		r = add_net(h, 0, net);
 	for (net = 0; !r && net < h->c.col.count; net++)
 		r = add_net(h, 1, net);
+	if (!r && h->p->ocs)
+		r = add_ocs_layer(h);
 	return r;
 }
 
@@ -330,9 +386,18 @@ int gen_hxmesh(struct topo *t, const struct gen_hxmesh_params *p, double rate_sc
 		return r;
 	if (t->nodes.n)
 		return diag_set(d, -EINVAL, "hammingmesh: the topology must start empty");
+	if (p->ocs > OCS_MAX)
+		return diag_set(d, -EINVAL, "topology.ocs.count: at most %d OCSes, found %u",
+				OCS_MAX, p->ocs);
 	h.board_rate = gen_scale_rate(p->board_rate, rate_scale);
 	h.net_rate = gen_scale_rate(p->net_rate, rate_scale);
-	r = build(&h);
+	h.edge = p->ocs ? calloc(3 * (h.c.row.count * h.c.row.ports +
+				      h.c.col.count * h.c.col.ports) +
+					 1,
+				 sizeof(*h.edge))
+			: NULL;
+	r = p->ocs && !h.edge ? -ENOMEM : build(&h);
+	free(h.edge);
 	if (r)
 		return diag_set(d, r, "building the hammingmesh: %s",
 				r == -ENOMEM ? "out of memory" : "node name too long");

@@ -20,6 +20,8 @@ struct gen_hxmesh_params {
 	bool merged; /* one switch per board row/column where all its networks fit (§6 P14) */
 	uint64_t board_rate; /* bit/s, on-board (PCB) links, paper units */
 	uint64_t net_rate; /* bit/s, accelerator-switch and switch-switch links, paper units */
+	uint32_t ocs; /* OCSes the edge cables pass through, 0 for none (model/ocs.h): row
+			 cables through the first ceil(ocs / 2), column cables the rest */
 };
 
 /* The networks of one dimension (all rows, or all columns), in one plane. */

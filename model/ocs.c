@@ -141,6 +141,25 @@ int ocs_default_circuits(const struct topo *p, uint32_t ports_per_spine, uint32_
 	return r;
 }
 
+void ocs_pair_circuits(const struct topo *p, uint32_t *xc)
+{
+	uint32_t i, a, b;
+	size_t n;
+
+	for (n = 0; n < p->ports.n; n++)
+		xc[n] = TOPO_NONE;
+	for (n = 0; n < p->nodes.n; n++) {
+		if (p->nodes.v[n].kind != TOPO_OCS)
+			continue;
+		for (i = 0; i + 1 < p->nodes.v[n].nports; i += 2) {
+			a = topo_node_port(p, (uint32_t)n, i);
+			b = topo_node_port(p, (uint32_t)n, i + 1);
+			xc[a] = b;
+			xc[b] = a;
+		}
+	}
+}
+
 /* Re-pairs the two cables of circuit (a, b), a < b, in logical view l (ocs.h). */
 static void join(const struct topo *p, struct topo *l, uint32_t a, uint32_t b)
 {
@@ -249,18 +268,20 @@ static int scenario_circuits(const struct topo *p, const struct scn_ocs *o, uint
 	return r;
 }
 
-int ocs_build(struct topo **t, const struct scn_leafspine *ls, struct diag *d)
+int ocs_build(struct topo **t, const struct scn_ocs *o, uint32_t spine_ports, struct diag *d)
 {
 	struct topo *p = *t, *l;
 	uint32_t *xc = malloc(p->ports.n * sizeof(*xc) + 1);
-	int r;
+	int r = 0;
 
 	if (!xc)
 		return diag_set(d, -ENOMEM, "out of memory");
 	ocs_addresses(p);
-	if (ls->ocs.circuits.n)
-		r = scenario_circuits(p, &ls->ocs, xc, d);
-	else if ((r = ocs_default_circuits(p, ocs_spine_ports(ls), xc)))
+	if (o->circuits.n)
+		r = scenario_circuits(p, o, xc, d);
+	else if (!spine_ports)
+		ocs_pair_circuits(p, xc);
+	else if ((r = ocs_default_circuits(p, spine_ports, xc)))
 		diag_set(d, r, "topology.ocs: the default circuits do not fit the spine ports");
 	l = r ? NULL : ocs_apply(p, xc);
 	if (!r && !l)

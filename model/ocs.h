@@ -2,7 +2,9 @@
 /* OCS circuit layers (seed 001 §2.4 and §6.1; ARCHITECTURE.md "OCS"). The [REPO] model: K
  * OCSes o0.. between the leaves and the spines, one per leaf uplink; every leaf has one port
  * on every OCS, every spine P ports on every OCS. A circuit joins two ports of one OCS: a
- * leaf to a spine, or a leaf to a leaf (the two-leaf OCS-vClos of §7).
+ * leaf to a spine, or a leaf to a leaf (the two-leaf OCS-vClos of §7). A HammingMesh may put
+ * K OCSes between the boards' edges and the row and column networks (gen_hxmesh.h): there a
+ * circuit joins an accelerator to a network switch or to another accelerator.
  *
  * Two views of one topology. The physical one holds the OCS nodes and the cables to them (the
  * veths `up` makes). The logical one, which paths and routing see, is a copy with the same
@@ -38,10 +40,17 @@ int ocs_gen_layer(struct topo *t, const struct scn_leafspine *ls, uint32_t leaf0
 		  uint64_t rate, struct diag *d);
 
 /* Turns *t, a generated, finalized and addressed physical topology with OCS nodes, into its
- * logical view with the scenario's circuits at `up` (or the default set), owning the physical
- * one. Addresses: OCS ports get none, the ports cabled to them a /32 (a circuit's two ends
- * are not on one subnet: routes name their gateway `onlink`). 0 or -errno with a message. */
-int ocs_build(struct topo **t, const struct scn_leafspine *ls, struct diag *d);
+ * logical view with the scenario's circuits o at `up` (or the default set), owning the
+ * physical one. The default set: a leaf-spine's (ocs_default_circuits) with spine_ports
+ * ports per spine (ocs_spine_ports), or with spine_ports 0 the pairs the generator cabled
+ * (ocs_pair_circuits, a HammingMesh). Addresses: OCS ports get none, the ports cabled to
+ * them a /32 (a circuit's two ends are not on one subnet: routes name their gateway
+ * `onlink`). 0 or -errno with a message. */
+int ocs_build(struct topo **t, const struct scn_ocs *o, uint32_t spine_ports, struct diag *d);
+
+/* The circuits of a topology cabled through its OCSes in pairs: on every OCS, port 2i to
+ * port 2i + 1 (a HammingMesh's edge cables, gen_hxmesh.h). xc has p->ports.n entries. */
+void ocs_pair_circuits(const struct topo *p, uint32_t *xc);
 
 /* The default circuits (a leaf-spine): on OCS k, leaf n goes to spine (k + n / P) mod S with
  * P spine ports per OCS. xc has p->ports.n entries. 0 or -ENOSPC. */

@@ -51,6 +51,15 @@ static uint32_t ports_toward(const struct topo *p, uint32_t o, uint32_t n, uint3
 	return cnt;
 }
 
+/* A node above the OCS layer: a leaf-spine's spine, a HammingMesh's network switch. Two of
+ * them are never joined: a circuit connects the layer's lower side to either side. */
+static bool upper(const struct topo *p, uint32_t n)
+{
+	enum topo_role r = p->nodes.v[n].role;
+
+	return r == TOPO_ROLE_SPINE || r == TOPO_ROLE_ROWSW || r == TOPO_ROLE_COLSW;
+}
+
 static int check_change(struct rewire *w, const struct ocs_change *c)
 {
 	const struct topo *p = w->p;
@@ -65,10 +74,13 @@ static int check_change(struct rewire *w, const struct ocs_change *c)
 		return diag_set(w->d, -EINVAL, "%s is not cabled to %s",
 				name(p, ports_toward(p, c->ocs, c->a, &q) ? c->b : c->a),
 				name(p, c->ocs));
-	if (p->nodes.v[c->a].role == TOPO_ROLE_SPINE && p->nodes.v[c->b].role == TOPO_ROLE_SPINE)
-		return diag_set(w->d, -EINVAL,
-				"%s-%s: a circuit joins a leaf to a spine or to another leaf",
-				name(p, c->a), name(p, c->b));
+	if (upper(p, c->a) && upper(p, c->b))
+		return diag_set(
+			w->d, -EINVAL, "%s-%s: %s", name(p, c->a), name(p, c->b),
+			p->nodes.v[c->a].role == TOPO_ROLE_SPINE
+				? "a circuit joins a leaf to a spine or to another leaf"
+				: "a circuit joins an accelerator to a row or column switch "
+				  "or to another accelerator");
 	return 0;
 }
 

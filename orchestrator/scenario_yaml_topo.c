@@ -276,11 +276,11 @@ static const struct scn_yaml_field topology_fields[] = {
 	SECTION("hammingmesh", hx_sec, false),
 	SECTION("multidim", md_sec, false),
 	SECTION("direct", dr_sec, false),
-	SECTION("ocs", scn_yaml_ocs_sec, false), /* leafspine: scenario_yaml_net.c */
+	SECTION("ocs", scn_yaml_ocs_sec, false), /* leafspine, hammingmesh: scenario_yaml_net.c */
 };
 
 /* The kinds that read a field: leafspine and best share theirs, the others have a mapping
- * each, and kind, host_rate and delay are everyone's. */
+ * each (hammingmesh also reads ocs), and kind, host_rate and delay are everyone's. */
 static bool field_used(const char *name, enum scn_gen g)
 {
 	static const char *const shared[] = {"kind", "host_rate", "delay"};
@@ -290,6 +290,8 @@ static bool field_used(const char *name, enum scn_gen g)
 	for (i = 0; i < ARRAY_SIZE(shared); i++)
 		if (!strcmp(name, shared[i]))
 			return true;
+	if (g == SCN_GEN_HAMMINGMESH && !strcmp(name, "ocs"))
+		return true; /* between the boards' edges and the networks (model/ocs.h) */
 	if (g == SCN_GEN_HAMMINGMESH || g == SCN_GEN_MULTIDIM || g == SCN_GEN_DIRECT)
 		return !strcmp(name, gen_name(g));
 	return ls && strcmp(name, "hammingmesh") && strcmp(name, "multidim") &&

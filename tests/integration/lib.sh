@@ -52,6 +52,17 @@ serve_on() { # serve_on NAME NODE...
 	for node in "$@"; do wait_listen "$n" "$node"; done
 }
 
+# Every node reaches every other over TCP: servers on all, then each probes all.
+probe_all() { # probe_all NAME NODE...
+	local n=$1 node addrs out
+	shift
+	serve_on "$n" "$@"
+	addrs=$(for node in "$@"; do ep_addr "$n" "$node"; done)
+	for node in "$@"; do
+		out=$(nx "$n" "$node" "$TBPERF" probe $addrs) || fail "$n: $node: $out"
+	done
+}
+
 wait_listen() { # wait_listen NAME NODE: until the server listens (condition, not sleep)
 	local i
 	for i in $(seq 100); do

@@ -71,11 +71,7 @@ f=$(scenario_as scenarios/hxmesh-64.yaml "$n2" "s/x: 4 .*/x: 4/" "s/y: 4 .*/y: 2
 	fail "radix 4: expected fat-tree row networks"
 tb_up "$f" "$n2"
 accels=$(for y in 0 1 2 3; do for x in 0 1 2 3 4 5 6 7; do echo "a$x-$y"; done; done)
-serve_on "$n2" $accels
-addrs=$(for a in $accels; do ep_addr "$n2" "$a"; done)
-for a in $accels; do
-	out=$(nx "$n2" "$a" "$TBPERF" probe $addrs) || fail "$a: $out"
-done
+probe_all "$n2" $accels
 note "32 x 32 TCP probes answered through fat-tree row networks"
 "$TB" down "$n2" >/dev/null
 no_leftovers "$n2"

@@ -47,11 +47,7 @@ for sw in d1s0 d1s1 d2s0 d2s1; do
 	done
 done
 
-serve_on "$n" $nodes
-addrs=$(for node in $nodes; do ep_addr "$n" "$node"; done)
-for node in $nodes; do
-	out=$(nx "$n" "$node" "$TBPERF" probe $addrs) || fail "$node: $out"
-done
+probe_all "$n" $nodes
 note "16 x 16 TCP probes answered"
 "$TB" down "$n" >/dev/null
 no_leftovers "$n"
@@ -61,11 +57,7 @@ f=$(scenario_as scenarios/multidim-4x2x2.yaml "$n2" '/- { type/d' \
 	's/^    dims:/    dims: [ { type: ring, size: 4 }, { type: fc, size: 3, rate: 200Gbit } ]/')
 tb_up "$f" "$n2"
 nodes=$(seq -f 'n%g' 0 11)
-serve_on "$n2" $nodes
-addrs=$(for node in $nodes; do ep_addr "$n2" "$node"; done)
-for node in $nodes; do
-	out=$(nx "$n2" "$node" "$TBPERF" probe $addrs) || fail "ring x fc: $node: $out"
-done
+probe_all "$n2" $nodes
 note "ring 4 x fc 3: 12 x 12 TCP probes answered"
 "$TB" down "$n2" >/dev/null
 no_leftovers "$n2"

@@ -154,16 +154,22 @@ static int parse(int argc, char **argv, struct opts *o)
 }
 
 /* "o0:l0-s1" into a change. */
+/* "ocs:a-b"; node names may hold '-' themselves (a HammingMesh's a0-1), so the split is the
+ * first '-' with a node on both sides. */
 static int circuit(const struct topo *t, const char *s, struct ocs_change *c)
 {
-	char o[16], a[16], b[16];
-	int io, ia, ib;
+	char o[16], ab[40], *dash;
+	int io, ia = -1, ib = -1;
 
-	if (sscanf(s, "%15[^:]:%15[^-]-%15s", o, a, b) != 3)
+	if (sscanf(s, "%15[^:]:%39s", o, ab) != 2)
 		return -EINVAL;
 	io = topo_node_find(t, o);
-	ia = topo_node_find(t, a);
-	ib = topo_node_find(t, b);
+	for (dash = strchr(ab, '-'); dash && (ia < 0 || ib < 0); dash = strchr(dash + 1, '-')) {
+		*dash = '\0';
+		ia = topo_node_find(t, ab);
+		ib = topo_node_find(t, dash + 1);
+		*dash = '-';
+	}
 	if (io < 0 || ia < 0 || ib < 0)
 		return -ENOENT;
 	*c = (struct ocs_change){(uint32_t)io, (uint32_t)ia, (uint32_t)ib, false};

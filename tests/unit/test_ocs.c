@@ -81,6 +81,18 @@ static uint32_t t_node(const struct topo *t, const char *name)
 	return (uint32_t)n;
 }
 
+/* The endpoint index of node `name`. */
+static uint32_t t_ep(const struct topo *t, const char *name)
+{
+	uint32_t n = t_node(t, name), i;
+
+	for (i = 0; i < t->endpoints.n; i++)
+		if (t->endpoints.v[i] == n)
+			return i;
+	fail_msg("%s is not an endpoint", name);
+	return 0;
+}
+
 /* The node at the logical far end of node n's port named ifname. */
 static const char *t_far(const struct topo *t, const char *n, const char *ifname)
 {
@@ -347,6 +359,115 @@ static void test_scenario_circuits(void **state)
 	scn_done(&s);
 }
 
+/* A 2x2 grid of 2x2 boards (16 accelerators) with k OCSes between the boards' edges and the
+ * row and column networks (gen_hxmesh.h, ocs.h). */
+static void t_load_hx(struct t_world *w, uint32_t k)
+{
+	struct diag d = {0};
+
+	memset(w, 0, sizeof(*w));
+	scn_init(&w->s);
+	strcpy(w->s.name, "t");
+	w->s.topology.gen = SCN_GEN_HAMMINGMESH;
+	w->s.topology.hx.a = w->s.topology.hx.b = 2;
+	w->s.topology.hx.x = w->s.topology.hx.y = 2;
+	w->s.topology.hx.board_rate = w->s.topology.hx.net_rate = 1000000000ULL;
+	w->s.topology.ls.ocs.count = k;
+	assert_int_equal(topo_build(&w->s, &w->t, &d), 0);
+	t_plan(w);
+}
+
+/* The default circuits rebuild the HammingMesh: every accelerator reaches every other over
+ * the same number of hops as without the OCSes. Row cables go through o0, column cables
+ * through o1: one port per accelerator on each. */
+static void test_hxmesh_default(void **state)
+{
+	struct t_world w, plain;
+	struct topo *p;
+	uint32_t i, j, a, b, o0, o1;
+
+	(void)state;
+	t_load_hx(&w, 2);
+	t_load_hx(&plain, 0);
+	p = w.t->phys;
+	assert_non_null(p);
+	assert_null(plain.t->phys);
+	/* 16 accelerators, 4 row and 4 column switches, 2 OCSes; 16 PCB links and the 32 edge
+	 * cables doubled */
+	assert_int_equal(p->nodes.n, 16 + 8 + 2);
+	assert_int_equal(p->links.n, 16 + 2 * 32);
+	o0 = t_node(p, "o0");
+	o1 = t_node(p, "o1");
+	assert_int_equal(p->nodes.v[o0].nports, 2 * 16);
+	assert_int_equal(p->nodes.v[o1].nports, 2 * 16);
+	for (i = 0; i < p->nodes.v[o0].nports; i++) {
+		uint32_t q = topo_node_port(p, o0, i), r = topo_node_port(p, o1, i);
+
+		assert_int_equal(p->links.v[p->ports.v[q].link].dim, 0);
+		assert_int_equal(p->links.v[p->ports.v[r].link].dim, 1);
+	}
+	assert_string_equal(t_far(w.t, "a0-0", "o0"), "r0");
+	assert_string_equal(t_far(w.t, "a0-0", "o1"), "c0");
+	assert_string_equal(t_far(w.t, "a3-2", "o0"), "r2");
+	t_topo_check_names(p);
+	for (i = 0; i < w.t->endpoints.n; i++) {
+		for (j = 0; j < w.t->endpoints.n; j++) {
+			a = w.t->endpoints.v[i];
+			b = plain.t->endpoints.v[i];
+			assert_string_equal(w.t->nodes.v[a].name, plain.t->nodes.v[b].name);
+			assert_int_equal(paths_dist(&w.p, a, j), paths_dist(&plain.p, b, j));
+		}
+	}
+	t_topo_check_paths(w.t, &w.p);
+	t_free(&w);
+	t_free(&plain);
+}
+
+/* Rewiring a HammingMesh: two boards' West edges joined directly (an accelerator-accelerator
+ * circuit) leave their row switch's ports dark; two network switches are never joined. */
+static void test_hxmesh_rewire(void **state)
+{
+	static const char *const direct[][3] = {{"o0", "a0-0", "a2-0"}};
+	static const char *const switches[][3] = {{"o0", "r0", "r1"}};
+	struct diag d = {0};
+	struct t_world w;
+
+	(void)state;
+	t_load_hx(&w, 2);
+	assert_int_equal(t_rewire(&w, direct, 1, NULL, &d), 0);
+	assert_string_equal(t_far(w.t, "a0-0", "o0"), "a2-0");
+	assert_string_equal(t_far(w.t, "a2-0", "o0"), "a0-0");
+	assert_string_equal(t_far(w.t, "r0", "o0.0"), "dark");
+	assert_string_equal(t_far(w.t, "r0", "o0.2"), "dark");
+	assert_string_equal(t_far(w.t, "r0", "o0.1"), "a1-0");
+	assert_int_equal(paths_dist(&w.p, t_node(w.t, "a0-0"), t_ep(w.t, "a2-0")), 1);
+	t_topo_check_paths(w.t, &w.p);
+	assert_int_equal(t_rewire(&w, switches, 1, NULL, &d), -EINVAL);
+	assert_string_equal(d.msg, "r0-r1: a circuit joins an accelerator to a row or column "
+				   "switch or to another accelerator");
+	t_free(&w);
+}
+
+/* topology.ocs.spine_ports belongs to a leaf-spine. */
+static void test_hxmesh_spine_ports(void **state)
+{
+	struct diag d = {0};
+	struct scenario s;
+	struct topo *t = NULL;
+
+	(void)state;
+	scn_init(&s);
+	s.topology.gen = SCN_GEN_HAMMINGMESH;
+	s.topology.hx.a = s.topology.hx.b = s.topology.hx.x = s.topology.hx.y = 2;
+	s.topology.hx.board_rate = s.topology.hx.net_rate = 1000000000ULL;
+	s.topology.ls.ocs.count = 2;
+	s.topology.ls.ocs.spine_ports = 2;
+	assert_int_equal(topo_build(&s, &t, &d), -EINVAL);
+	assert_non_null(strstr(d.msg, "topology.ocs.spine_ports: only a leafspine has spines"));
+	assert_null(t);
+	scn_done(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,6 +479,9 @@ int main(void)
 		cmocka_unit_test(test_busy),
 		cmocka_unit_test(test_leaf_leaf),
 		cmocka_unit_test(test_scenario_circuits),
+		cmocka_unit_test(test_hxmesh_default),
+		cmocka_unit_test(test_hxmesh_rewire),
+		cmocka_unit_test(test_hxmesh_spine_ports),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
