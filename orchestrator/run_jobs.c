@@ -58,6 +58,8 @@ static int explicit_job(const struct experiment *e, const struct exp_job *x, job
 	if (x->algo >= 0 || !x->model[0])
 		j.algo = algo;
 	apply_overrides(e, x, &j);
+	if (x->algo < 0 && !coll_algo_builds(j.algo, j.kind))
+		j.algo = coll_algo_default(j.kind); /* workload.algorithm is for other kinds */
 	return vec_push(out, j) ? diag_set(d, -ENOMEM, "out of memory") : 0;
 }
 

@@ -510,7 +510,25 @@ static const struct scn_yaml_field job_fields[] = {
 #undef BASE
 #define BASE struct experiment
 
-/* A catalogue model, or a custom one that says its size and its compute. */
+/* A job's algorithm that cannot build its collective, at the algorithm's place, with the
+ * ones that can. */
+static int bad_algo(struct scn_yaml_ctx *c, yaml_node_t *at, enum coll_algo a, enum coll_kind k)
+{
+	char can[128];
+	size_t o = 0;
+	int i;
+
+	can[0] = '\0';
+	for (i = 0; i < 64 && o < sizeof(can); i++) /* false past the last algorithm */
+		if (coll_algo_builds((enum coll_algo)i, k))
+			o += (size_t)snprintf(can + o, sizeof(can) - o, "%s%s", o ? ", " : "",
+					      coll_algo_name((enum coll_algo)i));
+	return scn_yaml_fail_at(c, &at->start_mark, "%s.algorithm: %s does not build %s (%s do)",
+				c->path, coll_algo_name(a), coll_kind_name(k), can);
+}
+
+/* A catalogue model, or a custom one that says its size and its compute, and an algorithm
+ * that builds its collective. */
 static int job_check(struct scn_yaml_ctx *c, const struct map_read *m)
 {
 	const struct exp_job *j = c->base;
@@ -524,6 +542,10 @@ static int job_check(struct scn_yaml_ctx *c, const struct map_read *m)
 		c->path[old] = '\0';
 		return r;
 	}
+	if (j->kind >= 0 && j->algo >= 0 &&
+	    !coll_algo_builds((enum coll_algo)j->algo, (enum coll_kind)j->kind))
+		return bad_algo(c, given(m, "algorithm"), (enum coll_algo)j->algo,
+				(enum coll_kind)j->kind);
 	if (!j->model[0] && !j->params && !j->bytes)
 		return scn_yaml_fail_at(c, &m->node->start_mark,
 					"%s: a job without 'model' needs 'params' or 'bytes'",

@@ -112,6 +112,16 @@ static int check_sizes(const struct coll_params *p, struct diag *d)
 	return 0;
 }
 
+bool coll_algo_builds(enum coll_algo a, enum coll_kind k)
+{
+	return (unsigned)a < N_ALGOS && (unsigned)k < N_KINDS && (algos[a].kinds & KIND_BIT(k));
+}
+
+enum coll_algo coll_algo_default(enum coll_kind k)
+{
+	return k == COLL_ALLTOALL ? COLL_PAIRWISE : COLL_RING;
+}
+
 static int check_params(const struct coll_params *p, struct diag *d)
 {
 	const struct algo_desc *a;

@@ -51,6 +51,7 @@
 #ifndef TRAFFIC_COLL_H
 #define TRAFFIC_COLL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -142,5 +143,13 @@ const char *coll_kind_name(enum coll_kind k);
 const char *coll_algo_name(enum coll_algo a);
 int coll_kind_parse(const char *s, enum coll_kind *out);
 int coll_algo_parse(const char *s, enum coll_algo *out);
+
+/* Whether algorithm a builds collective kind k (ring: all-reduce, all-gather and
+ * reduce-scatter; pairwise and direct: all-to-all; the others all-reduce). */
+bool coll_algo_builds(enum coll_algo a, enum coll_kind k);
+
+/* The algorithm a job of kind k runs when the one it inherits does not build k: pairwise
+ * for all-to-all, ring for the others. */
+enum coll_algo coll_algo_default(enum coll_kind k);
 
 #endif

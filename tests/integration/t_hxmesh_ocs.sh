@@ -51,5 +51,35 @@ out=$("$REWIRE" "$n" "$f" a0-0 a2-0 o0:r0-r1 --before 100ms --after 100ms 2>&1) 
 ((rc != 0)) && [[ $out == *"a circuit joins an accelerator to a row or column switch"* ]] ||
 	fail "switch-switch circuit: exit $rc, $out"
 
+# The runner's API from a scenario's timed rewires: at 1 s the all-to-all of job 0 runs
+# over a0-0's row cable, so joining it to a2-0 is refused; at 3.5 s nothing runs, so it goes
+# through (failures.csv), and job 1 then runs its all-to-all over the rewired mesh.
+n2=it$$y
+f2=$(scenario_as scenarios/hxmesh-ocs.yaml "$n2")
+cat >>"$f2" <<EOF2
+workload:
+  jobs:
+    - {gpus: 16, collective: alltoall, bytes: 16MiB, compute: 50ms, iterations: 2}
+    - {gpus: 16, collective: alltoall, bytes: 4MiB, compute: 50ms, iterations: 1, arrival: 5s}
+failures:
+  - {at: 1s, rewire: [[o0, a0-0, a2-0]]}
+  - {at: 3500ms, rewire: [[o0, a0-0, a2-0]]}
+run:
+  results: $TB_TMP/results
+EOF2
+TB_NAMES+=("$n2")
+"$TB" up --name "$n2" "$f2" >"$TB_TMP/run" 2>&1 || { cat "$TB_TMP/run"; fail "run with rewires"; }
+csv=$(ls "$TB_TMP"/results/"$n2"/*/failures.csv)
+sed 's/^/# /' "$csv"
+[ "$(awk -F, 'NR > 1 && $12 == "ok"' "$(dirname "$csv")/jobs.csv" | wc -l)" -eq 2 ] || fail "jobs not ok"
+row() { sed -n "$(($1 + 1))p" "$csv"; }
+row 1 | grep -q "refused: circuit o0:a0-0-r0 carries job 0's traffic" || fail "busy circuit rewired: $(row 1)"
+row 2 | grep -q ',ok$' || fail "idle rewire: $(row 2)"
+dark=$(row 2 | cut -d, -f10)
+((dark >= 50000000 && dark <= 70000000)) || fail "runner's dark time $dark ns"
+[ "$(row 2 | cut -d, -f8,9)" = 16,16 ] || fail "probe after the rewire: $(row 2)"
+note "runner API on the HammingMesh: busy circuit refused, idle one rewired, dark $((dark / 1000)) us"
+
 "$TB" down "$n" >/dev/null
 no_leftovers "$n"
+no_leftovers "$n2"

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "model/gen.h"
+#include "orchestrator/run_int.h"
 #include "orchestrator/scenario_yaml.h"
 
 #define GBIT 1000000000ULL
@@ -458,6 +459,35 @@ static void test_file_errors(void **state)
 	exp_done(&e);
 }
 
+/* A job inherits workload.algorithm only when it builds the job's collective; an all-to-all
+ * job under the default ring runs pairwise, an all-reduce keeps the workload's hd. */
+static void test_inherited_algorithm(void **state)
+{
+	static const char text[] =
+		"topology: {kind: leafspine, hosts_per_leaf: 2, leaves: 2, "
+		"spines: 1, host_rate: 1Gbit}\n"
+		"workload:\n"
+		"  algorithm: hd\n"
+		"  jobs:\n"
+		"    - {gpus: 4, collective: alltoall, bytes: 1MiB, compute: 1ms}\n"
+		"    - {gpus: 4, collective: allreduce, bytes: 1MiB, compute: 1ms}\n"
+		"    - {gpus: 4, collective: alltoall, algorithm: direct, bytes: 1MiB, "
+		"compute: 1ms}\n";
+	struct experiment e;
+	struct diag d = {0};
+	job_list jobs = {0};
+
+	(void)state;
+	t_parse_ok("t.yaml", text, &e);
+	assert_int_equal(run_resolve_jobs(&e, &jobs, &d), 0);
+	assert_int_equal(jobs.n, 3);
+	assert_int_equal(jobs.v[0].algo, COLL_PAIRWISE);
+	assert_int_equal(jobs.v[1].algo, COLL_HD);
+	assert_int_equal(jobs.v[2].algo, COLL_DIRECT);
+	vec_free(&jobs);
+	exp_done(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -473,6 +503,7 @@ int main(void)
 		cmocka_unit_test(test_bad_fixtures),
 		cmocka_unit_test(test_more_refusals),
 		cmocka_unit_test(test_file_errors),
+		cmocka_unit_test(test_inherited_algorithm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
