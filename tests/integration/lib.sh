@@ -52,6 +52,25 @@ serve_on() { # serve_on NAME NODE...
 	for node in "$@"; do wait_listen "$n" "$node"; done
 }
 
+# A run's two timed rewires (failures.csv rows 1 and 2): the first refused while job 0's
+# traffic used circuit BUSY, the second done with a dark time of 50-70 ms and 16 of 16
+# probes answered after it; JOBS jobs ok. Sets DARK_NS and ROUTES_NS from the second.
+check_rewires() { # check_rewires RESULTS_DIR BUSY JOBS
+	local csv row1 row2
+	csv=$(ls "$1"/*/failures.csv)
+	sed 's/^/# /' "$csv"
+	[ "$(awk -F, 'NR > 1 && $12 == "ok"' "$(dirname "$csv")/jobs.csv" | wc -l)" -eq "$3" ] ||
+		{ cat "$(dirname "$csv")/jobs.csv"; fail "jobs not ok"; }
+	row1=$(sed -n 2p "$csv")
+	row2=$(sed -n 3p "$csv")
+	[[ $row1 == *"refused: circuit $2 carries job 0's traffic"* ]] || fail "busy circuit rewired: $row1"
+	[[ $row2 == *,ok ]] || fail "idle rewire: $row2"
+	DARK_NS=$(echo "$row2" | cut -d, -f10)
+	ROUTES_NS=$(echo "$row2" | cut -d, -f5)
+	((DARK_NS >= 50000000 && DARK_NS <= 70000000)) || fail "runner's dark time $DARK_NS ns"
+	[ "$(echo "$row2" | cut -d, -f8,9)" = 16,16 ] || fail "probe after the rewire: $row2"
+}
+
 # Every node reaches every other over TCP: servers on all, then each probes all.
 probe_all() { # probe_all NAME NODE...
 	local n=$1 node addrs out

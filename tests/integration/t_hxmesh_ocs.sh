@@ -69,16 +69,8 @@ run:
 EOF2
 TB_NAMES+=("$n2")
 "$TB" up --name "$n2" "$f2" >"$TB_TMP/run" 2>&1 || { cat "$TB_TMP/run"; fail "run with rewires"; }
-csv=$(ls "$TB_TMP"/results/"$n2"/*/failures.csv)
-sed 's/^/# /' "$csv"
-[ "$(awk -F, 'NR > 1 && $12 == "ok"' "$(dirname "$csv")/jobs.csv" | wc -l)" -eq 2 ] || fail "jobs not ok"
-row() { sed -n "$(($1 + 1))p" "$csv"; }
-row 1 | grep -q "refused: circuit o0:a0-0-r0 carries job 0's traffic" || fail "busy circuit rewired: $(row 1)"
-row 2 | grep -q ',ok$' || fail "idle rewire: $(row 2)"
-dark=$(row 2 | cut -d, -f10)
-((dark >= 50000000 && dark <= 70000000)) || fail "runner's dark time $dark ns"
-[ "$(row 2 | cut -d, -f8,9)" = 16,16 ] || fail "probe after the rewire: $(row 2)"
-note "runner API on the HammingMesh: busy circuit refused, idle one rewired, dark $((dark / 1000)) us"
+check_rewires "$TB_TMP/results/$n2" o0:a0-0-r0 2
+note "runner API on the HammingMesh: busy circuit refused, idle one rewired, dark $((DARK_NS / 1000)) us"
 
 "$TB" down "$n" >/dev/null
 no_leftovers "$n"

@@ -86,17 +86,8 @@ run:
 EOF
 TB_NAMES+=("$n3")
 "$TB" up --name "$n3" "$f3" >"$TB_TMP/run3" 2>&1 || { cat "$TB_TMP/run3"; fail "run with rewires"; }
-csv=$(ls "$TB_TMP"/results/"$n3"/*/failures.csv)
-jobs=$(dirname "$csv")/jobs.csv
-sed 's/^/# /' "$csv"
-[ "$(awk -F, 'NR > 1 && $12 == "ok"' "$jobs" | wc -l)" -eq 2 ] || { cat "$jobs"; fail "jobs not ok"; }
-row() { sed -n "$(($1 + 1))p" "$csv"; }
-row 1 | grep -q "refused: circuit o0:l0-s0 carries job 0's traffic" || fail "busy circuit rewired"
-row 2 | grep -q ',ok$' || fail "idle rewire: $(row 2)"
-dark=$(row 2 | cut -d, -f10)
-((dark >= 50000000 && dark <= 70000000)) || fail "runner's dark time $dark ns"
-[ "$(row 2 | cut -d, -f8,9)" = 16,16 ] || fail "probe after the rewire: $(row 2)"
-note "runner API: dark $((dark / 1000)) us, rerouted $(($(row 2 | cut -d, -f5) / 1000)) us after the request"
+check_rewires "$TB_TMP/results/$n3" o0:l0-s0 2
+note "runner API: dark $((DARK_NS / 1000)) us, rerouted $((ROUTES_NS / 1000)) us after the request"
 
 for x in "$n" "$n2" "$n4"; do "$TB" down "$x" >/dev/null; done
 for x in "$n" "$n2" "$n3" "$n4"; do no_leftovers "$x"; done
