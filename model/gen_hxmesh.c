@@ -391,11 +391,8 @@ int gen_hxmesh(struct topo *t, const struct gen_hxmesh_params *p, double rate_sc
 				OCS_MAX, p->ocs);
 	h.board_rate = gen_scale_rate(p->board_rate, rate_scale);
 	h.net_rate = gen_scale_rate(p->net_rate, rate_scale);
-	h.edge = p->ocs ? calloc(3 * (h.c.row.count * h.c.row.ports +
-				      h.c.col.count * h.c.col.ports) +
-					 1,
-				 sizeof(*h.edge))
-			: NULL;
+	/* every edge cable noted once: 2xy(a+b) of them (gen_hxmesh_counts) */
+	h.edge = p->ocs ? calloc(3 * h.c.edge_cables + 1, sizeof(*h.edge)) : NULL;
 	r = p->ocs && !h.edge ? -ENOMEM : build(&h);
 	free(h.edge);
 	if (r)
