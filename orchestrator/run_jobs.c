@@ -42,6 +42,14 @@ static void apply_overrides(const struct experiment *e, const struct exp_job *x,
 	j->arrival_ns = x->arrival_ns;
 }
 
+/* A job that inherits its algorithm (workload.algorithm, generate.algorithm, a trace's) and
+ * whose collective that algorithm cannot build runs the collective's default instead. */
+static void fit_algo(struct job_spec *j)
+{
+	if (!coll_algo_builds(j->algo, j->kind))
+		j->algo = coll_algo_default(j->kind);
+}
+
 static int explicit_job(const struct experiment *e, const struct exp_job *x, job_list *out,
 			struct diag *d)
 {
@@ -58,8 +66,8 @@ static int explicit_job(const struct experiment *e, const struct exp_job *x, job
 	if (x->algo >= 0 || !x->model[0])
 		j.algo = algo;
 	apply_overrides(e, x, &j);
-	if (x->algo < 0 && !coll_algo_builds(j.algo, j.kind))
-		j.algo = coll_algo_default(j.kind); /* workload.algorithm is for other kinds */
+	if (x->algo < 0)
+		fit_algo(&j);
 	return vec_push(out, j) ? diag_set(d, -ENOMEM, "out of memory") : 0;
 }
 
@@ -131,6 +139,8 @@ int run_resolve_jobs(const struct experiment *e, job_list *out, struct diag *d)
 		r = trace_jobs(e, out, d);
 	if (r)
 		return r;
+	for (i = e->w.jobs.n; i < out->n; i++) /* generated and traced jobs inherit theirs */
+		fit_algo(&out->v[i]);
 	for (i = 0; i < out->n; i++)
 		out->v[i].id = (uint32_t)i; /* ties keep the file's order */
 	if (out->n)

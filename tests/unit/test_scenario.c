@@ -459,8 +459,9 @@ static void test_file_errors(void **state)
 	exp_done(&e);
 }
 
-/* A job inherits workload.algorithm only when it builds the job's collective; an all-to-all
- * job under the default ring runs pairwise, an all-reduce keeps the workload's hd. */
+/* A job inherits workload.algorithm only when it builds the job's collective: an all-to-all
+ * job under the workload's hd runs pairwise, an all-reduce keeps hd, and generated
+ * all-reduce jobs under generate.algorithm pairwise run ring. A named one stays. */
 static void test_inherited_algorithm(void **state)
 {
 	static const char text[] =
@@ -472,18 +473,21 @@ static void test_inherited_algorithm(void **state)
 		"    - {gpus: 4, collective: alltoall, bytes: 1MiB, compute: 1ms}\n"
 		"    - {gpus: 4, collective: allreduce, bytes: 1MiB, compute: 1ms}\n"
 		"    - {gpus: 4, collective: alltoall, algorithm: direct, bytes: 1MiB, "
-		"compute: 1ms}\n";
+		"compute: 1ms}\n"
+		"  generate: {count: 2, mean_interarrival: 1s, sizes: {4: 1}, "
+		"models: [resnet50], algorithm: pairwise}\n";
+	static const enum coll_algo want[] = {COLL_PAIRWISE, COLL_HD, COLL_DIRECT};
 	struct experiment e;
 	struct diag d = {0};
 	job_list jobs = {0};
+	size_t i;
 
 	(void)state;
 	t_parse_ok("t.yaml", text, &e);
 	assert_int_equal(run_resolve_jobs(&e, &jobs, &d), 0);
-	assert_int_equal(jobs.n, 3);
-	assert_int_equal(jobs.v[0].algo, COLL_PAIRWISE);
-	assert_int_equal(jobs.v[1].algo, COLL_HD);
-	assert_int_equal(jobs.v[2].algo, COLL_DIRECT);
+	assert_int_equal(jobs.n, 5);
+	for (i = 0; i < jobs.n; i++) /* by arrival: the listed ones at 0 come first */
+		assert_int_equal(jobs.v[i].algo, i < 3 ? want[i] : COLL_RING);
 	vec_free(&jobs);
 	exp_done(&e);
 }
