@@ -22,20 +22,33 @@ static void put_stats_filter(struct nlmsghdr *h, uint32_t ifindex)
 	s->filter_mask = IFLA_STATS_FILTER_BIT(IFLA_STATS_LINK_64);
 }
 
-size_t sample_req_build(char *buf, size_t len, enum sample_kind k, uint32_t ifindex, uint32_t seq)
+/* A zeroed request in buf with room for an extra header of `extra` bytes, or NULL when
+ * buf is shorter than that. */
+static struct nlmsghdr *put_request(char *buf, size_t len, size_t extra, uint32_t seq,
+				    uint16_t flags)
 {
-	size_t need = MNL_NLMSG_HDRLEN + MNL_ALIGN(k == SAMPLE_QDISC ? sizeof(struct tcmsg)
-								     : sizeof(struct if_stats_msg));
+	size_t need = MNL_NLMSG_HDRLEN + MNL_ALIGN(extra);
 	struct nlmsghdr *h;
 
 	if (len < need)
-		return 0;
+		return NULL;
 	memset(buf, 0, need);
 	h = mnl_nlmsg_put_header(buf);
 	h->nlmsg_seq = seq;
+	h->nlmsg_flags = flags;
+	return h;
+}
+
+size_t sample_req_build(char *buf, size_t len, enum sample_kind k, uint32_t ifindex, uint32_t seq)
+{
 	/* ECHO: kernels that answer a qdisc get with a notification send it to the asker only
 	 * then; no ACK: the answer (or an error) is the one reply */
-	h->nlmsg_flags = NLM_F_REQUEST | NLM_F_ECHO;
+	struct nlmsghdr *h = put_request(
+		buf, len, k == SAMPLE_QDISC ? sizeof(struct tcmsg) : sizeof(struct if_stats_msg),
+		seq, NLM_F_REQUEST | NLM_F_ECHO);
+
+	if (!h)
+		return 0;
 	if (k == SAMPLE_QDISC) {
 		struct tcmsg *tc = mnl_nlmsg_put_extra_header(h, sizeof(*tc));
 
@@ -51,15 +64,11 @@ size_t sample_req_build(char *buf, size_t len, enum sample_kind k, uint32_t ifin
 
 size_t sample_dump_build(char *buf, size_t len, uint32_t seq)
 {
-	size_t need = MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(struct if_stats_msg));
-	struct nlmsghdr *h;
+	struct nlmsghdr *h =
+		put_request(buf, len, sizeof(struct if_stats_msg), seq, NLM_F_REQUEST | NLM_F_DUMP);
 
-	if (len < need)
+	if (!h)
 		return 0;
-	memset(buf, 0, need);
-	h = mnl_nlmsg_put_header(buf);
-	h->nlmsg_seq = seq;
-	h->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 	put_stats_filter(h, 0);
 	return h->nlmsg_len;
 }
