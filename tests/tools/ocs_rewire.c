@@ -8,8 +8,9 @@
  * after --before (1 s) the circuits are rewired (their ports dark for --delay, default the
  * scenario's), then the flow runs --after (1 s) more. Printed: the longest gap between
  * datagrams at DST (the dark time the flow saw), the control plane's own times, and the
- * bytes each spine forwarded before and after. Exit 0 when the flow came back and the gap
- * lies in [delay, delay + 20 ms]; 1 otherwise; 2 on bad usage. */
+ * bytes each spine forwarded before the rewire, while it ran (the configured delay, and what
+ * was still queued at the spine when its ports went dark) and after it. Exit 0 when the flow came
+ * back and the gap lies in [delay, delay + 20 ms]; 1 otherwise; 2 on bad usage. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
@@ -209,7 +210,7 @@ static int flow_open(struct flow *f, const struct netctl *c, uint32_t src, uint3
 
 struct spines {
 	uint32_t id[8], n;
-	uint64_t at[3][8]; /* start, rewire, end */
+	uint64_t at[4][8]; /* start, rewire begun, rewire done, end */
 };
 
 static void spines_find(const struct topo *t, struct spines *s)
@@ -234,9 +235,10 @@ static void spines_print(const struct topo *t, const struct spines *s)
 	uint32_t i;
 
 	for (i = 0; i < s->n; i++)
-		printf("%s forwarded %llu bytes before the rewire, %llu after\n",
+		printf("%s forwarded %llu bytes before the rewire, %llu during, %llu after\n",
 		       t->nodes.v[s->id[i]].name, (unsigned long long)(s->at[1][i] - s->at[0][i]),
-		       (unsigned long long)(s->at[2][i] - s->at[1][i]));
+		       (unsigned long long)(s->at[2][i] - s->at[1][i]),
+		       (unsigned long long)(s->at[3][i] - s->at[2][i]));
 }
 
 static int report(const struct opts *o, const struct flow *f, const struct ocs_reconf *r,
@@ -279,8 +281,9 @@ static int run(const struct opts *o, struct netctl *c, const struct ocs_change *
 	spines_read(c, &sp, 1);
 	r = ocs_reconf_run(c, ch, (size_t)o->ncircuits, NULL, o->delay, &rc, &d);
 	t_rewired = netctl_now();
-	sleep_ns((int64_t)o->after);
 	spines_read(c, &sp, 2);
+	sleep_ns((int64_t)o->after);
+	spines_read(c, &sp, 3);
 	atomic_store(&f.stop, 1);
 	pthread_join(ts, NULL);
 	pthread_join(tr, NULL);
