@@ -9,10 +9,27 @@
 
 static void down_usage(FILE *f)
 {
-	fprintf(f, "Usage: testbed down NAME...\n\n"
-		   "Stops the testbed's processes and deletes its namespaces (with their links,\n"
-		   "qdiscs, routes and nftables) and its state in /run/testbed/NAME. Works after\n"
-		   "'up' was killed; what is already gone is skipped. Needs root.\n");
+	fprintf(f,
+		"Usage: testbed down NAME...\n\n"
+		"Stops the testbed's 'up' if it is still running, then its processes, and\n"
+		"deletes its namespaces (with their links, qdiscs, routes and nftables) and its\n"
+		"state in /run/testbed/NAME. Works after 'up' was killed; what is already gone\n"
+		"is skipped, and a namespace 'up' did not make is left alone. Needs root.\n");
+}
+
+static void down_said(const char *name, const struct fabric_down_info *in)
+{
+	if (in->runner)
+		fprintf(stderr, "testbed down: stopped the running 'up' of '%s' (pid %d)%s\n", name,
+			(int)in->runner,
+			in->runner_killed ? ", killed: it did not stop in time" : "");
+	if (in->foreign)
+		fprintf(stderr,
+			"testbed down: left alone %zu namespace%s this testbed cannot prove it "
+			"made "
+			"(first: %s); 'ip netns delete NAME' removes one if it is yours\n",
+			in->foreign, in->foreign == 1 ? "" : "s", in->first_foreign);
+	fprintf(stderr, "testbed down: '%s' removed\n", name);
 }
 
 int cmd_down(int argc, char **argv)
@@ -27,12 +44,19 @@ int cmd_down(int argc, char **argv)
 		down_usage(stderr);
 		return CMD_USAGE;
 	}
-	if (cmd_need_root("down"))
-		return CMD_FAIL;
 	for (i = 1; i < argc; i++) {
 		struct diag d = {0};
 
-		r = fabric_down(argv[i], &d);
+		if (state_name_check(argv[i], &d))
+			return cmd_fail("down", -EINVAL, &d);
+	}
+	if (cmd_need_root("down"))
+		return CMD_FAIL;
+	for (i = 1; i < argc; i++) {
+		struct fabric_down_info info;
+		struct diag d = {0};
+
+		r = fabric_down(argv[i], &info, &d);
 		if (r == -ENOENT) {
 			fprintf(stderr,
 				"testbed down: no testbed named '%s' ('testbed status' lists "
@@ -42,7 +66,7 @@ int cmd_down(int argc, char **argv)
 		} else if (r) {
 			rc = cmd_fail("down", r, &d);
 		} else {
-			fprintf(stderr, "testbed down: '%s' removed\n", argv[i]);
+			down_said(argv[i], &info);
 		}
 	}
 	return rc;

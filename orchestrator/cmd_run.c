@@ -268,7 +268,7 @@ int cmd_run(struct cmd_world *w, const char *name, const int *nsfd, volatile sig
 		snprintf(dir, sizeof(dir), "%s", o->dir);
 	else
 		cmd_run_results_dir(&w->e, "", dir, sizeof(dir));
-	if (r.njobs)
+	if (r.njobs && !(stop && *stop == RUN_STOP_DOWN))
 		werr = report(&r, dir, o, out, err ? NULL : d);
 	run_done(&r);
 	free(pg.done_units);

@@ -23,28 +23,52 @@ static size_t live_netns(const struct state_journal *j)
 	size_t i, n = 0;
 
 	for (i = 0; i < j->netns.n; i++) {
-		snprintf(path, sizeof(path), "%s/%s", NETNS_RUN_DIR, j->netns.v[i]);
+		snprintf(path, sizeof(path), "%s/%s", NETNS_RUN_DIR, j->netns.v[i].name);
 		n += access(path, F_OK) == 0;
 	}
 	return n;
+}
+
+/* up: built and left up on purpose; running: its `up` is at work; orphaned: its `up` died
+ * (killed, or the machine's processes were) before finishing or leaving it up. */
+static const char *state_word(const struct state_journal *j, bool *orphaned)
+{
+	bool alive = state_runner_alive(j);
+
+	*orphaned = j->runner && !alive && !j->detached;
+	if (*orphaned)
+		return "orphaned";
+	if (alive && !j->detached)
+		return j->complete ? "running" : "building";
+	return j->complete ? "up" : "incomplete";
 }
 
 static int show_one(const char *name, int detail)
 {
 	struct state_journal j;
 	struct diag d = {0};
+	const char *word;
+	bool orphaned;
 	size_t i;
 	int r;
 
 	r = state_journal_read(name, &j, &d);
 	if (r)
 		return cmd_fail("status", r, &d);
-	printf("%-14s %-10s %6zu namespaces  %s\n", name, j.complete ? "up" : "incomplete",
-	       live_netns(&j), j.scenario ? j.scenario : "-");
-	if (!j.complete)
+	word = state_word(&j, &orphaned);
+	printf("%-14s %-10s %6zu namespaces  %s\n", name, word, live_netns(&j),
+	       j.scenario ? j.scenario : "-");
+	if (orphaned)
+		printf("  orphaned (runner gone): 'testbed down %s' removes it (its 'up' was pid "
+		       "%d)\n",
+		       name, (int)j.runner);
+	else if (!j.complete && !state_runner_alive(&j))
 		printf("  (not completely built: 'testbed down %s' removes what is there)\n", name);
+	else if (state_runner_alive(&j) && !j.detached)
+		printf("  ('up' pid %d is at work; 'testbed down %s' stops it and removes it)\n",
+		       (int)j.runner, name);
 	for (i = 0; detail && i < j.netns.n; i++)
-		printf("  %s\n", j.netns.v[i]);
+		printf("  %s\n", j.netns.v[i].name);
 	state_journal_done(&j);
 	return CMD_OK;
 }

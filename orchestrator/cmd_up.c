@@ -16,16 +16,26 @@
 #include "orchestrator/fabric.h"
 #include "orchestrator/scenario_yaml.h"
 #include "orchestrator/results.h"
+#include "orchestrator/run.h"
 #include "orchestrator/scenario_sweep.h"
 #include "orchestrator/scenario_yaml_types.h"
 #include "orchestrator/sweep_report.h"
 
-static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t stop_requested; /* RUN_STOP_USER or RUN_STOP_DOWN (run.h) */
+static volatile sig_atomic_t taken_down_by; /* pid of the `down` that asked */
 
-static void on_signal(int sig)
+/* Ctrl-C, SIGTERM or SIGHUP stop the run cleanly; `testbed down NAME` queues SIGTERM with
+ * STATE_DOWN_SIGVAL (fabric_down.c), and then the run is abandoned at once. */
+static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig;
-	stop_requested = 1;
+	(void)uc;
+	if (si && si->si_code == SI_QUEUE && si->si_value.sival_int == STATE_DOWN_SIGVAL) {
+		taken_down_by = si->si_pid;
+		stop_requested = RUN_STOP_DOWN;
+	} else if (!stop_requested) {
+		stop_requested = RUN_STOP_USER;
+	}
 }
 
 struct progress {
@@ -61,19 +71,21 @@ static void on_progress(void *arg, enum fabric_phase ph, size_t done, size_t tot
 static void up_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: testbed up [--name NAME] [--keep] FILE\n\n"
+		"Usage: testbed up [--name NAME] [--keep] [--results DIR] FILE\n\n"
 		"Builds the scenario's topology: one network namespace per node, shaped veth\n"
 		"links, routes, ECMP hashing. NAME (default: the scenario's name) tells testbeds\n"
 		"apart; 'testbed down NAME' removes everything. Needs root.\n\n"
-		"With a workload it runs the jobs, writes results/<scenario>/<run>/ (records,\n"
+		"With a workload it runs the jobs, writes <results>/<scenario>/<run>/ (records,\n"
 		"summary, plots, fidelity verdict), prints the summary and tears the testbed\n"
 		"down (--keep: leaves it up). With a sweep it does so for every run on a fresh\n"
-		"testbed and compares the variants (docs/scenario.md, 'sweep').\n");
+		"testbed and compares the variants (docs/scenario.md, 'sweep'). The results go\n"
+		"under run.results, relative to the working directory (default 'results'), or\n"
+		"under DIR. 'testbed down NAME' during a run stops it and removes the testbed.\n");
 }
 
 static void catch_signals(void)
 {
-	struct sigaction sa = {.sa_handler = on_signal};
+	struct sigaction sa = {.sa_sigaction = on_signal, .sa_flags = SA_SIGINFO};
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -102,21 +114,61 @@ static int copy_scenario(const char *name, const char *path)
 	return r;
 }
 
+static bool left_up(const struct cmd_world *w, bool keep)
+{
+	return keep || !exp_has_workload(&w->e);
+}
+
+static void said_foreign(const struct fabric_down_info *info)
+{
+	if (info->foreign)
+		fprintf(stderr,
+			"testbed up: left alone %zu namespace%s named like this testbed's that it "
+			"did "
+			"not make (first: %s)\n",
+			info->foreign, info->foreign == 1 ? "" : "s", info->first_foreign);
+}
+
 /* After a run the testbed goes, unless kept; without a workload it stays up. */
 static int finish(struct cmd_world *w, const char *name, bool keep, struct diag *d)
 {
+	struct fabric_down_info info;
 	struct diag dd = {0};
 
 	if (!exp_has_workload(&w->e) || keep) {
 		fprintf(stderr, "testbed up: 'testbed down %s' removes it\n", name);
 		return 0;
 	}
-	if (fabric_down(name, &dd))
+	if (fabric_down(name, &info, &dd))
 		return diag_set(d, dd.err, "tearing down: %s", dd.msg);
 	fprintf(stderr, "testbed up: '%s' torn down\n", name);
+	said_foreign(&info);
 	if (stop_requested)
 		return diag_set(d, -EINTR, "stopped by the user; the results so far are written");
 	return 0;
+}
+
+/* After a failure, or when `down` took the testbed: removes what this run made. */
+static int roll_back(const char *name, int r, struct diag *d)
+{
+	struct fabric_down_info info;
+	struct diag dd = {0};
+
+	if (stop_requested == RUN_STOP_DOWN)
+		fprintf(stderr, "testbed up: 'testbed down' (pid %d) takes '%s' down\n",
+			(int)taken_down_by, name);
+	else
+		fprintf(stderr, "testbed up: %s\ntestbed up: rolling back\n", d->msg);
+	if (fabric_down(name, &info, &dd))
+		fprintf(stderr, "testbed up: rollback: %s\n", dd.msg);
+	said_foreign(&info);
+	d->msg[0] = '\0';
+	if (stop_requested == RUN_STOP_DOWN)
+		return diag_set(d, -ECANCELED,
+				"'%s' was taken down by 'testbed down' during the run; no results "
+				"were written",
+				name);
+	return diag_set(d, r == -EINVAL ? -EIO : r, "'%s' failed; nothing is left", name);
 }
 
 /* Claims the name, builds, runs the workload if there is one, and tears down when the run
@@ -160,19 +212,14 @@ static int build(struct cmd_world *w, const char *name, bool keep, const struct 
 			r = cmd_run(w, name, f.nsfd, &stop_requested, ro, out, d);
 		fabric_close(&f);
 	}
+	if (!r && left_up(w, keep)) /* `status` then knows no runner is missing */
+		(void)state_record(&st, "detached");
 	state_close(&st);
 	free(f.nsfd);
 	if (f.root_fd >= 0)
 		close(f.root_fd);
-	if (r) {
-		struct diag dd = {0};
-
-		fprintf(stderr, "testbed up: %s\ntestbed up: rolling back\n", d->msg);
-		if (fabric_down(name, &dd))
-			fprintf(stderr, "testbed up: rollback: %s\n", dd.msg);
-		d->msg[0] = '\0';
-		return diag_set(d, r == -EINVAL ? -EIO : r, "'%s' failed; nothing is left", name);
-	}
+	if (r)
+		return roll_back(name, r, d);
 	return finish(w, name, keep, d);
 }
 
@@ -207,7 +254,7 @@ static void note_values(const char *dir, const struct sweep_plan *p, const struc
 
 /* Run k of the sweep on a fresh testbed: load its variant, build, run, tear down. */
 static int sweep_one(const char *path, const char *name, const char *sdir, struct sweep_plan *p,
-		     uint32_t k, const uint32_t *choice, struct diag *d)
+		     uint32_t k, const uint32_t *choice, const char *results, struct diag *d)
 {
 	struct sweep_run *sr = &p->runs.v[k];
 	struct cmd_run_opts ro = {.brief = true};
@@ -223,6 +270,8 @@ static int sweep_one(const char *path, const char *name, const char *sdir, struc
 	ro.label = label;
 	fprintf(stderr, "\ntestbed up: %s\n", label);
 	r = cmd_world_load_variant(path, choice, &w, d);
+	if (!r) /* the sweep's own, which --results may have set */
+		snprintf(w.e.run.results, sizeof(w.e.run.results), "%s", results);
 	r = r ? r : build(&w, name, false, &ro, &out, d);
 	cmd_world_done(&w);
 	if (!access(dir, F_OK))
@@ -265,7 +314,7 @@ static int up_sweep(const char *path, struct cmd_world *w, const char *name, boo
 		struct diag dd = {0};
 
 		exp_sweep_choice(&w->e.sweep, k, choice);
-		if (sweep_one(path, name, sdir, &p, k, choice, &dd)) {
+		if (sweep_one(path, name, sdir, &p, k, choice, w->e.run.results, &dd)) {
 			fprintf(stderr, "testbed up: %s: %s\n", p.runs.v[k].dir, dd.msg);
 			failed++;
 		}
@@ -275,6 +324,10 @@ static int up_sweep(const char *path, struct cmd_world *w, const char *name, boo
 	cmd_run_give_back(&w->e, sdir);
 	sweep_plan_done(&p);
 	free(choice);
+	if (!r && stop_requested == RUN_STOP_DOWN)
+		r = diag_set(d, -ECANCELED,
+			     "taken down by 'testbed down'; the runs so far are "
+			     "compared");
 	if (!r && stop_requested)
 		r = diag_set(d, -EINTR, "stopped by the user; the runs so far are compared");
 	if (!r && failed)
@@ -283,11 +336,23 @@ static int up_sweep(const char *path, struct cmd_world *w, const char *name, boo
 	return r;
 }
 
+/* --results DIR: where this run writes, whatever the scenario's run.results says. */
+static int set_results(struct cmd_world *w, const char *dir, struct diag *d)
+{
+	if (!dir)
+		return 0;
+	if (!dir[0] || strlen(dir) >= sizeof(w->e.run.results))
+		return diag_set(d, -EINVAL, "--results: expected a path of 1 to %zu characters",
+				sizeof(w->e.run.results) - 1);
+	snprintf(w->e.run.results, sizeof(w->e.run.results), "%s", dir);
+	return 0;
+}
+
 int cmd_up(int argc, char **argv)
 {
 	struct cmd_world w;
 	struct diag d = {0};
-	const char *name = NULL, *why;
+	const char *name = NULL, *results = NULL, *why;
 	bool keep = false;
 	char buf[32];
 	int r;
@@ -305,6 +370,10 @@ int cmd_up(int argc, char **argv)
 			name = argv[2];
 			argv += 2;
 			argc -= 2;
+		} else if (argc > 3 && !strcmp(argv[1], "--results")) {
+			results = argv[2];
+			argv += 2;
+			argc -= 2;
 		} else {
 			break;
 		}
@@ -320,6 +389,7 @@ int cmd_up(int argc, char **argv)
 		return CMD_USAGE;
 	}
 	r = cmd_world_load(argv[1], &w, &d);
+	r = r ? r : set_results(&w, results, &d);
 	if (!r && cmd_need_root("up"))
 		r = -EPERM;
 	if (!r) {
@@ -329,6 +399,8 @@ int cmd_up(int argc, char **argv)
 				     : build(&w, name, keep, NULL, NULL, &d);
 	}
 	cmd_world_done(&w);
+	if (stop_requested == RUN_STOP_DOWN && !d.msg[0])
+		diag_set(&d, -ECANCELED, "'%s' was taken down by 'testbed down'", name);
 	if (r == -EPERM && !d.msg[0])
 		return CMD_FAIL;
 	return r ? cmd_fail("up", r, &d) : CMD_OK;

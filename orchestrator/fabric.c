@@ -112,6 +112,7 @@ static int node_sysctls(const struct scenario *s, const struct topo_node *n,
 static int make_namespaces(struct fabric *f, struct diag *d)
 {
 	const struct topo *t = f->t;
+	const struct netns_claim claim = {state_record_claim, f->st, f->st->tag};
 	struct netns_sysctl sc[20];
 	char name[128], rmem[64];
 	size_t i;
@@ -128,7 +129,7 @@ static int make_namespaces(struct fabric *f, struct diag *d)
 			r = diag_set(d, r, "writing the journal: %s", strerror(-r));
 			break;
 		}
-		r = netns_create(name, f->root_fd, sc,
+		r = netns_create(name, f->root_fd, &claim, sc,
 				 node_sysctls(f->s, &t->nodes.v[i], sc, rmem, sizeof(rmem)),
 				 &f->nsfd[i], d);
 		if ((i + 1) % 64 == 0 || i + 1 == t->nodes.n)
@@ -223,6 +224,7 @@ static bool wants_delay(const struct topo *t)
  * try one on lo of a scratch namespace before building anything. */
 static int probe_netem(struct fabric *f, struct diag *d)
 {
+	const struct netns_claim claim = {state_record_claim, f->st, f->st->tag};
 	struct nl_msg *m = NULL;
 	struct nlk_batch b;
 	char name[128];
@@ -230,7 +232,7 @@ static int probe_netem(struct fabric *f, struct diag *d)
 
 	fabric_ns_name(name, sizeof(name), f->name, "probe");
 	r = state_record(f->st, "ns %s", name);
-	r = r ? r : netns_create(name, f->root_fd, NULL, 0, &nsfd, d);
+	r = r ? r : netns_create(name, f->root_fd, &claim, NULL, 0, &nsfd, d);
 	if (!r)
 		fd = nlk_socket_in(nsfd, f->root_fd);
 	if (!r && fd < 0)
@@ -251,9 +253,10 @@ static int probe_netem(struct fabric *f, struct diag *d)
 	nlmsg_free(m);
 	if (fd >= 0)
 		close(fd);
-	if (nsfd >= 0)
+	if (nsfd >= 0) { /* made here; a failed create removed what it made, and only that */
 		close(nsfd);
-	(void)netns_delete(name);
+		(void)netns_delete(name);
+	}
 	return r;
 }
 

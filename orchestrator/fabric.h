@@ -45,9 +45,20 @@ int fabric_up(struct fabric *f, struct diag *d) __attribute__((warn_unused_resul
 /* Closes the namespace fds f holds. */
 void fabric_close(struct fabric *f);
 
-/* Kills processes inside the testbed's namespaces, deletes the namespaces and the state.
- * Tolerates what is already gone. Returns 0, -ENOENT (no such testbed) or -errno. */
-int fabric_down(const char *name, struct diag *d);
+/* What fabric_down did, for the command to say. */
+struct fabric_down_info {
+	pid_t runner; /* a running `up` of the testbed it stopped first, 0 if none */
+	bool runner_killed; /* that `up` did not stop within the grace and was killed */
+	size_t removed; /* namespaces removed */
+	size_t foreign; /* journal entries it could not prove `up` made: left alone */
+	char first_foreign[128];
+};
+
+/* Stops the testbed's running `up` if there is one, kills processes inside its namespaces,
+ * deletes the namespaces and the state. Acts only on namespaces whose identity the journal
+ * recorded as they were made (state.h); tolerates what is already gone. info may be NULL.
+ * Returns 0, -ENOENT (no such testbed), -EINVAL (a bad name) or -errno. */
+int fabric_down(const char *name, struct fabric_down_info *info, struct diag *d);
 
 /* Name of a build phase, for progress lines. */
 const char *fabric_phase_name(enum fabric_phase ph);

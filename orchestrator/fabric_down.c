@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
-/* Teardown from the journal alone (fabric.h): works after `up` was killed at any point. */
+/* Teardown from the journal alone (fabric.h): works after `up` was killed at any point, stops
+ * an `up` that is still running first, and removes only namespaces whose identity the journal
+ * recorded as they were made. */
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -13,43 +16,90 @@
 #include "orchestrator/fabric.h"
 #include "orchestrator/netns.h"
 
-static int cmp_ino(const void *a, const void *b)
-{
-	ino_t x = *(const ino_t *)a, y = *(const ino_t *)b;
+#define DOWN_GRACE_MS 1500 /* a running `up` gets this long to stop and roll back */
 
-	return x < y ? -1 : x > y;
+/* What the journal proves of a namespace path as it is now. */
+enum ns_proof {
+	NS_GONE,
+	NS_MOUNTED, /* the namespace `up` made, mounted where it put it */
+	NS_FILE, /* only the mount point `up` made (killed before mounting) */
+	NS_FOREIGN, /* something else by that name: never touched */
+};
+
+struct ns_id {
+	dev_t dev;
+	ino_t ino;
+};
+
+static bool same(const struct stat *st, dev_t dev, ino_t ino)
+{
+	return st->st_dev == dev && st->st_ino == ino;
 }
 
-/* Inodes of the journal's namespaces that still exist, sorted. */
-static size_t ns_inodes(const struct state_journal *j, ino_t *out)
+static void ns_file(char *buf, size_t len, const struct state_ns *e)
+{
+	snprintf(buf, len, "%s/%s", NETNS_RUN_DIR, e->name);
+}
+
+/* The host's own namespaces are never a testbed's, whatever a journal says. */
+static bool is_host_ns(const struct stat *st)
+{
+	struct stat h;
+
+	return (!stat("/proc/1/ns/net", &h) && same(st, h.st_dev, h.st_ino)) ||
+	       (!stat("/proc/self/ns/net", &h) && same(st, h.st_dev, h.st_ino));
+}
+
+/* A plain file of /run/netns itself, nothing mounted on it. */
+static bool unmounted_file(const struct stat *st)
+{
+	struct stat dir;
+
+	return S_ISREG(st->st_mode) && !stat(NETNS_RUN_DIR, &dir) && st->st_dev == dir.st_dev;
+}
+
+static enum ns_proof ns_prove(const struct state_ns *e)
 {
 	char path[512];
 	struct stat st;
-	size_t i, n = 0;
 
-	for (i = 0; i < j->netns.n; i++) {
-		snprintf(path, sizeof(path), "%s/%s", NETNS_RUN_DIR, j->netns.v[i]);
-		if (!stat(path, &st))
-			out[n++] = st.st_ino;
-	}
-	qsort(out, n, sizeof(*out), cmp_ino);
-	return n;
+	ns_file(path, sizeof(path), e);
+	if (lstat(path, &st))
+		return errno == ENOENT ? NS_GONE : NS_FOREIGN;
+	if (is_host_ns(&st))
+		return NS_FOREIGN;
+	if (e->have_ns && same(&st, e->ns_dev, e->ns_ino))
+		return NS_MOUNTED;
+	if (e->have_file && same(&st, e->file_dev, e->file_ino) && unmounted_file(&st))
+		return NS_FILE;
+	return NS_FOREIGN;
 }
 
-/* Whether process pid lives in one of the namespaces. */
-static bool pid_inside(const char *pid, const ino_t *inos, size_t n)
+static int cmp_id(const void *a, const void *b)
 {
+	const struct ns_id *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/* Whether process pid lives in one of the namespaces (sorted). */
+static bool pid_inside(const char *pid, const struct ns_id *ids, size_t n)
+{
+	struct ns_id key;
 	char path[300];
 	struct stat st;
 
 	snprintf(path, sizeof(path), "/proc/%s/ns/net", pid);
 	if (stat(path, &st))
 		return false;
-	return bsearch(&st.st_ino, inos, n, sizeof(*inos), cmp_ino) != NULL;
+	key = (struct ns_id){st.st_dev, st.st_ino};
+	return bsearch(&key, ids, n, sizeof(*ids), cmp_id) != NULL;
 }
 
 /* Signals every process inside the namespaces; returns how many were found. */
-static int signal_inside(const ino_t *inos, size_t n, int sig)
+static int signal_inside(const struct ns_id *ids, size_t n, int sig)
 {
 	struct dirent *e;
 	int found = 0;
@@ -61,7 +111,8 @@ static int signal_inside(const ino_t *inos, size_t n, int sig)
 	if (!dir)
 		return 0;
 	while ((e = readdir(dir))) {
-		if (e->d_name[0] < '1' || e->d_name[0] > '9' || !pid_inside(e->d_name, inos, n))
+		if (e->d_name[0] < '1' || e->d_name[0] > '9' || atoi(e->d_name) == getpid() ||
+		    !pid_inside(e->d_name, ids, n))
 			continue;
 		found++;
 		(void)kill(atoi(e->d_name), sig);
@@ -70,44 +121,136 @@ static int signal_inside(const ino_t *inos, size_t n, int sig)
 	return found;
 }
 
-/* SIGTERM, a grace period of up to 1 s, then SIGKILL for what is left. */
-static void kill_inside(const struct state_journal *j)
+/* SIGTERM to the processes in the proven namespaces, up to 1 s of grace, then SIGKILL. */
+static void kill_inside(const struct state_journal *j, const enum ns_proof *proof)
 {
 	struct timespec ts = {0, 20 * 1000 * 1000};
-	ino_t *inos = malloc((j->netns.n + 1) * sizeof(*inos));
-	size_t n;
-	int i;
+	struct ns_id *ids = malloc((j->netns.n + 1) * sizeof(*ids));
+	size_t i, n = 0;
+	int k;
 
-	if (!inos)
+	if (!ids)
 		return;
-	n = ns_inodes(j, inos);
-	if (signal_inside(inos, n, SIGTERM)) {
-		for (i = 0; i < 50 && signal_inside(inos, n, 0); i++)
+	for (i = 0; i < j->netns.n; i++)
+		if (proof[i] == NS_MOUNTED)
+			ids[n++] = (struct ns_id){j->netns.v[i].ns_dev, j->netns.v[i].ns_ino};
+	qsort(ids, n, sizeof(*ids), cmp_id);
+	if (signal_inside(ids, n, SIGTERM)) {
+		for (k = 0; k < 50 && signal_inside(ids, n, 0); k++)
 			nanosleep(&ts, NULL);
-		(void)signal_inside(inos, n, SIGKILL);
+		(void)signal_inside(ids, n, SIGKILL);
 	}
-	free(inos);
+	free(ids);
 }
 
-int fabric_down(const char *name, struct diag *d)
+/* Unmounts a proven namespace and removes the mount point `up` made under it. */
+static int ns_remove(const struct state_ns *e, enum ns_proof p, struct diag *d)
 {
-	struct state_journal j;
+	char path[512];
+	struct stat st;
+
+	ns_file(path, sizeof(path), e);
+	if (p == NS_MOUNTED && umount2(path, MNT_DETACH) && errno != EINVAL && errno != ENOENT)
+		return diag_set(d, -errno, "unmounting %s: %s", path, strerror(errno));
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : diag_set(d, -errno, "%s: %s", path, strerror(errno));
+	if (!e->have_file || !same(&st, e->file_dev, e->file_ino))
+		return diag_set(d, -EEXIST, "%s: not the mount point 'up' made; left alone", path);
+	if (unlink(path) && errno != ENOENT)
+		return diag_set(d, -errno, "removing %s: %s", path, strerror(errno));
+	return 0;
+}
+
+static bool wait_runner_gone(const struct state_journal *j, int ms)
+{
+	struct timespec ts = {0, 10 * 1000 * 1000};
+	int k;
+
+	for (k = 0; k < ms / 10; k++) {
+		if (!state_runner_alive(j))
+			return true;
+		nanosleep(&ts, NULL);
+	}
+	return !state_runner_alive(j);
+}
+
+/* An `up` still running for this testbed is stopped first: it would otherwise go on and
+ * restart its emu-nodes in what down removes. Told by sigqueue's value that `down` asks, it
+ * abandons the run and rolls back itself; if it has not within the grace, it is killed. */
+static void stop_runner(const struct state_journal *j, struct fabric_down_info *info)
+{
+	union sigval v = {.sival_int = STATE_DOWN_SIGVAL};
+
+	if (j->runner == getpid() || j->detached || !state_runner_alive(j))
+		return;
+	info->runner = j->runner;
+	if (sigqueue(j->runner, SIGTERM, v))
+		return;
+	if (wait_runner_gone(j, DOWN_GRACE_MS))
+		return;
+	info->runner_killed = true;
+	(void)kill(j->runner, SIGKILL);
+	(void)wait_runner_gone(j, 500);
+}
+
+/* Removes the namespaces the journal proves were made by this testbed, last made first. */
+static int remove_namespaces(const struct state_journal *j, struct fabric_down_info *info,
+			     struct diag *d)
+{
+	enum ns_proof *proof = calloc(j->netns.n + 1, sizeof(*proof));
+	char tag[48], tmp[300];
 	size_t i;
 	int r, first = 0;
 
+	if (!proof)
+		return diag_set(d, -ENOMEM, "out of memory");
+	for (i = 0; i < j->netns.n; i++) {
+		proof[i] = ns_prove(&j->netns.v[i]);
+		if (proof[i] == NS_FOREIGN && !info->foreign++)
+			snprintf(info->first_foreign, sizeof(info->first_foreign), "%s",
+				 j->netns.v[i].name);
+	}
+	kill_inside(j, proof);
+	state_journal_tag(j, tag, sizeof(tag));
+	for (i = j->netns.n; i-- > 0;) {
+		if (tag[0]) { /* a mount point not yet named: the tag makes it the runner's */
+			netns_tmp_path(tmp, sizeof(tmp), j->netns.v[i].name, tag);
+			(void)unlink(tmp);
+		}
+		if (proof[i] != NS_MOUNTED && proof[i] != NS_FILE)
+			continue;
+		r = ns_remove(&j->netns.v[i], proof[i], d);
+		info->removed += !r;
+		first = first ? first : r;
+	}
+	free(proof);
+	return first;
+}
+
+int fabric_down(const char *name, struct fabric_down_info *info, struct diag *d)
+{
+	struct fabric_down_info none;
+	struct state_journal j;
+	int r;
+
+	info = info ? info : &none;
+	memset(info, 0, sizeof(*info));
 	r = state_journal_read(name, &j, d);
 	if (r)
 		return r;
-	kill_inside(&j);
-	for (i = j.netns.n; i-- > 0;) {
-		r = netns_delete(j.netns.v[i]);
-		if (r && !first)
-			first = diag_set(d, r, "deleting namespace %s: %s", j.netns.v[i],
-					 strerror(-r));
+	stop_runner(&j, info);
+	if (info->runner) { /* it rolled back, or was killed: read what is left */
+		state_journal_done(&j);
+		r = state_journal_read(name, &j, NULL);
+		if (r)
+			return r == -ENOENT
+				       ? 0
+				       : diag_set(d, r, "reading the journal of '%s' again", name);
 	}
+	r = remove_namespaces(&j, info, d);
 	state_journal_done(&j);
-	if (first)
-		return first;
+	if (r)
+		return r;
 	r = state_remove(name);
 	if (r)
 		return diag_set(d, r, "removing the state of '%s': %s", name, strerror(-r));

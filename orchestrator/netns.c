@@ -69,33 +69,99 @@ static int populate(const char *path, const struct netns_sysctl *sysctls, int ns
 	return 0;
 }
 
-int netns_create(const char *name, int root_fd, const struct netns_sysctl *sysctls, int nsysctl,
-		 int *fd, struct diag *d)
+static int claim_one(const struct netns_claim *c, const char *kind, const char *name,
+		     const struct stat *st, struct diag *d)
 {
-	char path[256];
-	int f, r;
+	int r;
 
-	ns_path(path, sizeof(path), name);
-	f = open(path, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
+	if (!c || !c->fn)
+		return 0;
+	r = c->fn(c->arg, kind, name, st);
+	return r ? diag_set(d, r, "recording %s %s in the journal: %s", kind, name, strerror(-r))
+		 : 0;
+}
+
+void netns_tmp_path(char *buf, size_t len, const char *name, const char *tag)
+{
+	snprintf(buf, len, "%s/.%s%s", NETNS_RUN_DIR, name, tag);
+}
+
+/* Creates the file, records it, then gives it its name unless that is taken. */
+static int place_mount_point(const char *tmp, const char *path, const char *name,
+			     const struct netns_claim *c, struct diag *d)
+{
+	struct stat st;
+	int f, r = 0;
+
+	f = open(tmp, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0);
+	if (f < 0)
+		return diag_set(d, -errno, "creating %s: %s", tmp, strerror(errno));
+	if (fstat(f, &st))
+		r = diag_set(d, -errno, "stat %s: %s", tmp, strerror(errno));
+	close(f);
+	r = r ? r : claim_one(c, "nsfile", name, &st, d);
+	if (!r && renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE))
+		r = diag_set(d, -errno, "creating %s: %s", path,
+			     errno == EEXIST ? "a namespace of that name already exists"
+					     : strerror(errno));
+	if (r)
+		(void)unlink(tmp);
+	return r;
+}
+
+/* The mount point, created exclusively: from here on the name is ours. */
+static int make_mount_point(const char *path, const char *name, const struct netns_claim *c,
+			    struct diag *d)
+{
+	char tmp[300];
+	int f;
+
+	if (c && c->fn) {
+		netns_tmp_path(tmp, sizeof(tmp), name, c->tag ? c->tag : "");
+		return place_mount_point(tmp, path, name, c, d);
+	}
+	f = open(path, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0);
 	if (f < 0)
 		return diag_set(d, -errno, "creating %s: %s", path,
 				errno == EEXIST ? "a namespace of that name already exists"
 						: strerror(errno));
 	close(f);
+	return 0;
+}
+
+/* A new namespace for the calling thread, recorded before anything refers to it. */
+static int make_namespace(const char *name, const struct netns_claim *c, struct diag *d)
+{
+	struct stat st;
+
+	if (unshare(CLONE_NEWNET))
+		return diag_set(d, -errno, "unshare(CLONE_NEWNET): %s", strerror(errno));
+	if (stat("/proc/thread-self/ns/net", &st))
+		return diag_set(d, -errno, "stat of the new namespace: %s", strerror(errno));
+	return claim_one(c, "nsid", name, &st, d);
+}
+
+int netns_create(const char *name, int root_fd, const struct netns_claim *claim,
+		 const struct netns_sysctl *sysctls, int nsysctl, int *fd, struct diag *d)
+{
+	char path[256];
+	int r;
+
 	*fd = -1;
-	if (unshare(CLONE_NEWNET)) {
-		r = diag_set(d, -errno, "unshare(CLONE_NEWNET): %s", strerror(errno));
-		(void)unlink(path);
+	ns_path(path, sizeof(path), name);
+	r = make_mount_point(path, name, claim, d);
+	if (r)
 		return r;
-	}
-	r = populate(path, sysctls, nsysctl, fd, d);
+	r = make_namespace(name, claim, d);
+	if (!r)
+		r = populate(path, sysctls, nsysctl, fd, d);
 	if (setns(root_fd, CLONE_NEWNET) && !r)
 		r = diag_set(d, -errno, "returning to the root namespace: %s", strerror(errno));
 	if (r) {
 		if (*fd >= 0)
 			close(*fd);
 		*fd = -1;
-		(void)netns_delete(name);
+		(void)netns_delete(name); /* the mount point is ours: made exclusively above */
 	}
 	return r;
 }

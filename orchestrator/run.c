@@ -172,7 +172,7 @@ static void reap_nodes(struct run *r)
 
 	for (i = 0; i < r->nnodes; i++)
 		stop_node(&r->nodes[i]);
-	for (k = 0; k < 100; k++) {
+	for (k = 0; k < 100 && !(r->stop && *r->stop == RUN_STOP_DOWN); k++) {
 		for (left = 0, i = 0; i < r->nnodes; i++) {
 			if (r->nodes[i].pid > 0 && waitpid(r->nodes[i].pid, NULL, WNOHANG) == 0)
 				left++;

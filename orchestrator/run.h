@@ -23,6 +23,10 @@
 
 struct run_net;
 
+/* Values of *run.stop, set by a signal handler. */
+#define RUN_STOP_USER 1 /* Ctrl-C: abort running jobs, wait for them, write the results */
+#define RUN_STOP_DOWN 2 /* `testbed down` takes the testbed: end now, write nothing */
+
 /* A job as the runner runs it: emulated sizes and times, and what happened. */
 struct run_job {
 	struct job_spec spec; /* paper units */
@@ -64,7 +68,7 @@ struct run {
 	const char *name; /* testbed name */
 	const char *emu_path; /* the emu-node binary */
 	const int *nsfd; /* per topology node */
-	volatile sig_atomic_t *stop;
+	volatile sig_atomic_t *stop; /* RUN_STOP_*, or 0 */
 	struct sampler *sampler; /* counter sampling into rec, or NULL (sample.h) */
 	struct run_net *net; /* failures and OCS reconfigurations, or NULL (run_net.h) */
 	void (*progress)(void *arg, const struct run *r);

@@ -26,6 +26,15 @@ void run_node_lost(struct run *r, uint32_t ep, const char *why);
 int run_start_jobs(struct run *r, struct diag *d);
 /* Ends job j (all ranks reported, or it failed): frees its endpoints. */
 void run_end_job(struct run *r, uint32_t j, enum rec_status st, const char *why);
+/* The links that explain why job j made no progress since emulated time since: those its
+ * traffic may take that are down now, else its ranks' own links that carried nothing, as
+ * "h3-l0 down on its paths; " into buf (empty if none is known); returns buf. */
+const char *run_stall_why(const struct run *r, uint32_t j, int64_t since, char *buf, size_t len);
+/* The context of job j's failure, put first in its reason so a long one cannot cut it off:
+ * the latest network event since emulated time since (run_net_why, into ev), or failing that
+ * the links of run_stall_why (into links). Returns one of the two buffers. */
+const char *run_job_why(const struct run *r, uint32_t j, int64_t since, char *ev, size_t evlen,
+			char *links, size_t linkslen);
 /* Fails job j with a reason and tells its other ranks to stop. */
 void run_fail_job(struct run *r, uint32_t j, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

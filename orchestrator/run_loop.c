@@ -35,7 +35,7 @@ static void arrivals(struct run *r, int64_t now)
  * time ends anyway (its emu-nodes are replaced). */
 static void deadlines(struct run *r, int64_t now)
 {
-	char why[128];
+	char why[128], links[160];
 	uint32_t j, k;
 
 	for (j = 0; j < r->njobs; j++) {
@@ -45,7 +45,8 @@ static void deadlines(struct run *r, int64_t now)
 			continue;
 		if (!rj->aborting && now - rj->last_progress > (int64_t)rj->progress_ns)
 			run_fail_job(r, j, "%sno progress for %.1f s (limit %.1f s)",
-				     run_net_why(r, rj->last_progress, why, sizeof(why)),
+				     run_job_why(r, j, rj->last_progress, why, sizeof(why), links,
+						 sizeof(links)),
 				     (double)(now - rj->last_progress) / 1e9,
 				     (double)rj->progress_ns / 1e9);
 		if (!rj->aborting || now - rj->last_progress < RUN_ABORT_NS)
@@ -116,6 +117,10 @@ int run_loop(struct run *r, struct diag *d)
 	int err = p ? 0 : diag_set(d, -ENOMEM, "out of memory");
 
 	while (!err && !all_ended(r)) {
+		if (r->stop && *r->stop == RUN_STOP_DOWN) {
+			err = diag_set(d, -ECANCELED, "taken down by 'testbed down'");
+			break; /* its namespaces are going: no job can finish, none is waited for */
+		}
 		now = run_now(r);
 		if (r->stop && *r->stop && !r->stopping)
 			begin_stop(r);

@@ -141,7 +141,7 @@ static void on_done(struct run *r, uint32_t ep, const struct ctl_done *m)
 {
 	struct run_node *n = &r->nodes[ep];
 	struct run_job *rj;
-	char why[128];
+	char why[128], links[160];
 
 	if (m->job >= r->njobs || n->job != (int32_t)m->job)
 		return; /* a late answer to an abort of a job already ended */
@@ -152,8 +152,8 @@ static void on_done(struct run *r, uint32_t ep, const struct ctl_done *m)
 	rj->last_progress = run_now(r);
 	if (m->status && m->status != -ECANCELED)
 		run_fail_job(r, m->job, "%s%s (rank %u): %.*s",
-			     run_net_why(r, rj->last_progress - (int64_t)rj->progress_ns, why,
-					 sizeof(why)),
+			     run_job_why(r, m->job, rj->last_progress - (int64_t)rj->progress_ns,
+					 why, sizeof(why), links, sizeof(links)),
 			     node_name(r, ep), m->rank, (int)sizeof(m->reason), m->reason);
 	if (rj->done == rj->spec.gpus)
 		run_end_job(r, m->job, REC_OK, NULL);

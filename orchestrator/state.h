@@ -1,44 +1,77 @@
 /* SPDX-License-Identifier: MIT */
-/* Per-testbed state under /run/testbed/<name>/: a write-ahead journal of every kernel object
- * and process `up` makes, so `down` removes exactly those, also after a SIGKILL. */
+/* Per-testbed state under /run/testbed/<name>/: a write-ahead journal of the runner and of
+ * every namespace `up` makes, with the identity (device, inode) of each as it was made, so
+ * `down` removes exactly those, also after a SIGKILL, and nothing it cannot prove it made. */
 #ifndef ORCH_STATE_H
 #define ORCH_STATE_H
 
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "lib/diag.h"
 #include "lib/vec.h"
 
 #define STATE_DIR "/run/testbed"
+#define STATE_DOWN_SIGVAL 0x74626477 /* sigqueue value of SIGTERM from `down` to a runner */
 
 struct state {
 	char name[64];
 	int jfd; /* journal, O_APPEND */
+	char tag[48]; /* ".<pid>.<start time>" of the runner: names only it makes (netns.h) */
+};
+
+/* A namespace the journal names and what was recorded of it as it was made: the mount point
+ * file `up` created exclusively, and the namespace itself (recorded before it was mounted). */
+struct state_ns {
+	char *name;
+	bool have_file, have_ns;
+	dev_t file_dev, ns_dev;
+	ino_t file_ino, ns_ino;
 };
 
 /* What a journal lists. Strings are owned by the struct; release with state_journal_done. */
 struct state_journal {
-	VEC(char *) netns;
-	VEC(pid_t) pids;
+	VEC(struct state_ns) netns;
+	pid_t runner; /* the `up` process that made it, 0 if none was recorded */
+	unsigned long long runner_start; /* its start time in /proc/PID/stat, to tell reuse */
+	bool detached; /* the runner left the testbed up on purpose and exited */
 	char *scenario; /* path of the scenario file, if recorded */
 	bool complete; /* `up` finished building */
+	size_t ignored; /* lines naming something outside the testbed: never acted on */
 };
 
+/* Whether name is a valid testbed name (the scenario parser's rule); if not, writes why into d
+ * with -EINVAL. */
+int state_name_check(const char *name, struct diag *d);
+
 /* Claims the name: creates /run/testbed/<name>/ (fails with -EEXIST and a message saying how
- * to remove the old one) and opens its journal. */
+ * to remove the old one), opens its journal and records the calling process as the runner. */
 int state_create(const char *name, struct state *st, struct diag *d)
 	__attribute__((warn_unused_result));
 
-/* Appends one record ("ns tb-x-h0", "pid 123") to the journal before the object is made. */
+/* Appends one record ("ns tb-x-h0", "detached") to the journal. */
 int state_record(struct state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Records what netns_create made: kind "nsfile" or "nsid", and its identity. A netns_claim
+ * callback (netns.h); arg is the struct state. */
+int state_record_claim(void *arg, const char *kind, const char *name, const struct stat *st);
 
 /* Closes the journal fd (the state stays on disk). */
 void state_close(struct state *st);
 
-/* Reads the journal of testbed `name`; -ENOENT if there is none. */
+/* Reads the journal of testbed `name`; -ENOENT if there is none, -EINVAL for a bad name. */
 int state_journal_read(const char *name, struct state_journal *j, struct diag *d);
 void state_journal_done(struct state_journal *j);
+
+/* Start time of process pid (field 22 of /proc/PID/stat), 0 if it is gone or a zombie. */
+unsigned long long state_proc_start(pid_t pid);
+
+/* The runner's tag (struct state's) as the journal recorded it; "" if it has none. */
+void state_journal_tag(const struct state_journal *j, char *buf, size_t len);
+
+/* Whether the journal's runner is still the process that recorded itself. */
+bool state_runner_alive(const struct state_journal *j);
 
 /* Removes /run/testbed/<name>/ and everything in it; 0 if gone. */
 int state_remove(const char *name);
