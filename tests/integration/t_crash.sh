@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Crash safety: `testbed up` of the 1,024-host leaf-spine killed with SIGKILL at three
-# random points of its build, then `testbed down`, leaves no namespace, /run/netns entry or
-# state; Ctrl-C (SIGINT) during the build rolls back by itself.
+# random points of its build (`status` then says orphaned), then `testbed down`, leaves no
+# namespace, /run/netns entry or state; Ctrl-C (SIGINT) during the build rolls back by itself.
 #
 #   s0 .. s31            32 spines
 #   l0 .. l31            32 leaves, each to every spine
@@ -31,7 +31,7 @@ for k in 1 2 3; do
 	wait "$pid" 2>/dev/null || true
 	made=$(ls /run/netns | grep -c "^tb-$n-" || true)
 	phase=$(tr '\r' '\n' <"$TB_TMP/up$k.log" | grep -E '^ +[a-z]' | tail -1 | awk '{print $1}')
-	"$TB" status "$n" | head -1 | grep -qE 'incomplete|up' || fail "status does not list $n"
+	"$TB" status "$n" | head -1 | grep -q 'orphaned' || fail "status does not list $n as orphaned"
 	"$TB" down "$n" >/dev/null || fail "down after kill -9 at ${at} ms"
 	no_leftovers "$n"
 	note "kill -9 at ${at} ms (last phase: ${phase:-none}, $made namespaces made): down left nothing"
