@@ -14,6 +14,7 @@
 
 #include "emu-node/msg.h"
 #include "emu-node/node.h"
+#include "emu-node/sandbox.h"
 
 void ctl_arm(struct ctx *c)
 {
@@ -143,7 +144,7 @@ static void ctl_on_hello(struct ctx *c, const struct ctl_hello *h)
 	c->hello = *h;
 	c->hello.name[sizeof(c->hello.name) - 1] = '\0';
 	c->hello_done = true;
-	if (conn_listen(c, &d) || ctl_drop_privileges(h, &d)) {
+	if (conn_listen(c, &d) || ctl_drop_privileges(h, &d) || sandbox_enter(&d)) {
 		ctl_fatal(c, d.err, "%s: %s", c->hello.name, d.msg);
 		return;
 	}

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "emu-node/node.h"
+#include "emu-node/sandbox.h"
 
 #define LOOP_SQ 256
 #define LOOP_CQ 8192
@@ -28,7 +29,7 @@ static int loop_ring_init(struct io_uring *ring)
 {
 	struct io_uring_params p = {
 		.flags = IORING_SETUP_CQSIZE | IORING_SETUP_SINGLE_ISSUER |
-			 IORING_SETUP_DEFER_TASKRUN,
+			 IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_R_DISABLED,
 		.cq_entries = LOOP_CQ,
 	};
 	int r = io_uring_queue_init_params(LOOP_SQ, ring, &p);
@@ -36,7 +37,7 @@ static int loop_ring_init(struct io_uring *ring)
 	if (r != -EINVAL)
 		return r;
 	memset(&p, 0, sizeof(p));
-	p.flags = IORING_SETUP_CQSIZE;
+	p.flags = IORING_SETUP_CQSIZE | IORING_SETUP_R_DISABLED; /* disabled until restricted */
 	p.cq_entries = LOOP_CQ;
 	return io_uring_queue_init_params(LOOP_SQ, ring, &p);
 }
@@ -62,6 +63,9 @@ int loop_init(struct ctx *c, int ctl_fd, struct diag *d)
 		c->ring.ring_fd = -1;
 		return diag_set(d, r, "io_uring setup: %s", strerror(-r));
 	}
+	r = sandbox_ring(&c->ring, d);
+	if (r)
+		return r;
 	ctl_arm(c);
 	return 0;
 }

@@ -45,6 +45,34 @@ static int emu_pin(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
+/* Sanitizer builds keep the runner's stderr for the sanitizers' reports. */
+#if defined(__SANITIZE_ADDRESS__)
+#define EMU_NULL_FDS 2
+#else
+#define EMU_NULL_FDS 3
+#endif
+
+/* Only the control socket crosses exec, as EMU_CTL_FD: no descriptor of the caller's (a log
+ * file it had open, say) reaches a node that runs as nobody. stdin, stdout and stderr are
+ * /dev/null; a node reports over the socket. */
+static int emu_fds(int fd)
+{
+	int null = open("/dev/null", O_RDWR), i;
+
+	if (null < 0)
+		return -1;
+	if (fd < 3 && (fd = fcntl(fd, F_DUPFD, 3)) < 0)
+		return -1;
+	for (i = 0; i < EMU_NULL_FDS; i++)
+		if (dup2(null, i) < 0)
+			return -1;
+	if (null > 2 && null != fd)
+		close(null);
+	if (fd != EMU_CTL_FD ? dup2(fd, EMU_CTL_FD) < 0 : fcntl(fd, F_SETFD, 0) < 0)
+		return -1;
+	return close_range(EMU_CTL_FD + 1, ~0U, 0);
+}
+
 /* Runs in the child; never returns. Only plain syscalls between fork and exec. */
 static __attribute__((noreturn)) void emu_child(int fd, int netns_fd, int cpu, pid_t parent,
 						char *const argv[])
@@ -63,10 +91,12 @@ static __attribute__((noreturn)) void emu_child(int fd, int netns_fd, int cpu, p
 		emu_child_fail(fd, "PR_SET_PDEATHSIG", errno);
 	if (getppid() != parent)
 		_exit(1); /* the runner died before the death signal was set */
-	if (fcntl(fd, F_SETFD, 0))
-		emu_child_fail(fd, "fcntl", errno);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		emu_child_fail(fd, "PR_SET_NO_NEW_PRIVS", errno);
+	if (emu_fds(fd))
+		emu_child_fail(fd, "closing the runner's descriptors", errno);
 	execv(argv[0], argv);
-	emu_child_fail(fd, argv[0], errno);
+	emu_child_fail(EMU_CTL_FD, argv[0], errno);
 }
 
 int emu_spawn(const char *bin, int netns_fd, int cpu, pid_t *pid, int *fd)
@@ -80,7 +110,7 @@ int emu_spawn(const char *bin, int netns_fd, int cpu, pid_t *pid, int *fd)
 	*fd = -1;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
 		return -errno;
-	snprintf(fdarg, sizeof(fdarg), "%d", sv[1]);
+	snprintf(fdarg, sizeof(fdarg), "%d", EMU_CTL_FD);
 	child = fork();
 	if (child < 0) {
 		r = -errno;

@@ -11,9 +11,12 @@
 #include "emu-node/ctl.h"
 #include "lib/diag.h"
 
-/* Starts `bin --ctl N` inside the network namespace netns_fd, pinned to CPU cpu (-1: not
+#define EMU_CTL_FD 3 /* the one descriptor a node inherits: its control socket */
+
+/* Starts `bin --ctl 3` inside the network namespace netns_fd, pinned to CPU cpu (-1: not
  * pinned), with SIGKILL as its parent-death signal (it follows the calling *thread*: spawn
- * from the thread that outlives the nodes). Stores its pid and the runner's end of the
+ * from the thread that outlives the nodes), no_new_privs, stdio on /dev/null and no other
+ * descriptor than the control socket. Stores its pid and the runner's end of the
  * control socketpair (close-on-exec, blocking) and returns 0, or -errno. A failure in the
  * child after fork (setns, exec) arrives as CTL_ERROR on *fd. */
 int emu_spawn(const char *bin, int netns_fd, int cpu, pid_t *pid, int *fd);

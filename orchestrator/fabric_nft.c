@@ -19,7 +19,7 @@ static struct mnl_socket *nft_socket_in(int nsfd, int root_fd, int *err)
 	*err = netns_enter(nsfd);
 	if (*err)
 		return NULL;
-	nl = mnl_socket_open(NETLINK_NETFILTER);
+	nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
 	*err = nl ? 0 : -errno;
 	if (nl && mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID)) {
 		*err = -errno;

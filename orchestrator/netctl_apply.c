@@ -142,7 +142,7 @@ static int nft(struct node_apply *a, struct diag *d)
 	int r = netns_enter(a->c->nsfd[node]);
 
 	if (!r) {
-		nl = mnl_socket_open(NETLINK_NETFILTER);
+		nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
 		r = nl && !mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) ? 0 : -errno;
 	}
 	if (netns_enter(a->c->root_fd) && !r)

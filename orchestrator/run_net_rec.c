@@ -130,7 +130,7 @@ int run_net_write(struct run *r, const char *dir, struct diag *d)
 		return 0;
 	run_net_probes(r->net, true);
 	snprintf(path, sizeof(path), "%s/failures.csv", dir);
-	f = fopen(path, "w");
+	f = fopen(path, "we");
 	if (!f)
 		return diag_set(d, -errno, "writing %s: %s", path, strerror(errno));
 	fprintf(f, "%s\n", REC_NETEV_HEADER);

@@ -27,7 +27,7 @@ wait_running() { # wait_running LOG: until the runner has started its jobs
 }
 
 # 1. down during the run
-"$TB" up --results "$TB_TMP/res" "$f" >"$TB_TMP/up1.log" 2>&1 &
+(cd "$TB_TMP" && exec "$TB" up "$f") >"$TB_TMP/up1.log" 2>&1 &
 up=$!
 wait_running "$TB_TMP/up1.log"
 "$TB" status "$n" | grep -q "running" || { "$TB" status "$n"; fail "status of a running up"; }

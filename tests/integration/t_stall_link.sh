@@ -23,8 +23,8 @@ run:
   progress_timeout: 1s
 EOT
 TB_NAMES+=("$n")
-"$TB" up --results "$TB_TMP/res" "$f" >"$TB_TMP/up.log" 2>&1 || { cat "$TB_TMP/up.log"; fail "up"; }
-jobs=$(ls "$TB_TMP"/res/"$n"/*/jobs.csv)
+(cd "$TB_TMP" && "$TB" up "$f") >"$TB_TMP/up.log" 2>&1 || { cat "$TB_TMP/up.log"; fail "up"; }
+jobs=$(ls "$TB_TMP"/results/"$n"/*/jobs.csv)
 row=$(sed -n 2p "$jobs")
 [[ $row == *,failed,* ]] || fail "the job did not fail: $row"
 [[ $row == *"l0-s0 down on its paths"* ]] || fail "the reason does not name the link: $row"
