@@ -99,16 +99,21 @@ deps:
 check: $(UNIT_BIN)
 	$(Q)scripts/run-unit $(UNIT_BIN)
 
-# libFuzzer on the scenario parser (clang); FUZZ_SECONDS bounds the run.
+# libFuzzer on the scenario parser and the trace reader (clang); FUZZ_SECONDS bounds each.
 FUZZ_SECONDS ?= 60
+FUZZ_CC := clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	-D_GNU_SOURCE -I.
 FUZZ_SRC := tests/fuzz/fuzz_scenario.c orchestrator/scenario_yaml.c orchestrator/scenario_yaml_types.c orchestrator/scenario_sweep.c \
-	orchestrator/scenario_yaml_topo.c orchestrator/scenario_yaml_net.c orchestrator/experiment.c $(PURE_SRC)
+	orchestrator/scenario_yaml_topo.c orchestrator/scenario_yaml_net.c orchestrator/experiment.c \
+	orchestrator/input.c $(PURE_SRC)
 fuzz:
-	@mkdir -p build/fuzz-corpus
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-D_GNU_SOURCE -I. $(FUZZ_SRC) -lyaml -ljansson -lm -o build/fuzz_scenario
+	@mkdir -p build/fuzz-corpus build/fuzz-trace-corpus
+	$(FUZZ_CC) $(FUZZ_SRC) -lyaml -ljansson -lm -o build/fuzz_scenario
+	$(FUZZ_CC) tests/fuzz/fuzz_trace.c $(PURE_SRC) -ljansson -lm -o build/fuzz_trace
 	build/fuzz_scenario -max_total_time=$(FUZZ_SECONDS) -dict=tests/fuzz/scenario.dict \
 		-max_len=4096 -timeout=10 build/fuzz-corpus scenarios tests/fixtures/bad
+	build/fuzz_trace -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
+		build/fuzz-trace-corpus scenarios/traces tests/fixtures/traces
 
 check-priv: all
 	$(Q)scripts/as-root tests/integration/run.sh $(BUILD)

@@ -39,6 +39,46 @@ static int apply_seeds(struct topo *t, const struct scn_routing *rt, struct diag
 	return 0;
 }
 
+/* Links the generator will make, from its counting formulas (0 when it has none: its own
+ * host limit bounds it). */
+static uint64_t planned_links(const struct scenario *s)
+{
+	struct gen_multidim_counts mc;
+	struct gen_direct_counts dc;
+	struct gen_hxmesh_counts hc;
+
+	switch (s->topology.gen) {
+	case SCN_GEN_MULTIDIM:
+		return gen_multidim_counts(&s->topology.md, &mc) ? 0 : mc.links;
+	case SCN_GEN_DIRECT:
+		return gen_direct_counts(&s->topology.dr, &dc) ? 0 : dc.links;
+	case SCN_GEN_HAMMINGMESH:
+		return gen_hxmesh_counts(&s->topology.hx, &hc)
+			       ? 0
+			       : hc.board_links + hc.edge_cables + hc.fabric_cables;
+	default:
+		return 0;
+	}
+}
+
+/* The prefix's link half holds a /31 per link (addr_assign): a topology that cannot fit is
+ * refused from its counts, before gigabytes of it are built. */
+static int check_size(const struct scenario *s, struct diag *d)
+{
+	uint8_t plen = s->addressing.plen;
+	uint64_t half = plen && plen < 32 ? (1ULL << (32 - plen)) / 2 : 0;
+	uint64_t links = planned_links(s);
+
+	if (half && 2 * links > half)
+		return diag_set(
+			d, -E2BIG,
+			"addressing prefix /%u is too small: %llu links need %llu addresses, "
+			"the prefix's link half has %llu",
+			plen, (unsigned long long)links, (unsigned long long)(2 * links),
+			(unsigned long long)half);
+	return 0;
+}
+
 static int generate(const struct scenario *s, struct topo *t, struct diag *d)
 {
 	double scale = s->emulation.rate_scale > 0 ? s->emulation.rate_scale : 1.0; /* 0: auto,
@@ -75,7 +115,8 @@ int topo_build(const struct scenario *s, struct topo **out, struct diag *d)
 
 	if (!t)
 		return diag_set(d, -ENOMEM, "out of memory");
-	r = generate(s, t, d);
+	r = check_size(s, d);
+	r = r ? r : generate(s, t, d);
 	if (r)
 		goto out;
 	for (i = 0; i < t->links.n; i++)

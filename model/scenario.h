@@ -59,6 +59,7 @@ struct scn_topology {
 	struct gen_multidim_params md; /* multidim */
 	struct gen_direct_params dr; /* direct */
 	uint64_t delay_ns; /* one-way delay added on every link (needs netem) */
+	uint32_t line, col; /* where the file gives the topology, for its size errors; 0 if not */
 };
 
 enum scn_qdisc {

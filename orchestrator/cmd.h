@@ -26,9 +26,12 @@ struct cmd_world {
 	struct topo *t;
 	struct topo_paths paths;
 	struct route_plan plan;
+	job_list jobs; /* the workload's, resolved and checked against t (a trace read once) */
+	uint32_t jobs_skipped; /* trace rows too large for t, left out (trace.oversize: skip) */
 };
 
-/* Parses path and derives topology, paths and routing plan. 0, or -errno with d set
+/* Parses path and derives topology, the workload's jobs (reading a trace), paths and routing
+ * plan, refusing everything `up` would refuse before it builds. 0, or -errno with d set
  * (-EINVAL means bad input). Release with cmd_world_done, also after failure. */
 int cmd_world_load(const char *path, struct cmd_world *w, struct diag *d);
 /* The same for one run of the file's sweep (scenario_yaml.h, exp_parse_file_variant). */

@@ -149,6 +149,12 @@ static void print_counts(const struct cmd_world *w)
 		print_ocs(w);
 	if (w->e.failures.v.n)
 		printf("failures   %zu timed events\n", w->e.failures.v.n);
+	if (w->jobs.n || w->jobs_skipped)
+		printf("jobs       %zu\n", w->jobs.n);
+	if (w->jobs_skipped)
+		printf("           %u trace rows need more GPUs than the topology has: left out "
+		       "(workload.trace.oversize: skip)\n",
+		       w->jobs_skipped);
 	print_fluid(w);
 }
 

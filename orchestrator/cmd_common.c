@@ -8,6 +8,7 @@
 #include "model/gen.h"
 #include "orchestrator/cmd.h"
 #include "orchestrator/failure.h"
+#include "orchestrator/run.h"
 #include "orchestrator/scenario_yaml.h"
 
 int cmd_world_load(const char *path, struct cmd_world *w, struct diag *d)
@@ -22,8 +23,8 @@ int cmd_world_load_variant(const char *path, const uint32_t *choice, struct cmd_
 
 	memset(w, 0, sizeof(*w));
 	r = exp_parse_file_variant(path, choice, &w->e, d);
-	if (r)
-		return r;
+	if (r) /* a missing, unreadable or oversized file is bad input too */
+		return r == -ENOMEM ? r : -EINVAL;
 	r = topo_build(&w->e.s, &w->t, d);
 	if (!r && w->e.s.emulation.rate_scale == 0) { /* auto: measure at scale 1, rebuild */
 		w->e.s.emulation.rate_scale =
@@ -32,10 +33,18 @@ int cmd_world_load_variant(const char *path, const uint32_t *choice, struct cmd_
 		w->t = NULL;
 		r = topo_build(&w->e.s, &w->t, d);
 	}
-	if (!r) /* names in `failures:` are checked before anything is built */
-		r = fail_plan_check(&w->e, w->t, d);
+	if (r && w->e.s.topology.line && r != -ENOMEM) /* the model's errors are the topology's */
+		return diag_wrap(d, -EINVAL, "%s:%u:%u: ", path, w->e.s.topology.line,
+				 w->e.s.topology.col);
 	if (r)
-		return diag_wrap(d, -EINVAL, "%s: ", path);
+		return diag_wrap(d, r == -ENOMEM ? r : -EINVAL, "%s: ", path);
+	r = fail_plan_check(&w->e, w->t, d); /* names in `failures:`, before anything is built */
+	if (!r && exp_has_workload(&w->e))
+		r = run_resolve_jobs(&w->e, &w->jobs, d);
+	if (!r)
+		r = run_jobs_fit(&w->e, &w->jobs, w->t, &w->jobs_skipped, d);
+	if (r)
+		return r == -ENOMEM ? r : -EINVAL;
 	r = paths_compute(w->t, &w->paths);
 	if (r)
 		return diag_set(d, r, "computing paths: out of memory");
@@ -44,6 +53,7 @@ int cmd_world_load_variant(const char *path, const uint32_t *choice, struct cmd_
 
 void cmd_world_done(struct cmd_world *w)
 {
+	vec_free(&w->jobs);
 	route_plan_done(&w->plan);
 	paths_done(&w->paths);
 	topo_free(w->t);

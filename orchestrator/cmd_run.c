@@ -254,6 +254,7 @@ int cmd_run(struct cmd_world *w, const char *name, const int *nsfd, volatile sig
 			.name = name,
 			.nsfd = nsfd,
 			.stop = stop,
+			.specs = &w->jobs,
 			.progress = on_progress,
 			.progress_arg = &pg};
 	char exe[PATH_MAX], dir[512];

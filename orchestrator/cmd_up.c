@@ -390,6 +390,11 @@ int cmd_up(int argc, char **argv)
 	}
 	r = cmd_world_load(argv[1], &w, &d);
 	r = r ? r : set_results(&w, results, &d);
+	if (!r && w.jobs_skipped)
+		fprintf(stderr,
+			"testbed up: %u trace rows need more GPUs than the topology has: left "
+			"out\n",
+			w.jobs_skipped);
 	if (!r && cmd_need_root("up"))
 		r = -EPERM;
 	if (!r) {

@@ -18,7 +18,7 @@
 struct exp_job {
 	char model[JOB_NAME_MAX]; /* catalogue name; "" for a custom model */
 	uint32_t gpus;
-	uint32_t line; /* where it is in the file, for messages */
+	uint32_t line, col; /* where it is in the file, for messages */
 	int32_t kind; /* enum coll_kind, -1 = the model's */
 	int32_t algo; /* enum coll_algo, -1 = workload.algorithm */
 	uint32_t group; /* 0 = default */
@@ -36,12 +36,21 @@ enum exp_rank_order {
 	EXP_RANK_PLACEMENT, /* in the order the placement chose */
 };
 
+/* A trace row that needs more GPUs than the topology has: check refuses the scenario at it,
+ * or the row is left out (and counted). */
+enum exp_oversize {
+	EXP_OVERSIZE_REFUSE,
+	EXP_OVERSIZE_SKIP,
+};
+
 struct exp_workload {
 	VEC(struct exp_job) jobs;
 	bool generate; /* the `generate:` section is given */
 	bool gen_algo_given; /* generate.algorithm was written (else workload.algorithm) */
 	struct workload_gen gen;
 	char *trace; /* CSV trace path (owned), NULL for none */
+	uint32_t trace_line, trace_col; /* where the file names it */
+	enum exp_oversize trace_oversize; /* rows needing more GPUs than the topology has */
 	char trace_model[JOB_NAME_MAX];
 	uint32_t trace_limit; /* first N jobs of the trace, 0 = all */
 	double trace_time_scale; /* multiplies the trace's submit times (1 = as recorded) */
@@ -90,7 +99,7 @@ struct exp_failure {
 	bool up; /* state: up (a repair) */
 	char a[SCN_NAME_MAX], b[SCN_NAME_MAX]; /* node; link: its ends (b may be a port of a) */
 	uint32_t rewire_off, rewire_n; /* rewire: its circuits in exp_failures.circuits */
-	uint32_t line; /* where the file gives it, for messages */
+	uint32_t line, col; /* where the file gives it, for messages */
 };
 
 struct exp_failures {

@@ -12,6 +12,7 @@ struct resolve {
 	const struct topo *t; /* what names resolve in */
 	struct fail_plan *out;
 	const struct exp_failure *f;
+	const char *file; /* the scenario's path, for positions */
 	size_t i;
 	struct diag *d;
 };
@@ -21,7 +22,8 @@ static int fail(struct resolve *x, const char *fmt, const char *a, const char *b
 	char msg[256];
 
 	snprintf(msg, sizeof(msg), fmt, a, b);
-	return diag_set(x->d, -EINVAL, "failures[%zu] (line %u): %s", x->i, x->f->line, msg);
+	return diag_set(x->d, -EINVAL, "%s:%u:%u: failures[%zu]: %s", x->file, x->f->line,
+			x->f->col, x->i, msg);
 }
 
 static int node_id(struct resolve *x, const char *name, uint32_t *id)
@@ -76,7 +78,7 @@ static int link_cables(struct resolve *x, struct fail_event *ev)
 
 static int rewire_changes(struct resolve *x, const struct experiment *e, struct fail_event *ev)
 {
-	uint32_t i, ids[3];
+	uint32_t i, ids[3] = {0};
 	size_t o = 0;
 	int r = 0;
 
@@ -132,7 +134,8 @@ static int cmp_event(const void *a, const void *b)
 int fail_plan_build(const struct experiment *e, const struct topo *t, struct fail_plan *out,
 		    struct diag *d)
 {
-	struct resolve x = {.p = t->phys ? t->phys : t, .t = t, .out = out, .d = d};
+	struct resolve x = {
+		.p = t->phys ? t->phys : t, .t = t, .out = out, .file = e->s.path, .d = d};
 	int r = 0;
 
 	memset(out, 0, sizeof(*out));

@@ -47,9 +47,15 @@ static int make_jobs(struct run *r, struct diag *d)
 {
 	job_list specs = {0};
 	uint32_t i;
-	int err;
+	int err = 0;
 
-	err = run_resolve_jobs(r->e, &specs, d);
+	if (r->specs) /* check's own list: the trace is read once */
+		err = vec_reserve(&specs, r->specs->n + 1) ? diag_set(d, -ENOMEM, "out of memory")
+							   : 0;
+	for (i = 0; !err && r->specs && i < r->specs->n; i++)
+		specs.v[specs.n++] = r->specs->v[i];
+	if (!r->specs)
+		err = run_resolve_jobs(r->e, &specs, d);
 	if (!err && !specs.n)
 		err = diag_set(d, -EINVAL, "the workload has no jobs");
 	if (!err) {

@@ -67,6 +67,7 @@ struct run {
 	const struct route_plan *plan;
 	const char *name; /* testbed name */
 	const char *emu_path; /* the emu-node binary */
+	const job_list *specs; /* the workload's jobs as run_resolve_jobs gave them, or NULL */
 	const int *nsfd; /* per topology node */
 	volatile sig_atomic_t *stop; /* RUN_STOP_*, or 0 */
 	struct sampler *sampler; /* counter sampling into rec, or NULL (sample.h) */
@@ -88,7 +89,17 @@ struct run {
 	bool stopping;
 };
 
-/* Resolves the workload into jobs (catalogue, generator, trace), scales them, starts and
+/* Jobs of the workload, in arrival order, ids 0.. (paper units): its jobs entries, generated
+ * ones and a trace's (read here). 0 or -errno with d set (-EINVAL: bad input). */
+int run_resolve_jobs(const struct experiment *e, job_list *out, struct diag *d);
+
+/* Whether every job fits the topology: -EINVAL naming the first that never can, at its
+ * position (the scenario's jobs entry, the trace's row), or 0. Under trace.oversize skip,
+ * such trace rows are left out instead (ids renumbered) and counted in *skipped. */
+int run_jobs_fit(const struct experiment *e, job_list *jobs, const struct topo *t,
+		 uint32_t *skipped, struct diag *d);
+
+/* Scales the resolved jobs (r->specs, or the workload's resolved here when NULL), starts and
  * greets every emu-node. 0 or -errno with d set; run_done cleans up either way. */
 int run_prepare(struct run *r, struct diag *d);
 

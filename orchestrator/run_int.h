@@ -10,8 +10,6 @@
 #define RUN_UID 65534 /* emu-nodes drop to nobody once listening */
 #define RUN_ABORT_NS 5000000000LL /* ranks get this long to confirm an abort */
 
-/* Jobs of the workload, in arrival order, ids 0.. (paper units). */
-int run_resolve_jobs(const struct experiment *e, job_list *out, struct diag *d);
 /* Fills the emulated sizes, times and timeout of rj from its spec. */
 void run_scale_job(const struct run *r, struct run_job *rj);
 

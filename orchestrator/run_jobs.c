@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "orchestrator/input.h"
 #include "orchestrator/run_int.h"
 
 /* Custom model: its size and compute as written. */
@@ -68,33 +69,9 @@ static int explicit_job(const struct experiment *e, const struct exp_job *x, job
 	apply_overrides(e, x, &j);
 	if (x->algo < 0)
 		fit_algo(&j);
+	j.line = x->line;
+	j.col = x->col;
 	return vec_push(out, j) ? diag_set(d, -ENOMEM, "out of memory") : 0;
-}
-
-static int read_text(const char *path, char **text, size_t *len)
-{
-	struct stat st;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), r = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || st.st_size > (64 << 20)) {
-		close(fd);
-		return -EFBIG;
-	}
-	*text = malloc((size_t)st.st_size + 1);
-	n = *text ? read(fd, *text, (size_t)st.st_size) : -1;
-	if (n < 0)
-		r = *text ? -errno : -ENOMEM;
-	close(fd);
-	if (r) {
-		free(*text);
-		return r;
-	}
-	(*text)[n] = '\0';
-	*len = (size_t)n;
-	return 0;
 }
 
 static int trace_jobs(const struct experiment *e, job_list *out, struct diag *d)
@@ -104,9 +81,11 @@ static int trace_jobs(const struct experiment *e, job_list *out, struct diag *d)
 	char *text = NULL;
 	int r;
 
-	r = read_text(e->w.trace, &text, &len);
+	r = input_read(e->w.trace, JOB_TRACE_MAX, "not a trace", &text, &len, d);
 	if (r)
-		return diag_set(d, r, "workload.trace.file %s: %s", e->w.trace, strerror(-r));
+		return diag_wrap(d, r == -ENOMEM ? r : -EINVAL,
+				 "%s:%u:%u: workload.trace.file: ", e->s.path, e->w.trace_line,
+				 e->w.trace_col);
 	r = workload_trace_parse(e->w.trace, text, len, model, e->w.algo, e->w.iterations, out, d);
 	free(text);
 	if (!r && e->w.trace_limit && out->n - before > e->w.trace_limit)
@@ -147,6 +126,52 @@ int run_resolve_jobs(const struct experiment *e, job_list *out, struct diag *d)
 		qsort(out->v, out->n, sizeof(*out->v), cmp_arrival);
 	for (i = 0; i < out->n; i++)
 		out->v[i].id = (uint32_t)i;
+	return 0;
+}
+
+/* Where a job comes from, for its messages. */
+static void job_where(const struct experiment *e, const struct job_spec *j, char *buf, size_t len)
+{
+	if (j->line && j->col)
+		snprintf(buf, len, "%s:%u:%u: workload.jobs", e->s.path, j->line, j->col);
+	else if (j->line)
+		snprintf(buf, len, "%s:%u: a trace row", e->w.trace, j->line);
+	else
+		snprintf(buf, len, "%s: workload.generate", e->s.path);
+}
+
+/* A trace row that trace.oversize lets go. */
+static bool skippable(const struct experiment *e, const struct job_spec *j)
+{
+	return e->w.trace_oversize == EXP_OVERSIZE_SKIP && j->line && !j->col;
+}
+
+int run_jobs_fit(const struct experiment *e, job_list *jobs, const struct topo *t,
+		 uint32_t *skipped, struct diag *d)
+{
+	uint32_t n_ep = (uint32_t)t->endpoints.n;
+	char where[600];
+	size_t i, k = 0;
+
+	*skipped = 0;
+	for (i = 0; i < jobs->n; i++) {
+		if (sched_gpus_fit(n_ep, jobs->v[i].gpus)) {
+			jobs->v[k] = jobs->v[i];
+			jobs->v[k].id = (uint32_t)k;
+			k++;
+		} else if (skippable(e, &jobs->v[i])) {
+			++*skipped;
+		} else {
+			job_where(e, &jobs->v[i], where, sizeof(where));
+			return diag_set(
+				d, -EINVAL, "%s: a job of %u GPUs, but the topology has %u%s",
+				where, jobs->v[i].gpus, n_ep,
+				jobs->v[i].line && !jobs->v[i].col
+					? " (workload.trace.oversize: skip leaves such rows out)"
+					: "");
+		}
+	}
+	jobs->n = k;
 	return 0;
 }
 

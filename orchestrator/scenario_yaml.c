@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "orchestrator/scenario_sweep.h"
+#include "orchestrator/input.h"
 #include "orchestrator/scenario_yaml.h"
 #include "orchestrator/scenario_yaml_types.h"
 #include "policy/shape.h"
@@ -266,6 +267,7 @@ static int read_job(struct scn_yaml_ctx *c, yaml_node_t *n, size_t i)
 	j->algo = -1;
 	j->bytes_per_param = 4;
 	j->line = (uint32_t)n->start_mark.line + 1;
+	j->col = (uint32_t)n->start_mark.column + 1;
 	snprintf(c->path + old, sizeof(c->path) - old, "[%zu]", i);
 	c->base = j;
 	r = read_map(c, n, &job_sec);
@@ -406,6 +408,12 @@ static const struct scn_yaml_keyword queue_names[] = {
 	{NULL, 0},
 };
 
+static const struct scn_yaml_keyword oversize_names[] = {
+	{"refuse", EXP_OVERSIZE_REFUSE},
+	{"skip", EXP_OVERSIZE_SKIP},
+	{NULL, 0},
+};
+
 static const struct scn_yaml_keyword place_names[] = {
 	{"first-fit", SCHED_FIRST_FIT},
 	{"random", SCHED_RANDOM},
@@ -435,6 +443,7 @@ static const struct scn_yaml_field trace_fields[] = {
 	 .off = AT(w.trace_model, char[JOB_NAME_MAX]),
 	 .max = JOB_NAME_MAX - 1},
 	UINT("limit", w.trace_limit, false, 1, 1000000),
+	ENUM("oversize", w.trace_oversize, enum exp_oversize, false, oversize_names),
 	FIELD("time_scale", scn_yaml_number, w.trace_time_scale, double, false),
 	FIELD("time_scale", scn_yaml_number, w.trace_time_scale, double, false),
 };
@@ -460,7 +469,17 @@ static int generate_check(struct scn_yaml_ctx *c, const struct map_read *m)
 }
 
 static const struct section generate_sec = TABLE(generate_fields, generate_check);
-static const struct section trace_sec = TABLE(trace_fields, NULL);
+/* Where the trace's file is named: its reading fails there (orchestrator/run_jobs.c). */
+static int trace_check(struct scn_yaml_ctx *c, const struct map_read *m)
+{
+	const yaml_node_t *f = given(m, "file");
+
+	c->e->w.trace_line = f ? (uint32_t)f->start_mark.line + 1 : 0;
+	c->e->w.trace_col = f ? (uint32_t)f->start_mark.column + 1 : 0;
+	return 0;
+}
+
+static const struct section trace_sec = TABLE(trace_fields, trace_check);
 
 static const struct scn_yaml_field workload_fields[] = {
 	FIELD("jobs", set_jobs, w.jobs, __typeof__(((BASE *)0)->w.jobs), false),
@@ -560,7 +579,33 @@ static int job_check(struct scn_yaml_ctx *c, const struct map_read *m)
 static const struct section job_sec = TABLE(job_fields, job_check);
 static const struct section workload_sec = TABLE(workload_fields, workload_check);
 static const struct section scheduler_sec = TABLE(scheduler_fields, NULL);
-static const struct section run_sec = TABLE(run_fields, NULL);
+/* Root writes the results: a scenario keeps them under the working directory (the command
+ * line's --results may put them anywhere). */
+static int run_check(struct scn_yaml_ctx *c, const struct map_read *m)
+{
+	const yaml_node_t *n = given(m, "results");
+	const char *p = c->e->run.results;
+	size_t k;
+
+	if (!n)
+		return 0;
+	if (p[0] == '/')
+		return scn_yaml_fail_at(c, &n->start_mark,
+					"run.results: expected a path relative to the working "
+					"directory, found '%s' (the command line's --results DIR "
+					"takes any)",
+					p);
+	for (k = 0; p[k]; k += strcspn(p + k, "/"), k += p[k] == '/')
+		if (!strncmp(p + k, "..", 2) && (p[k + 2] == '/' || !p[k + 2]))
+			return scn_yaml_fail_at(
+				c, &n->start_mark,
+				"run.results: '..' may not appear in the path, found "
+				"'%s' (the command line's --results DIR takes any)",
+				p);
+	return 0;
+}
+
+static const struct section run_sec = TABLE(run_fields, run_check);
 
 static const struct section shaping_sec = TABLE(shaping_fields, shaping_check);
 static const struct section routing_sec = TABLE(routing_fields, NULL);
@@ -676,6 +721,35 @@ static int syntax_error(struct scn_yaml_ctx *c, const yaml_parser_t *p)
 }
 
 /* Loads the one document of the stream into *doc; a second document is an error. */
+/* Nesting deeper than any scenario needs is refused as the events arrive: libyaml would
+ * otherwise spend quadratic time composing it. A syntax error ends the scan; load reports it. */
+static int check_depth(struct scn_yaml_ctx *c)
+{
+	yaml_parser_t p;
+	yaml_event_t ev;
+	int depth = 0, r = 0;
+	bool more = true;
+
+	if (!yaml_parser_initialize(&p))
+		return diag_set(c->d, -ENOMEM, "%s: out of memory", c->file);
+	yaml_parser_set_input_string(&p, (const unsigned char *)c->buf, c->len);
+	while (!r && more && yaml_parser_parse(&p, &ev)) {
+		if (ev.type == YAML_MAPPING_START_EVENT || ev.type == YAML_SEQUENCE_START_EVENT)
+			depth++;
+		else if (ev.type == YAML_MAPPING_END_EVENT || ev.type == YAML_SEQUENCE_END_EVENT)
+			depth--;
+		if (depth > SCN_YAML_DEPTH_MAX)
+			r = scn_yaml_fail_at(
+				c, &ev.start_mark,
+				"nesting deeper than %d levels (no scenario field nests so deep)",
+				SCN_YAML_DEPTH_MAX);
+		more = ev.type != YAML_STREAM_END_EVENT;
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&p);
+	return r;
+}
+
 static int load(struct scn_yaml_ctx *c, yaml_parser_t *p, yaml_document_t *doc)
 {
 	yaml_document_t next;
@@ -737,7 +811,8 @@ int exp_parse_buffer_variant(const char *name, const char *buf, size_t len, cons
 		goto out;
 	}
 	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
-	r = load(&c, &p, &doc);
+	r = check_depth(&c);
+	r = r ? r : load(&c, &p, &doc);
 	if (!r) {
 		r = read_doc(&c, &doc);
 		yaml_document_delete(&doc);
@@ -749,55 +824,6 @@ out:
 		exp_init(e);
 	}
 	return r;
-}
-
-/* Doubles the buffer; -ENOMEM, or -EFBIG once it holds more than a scenario can be. */
-static int grow(char **buf, size_t *cap, size_t n)
-{
-	char *nb;
-
-	if (n > SCN_YAML_FILE_MAX)
-		return -EFBIG;
-	nb = realloc(*buf, *cap * 2);
-	if (!nb)
-		return -ENOMEM;
-	*buf = nb;
-	*cap *= 2;
-	return 0;
-}
-
-/* Reads the whole file into *out (malloc'd, *len bytes). */
-static int read_file(const char *path, char **out, size_t *len)
-{
-	size_t n = 0, cap = 4096;
-	char *buf = malloc(cap);
-	ssize_t got = 1;
-	int fd = -1, r = 0;
-
-	if (!buf)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		r = -errno;
-	while (!r && got) {
-		if (n == cap)
-			r = grow(&buf, &cap, n);
-		got = r ? 0 : read(fd, buf + n, cap - n);
-		if (got < 0 && errno != EINTR)
-			r = -errno;
-		n += got > 0 ? (size_t)got : 0;
-	}
-	if (!r && n > SCN_YAML_FILE_MAX)
-		r = -EFBIG;
-	if (fd >= 0)
-		close(fd);
-	if (r) {
-		free(buf);
-		return r;
-	}
-	*out = buf;
-	*len = n;
-	return 0;
 }
 
 int exp_parse_file(const char *path, struct experiment *e, struct diag *d)
@@ -812,13 +838,10 @@ int exp_parse_file_variant(const char *path, const uint32_t *choice, struct expe
 	size_t len = 0;
 	int r;
 
-	r = read_file(path, &buf, &len);
+	r = input_read(path, SCN_YAML_FILE_MAX, "not a scenario", &buf, &len, d);
 	if (r) {
 		exp_init(e);
-		if (r == -EFBIG)
-			return diag_set(d, r, "%s: larger than %u MiB, not a scenario", path,
-					SCN_YAML_FILE_MAX >> 20);
-		return diag_set(d, r, "%s: %s", path, strerror(-r));
+		return r;
 	}
 	r = exp_parse_buffer_variant(path, buf, len, choice, e, d);
 	free(buf);

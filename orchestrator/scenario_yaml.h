@@ -14,6 +14,7 @@
 
 /* Largest file scn_parse_file reads; a scenario is a page of text. */
 #define SCN_YAML_FILE_MAX (4u << 20)
+#define SCN_YAML_DEPTH_MAX 32 /* nested mappings and sequences (a scenario needs 5) */
 
 /* Parses the file at path into *e (exp_init'd by the function). 0, or -EINVAL (bad input: d
  * says "file:line:col: field: what was expected, what was found"), -ENOENT/-EACCES etc.

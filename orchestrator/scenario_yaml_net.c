@@ -198,6 +198,7 @@ int scn_yaml_failures(struct scn_yaml_ctx *c, yaml_node_t *n,
 		if (!ev)
 			return diag_set(c->d, -ENOMEM, "%s: out of memory", c->file);
 		ev->line = (uint32_t)node(c, *it)->start_mark.line + 1;
+		ev->col = (uint32_t)node(c, *it)->start_mark.column + 1;
 		snprintf(c->path + old, sizeof(c->path) - old, "[%zu]", i++);
 		c->base = ev;
 		r = scn_yaml_read_map(c, node(c, *it), &failure_sec);

@@ -332,6 +332,12 @@ static int ls_check(struct scn_yaml_ctx *c, const struct map_read *m)
 		return missing(c, m, "leaves");
 	if (topo_of(c)->gen == SCN_GEN_LEAFSPINE && !scn_yaml_given(m, "spines"))
 		return missing(c, m, "spines");
+	if (scn_yaml_given(m, "gpus_per_server") && ls->hosts_per_leaf % ls->gpus_per_server)
+		return scn_yaml_fail_at(
+			c, &scn_yaml_given(m, "gpus_per_server")->start_mark,
+			"topology.gpus_per_server: %u does not divide hosts_per_leaf "
+			"(%u): a server sits under one leaf",
+			ls->gpus_per_server, ls->hosts_per_leaf);
 	if (hosts > HOSTS_MAX)
 		return scn_yaml_fail_at(c, &scn_yaml_given(m, "leaves")->start_mark,
 					"topology.leaves: expected at most %u hosts in all, "
@@ -410,6 +416,8 @@ static int topology_check(struct scn_yaml_ctx *c, const struct map_read *m)
 	r = foreign_fields(c, m);
 	if (r)
 		return r;
+	topo_of(c)->line = (uint32_t)m->node->start_mark.line + 1;
+	topo_of(c)->col = (uint32_t)m->node->start_mark.column + 1;
 	if (g != SCN_GEN_MULTIDIM && g != SCN_GEN_DIRECT && !scn_yaml_given(m, "host_rate"))
 		return missing(c, m, "host_rate");
 	switch (g) {

@@ -109,6 +109,11 @@ static int sched_job_add(struct sched *s, uint32_t job, struct diag *d)
 	return 0;
 }
 
+bool sched_gpus_fit(uint32_t n_ep, uint32_t gpus)
+{
+	return gpus && gpus <= n_ep;
+}
+
 int sched_submit(struct sched *s, uint32_t job, uint32_t gpus, struct diag *d)
 {
 	struct sched_job *j;
@@ -116,7 +121,7 @@ int sched_submit(struct sched *s, uint32_t job, uint32_t gpus, struct diag *d)
 
 	if (!gpus)
 		return diag_set(d, -EINVAL, "job %u needs no GPUs", job);
-	if (gpus > s->n_ep)
+	if (!sched_gpus_fit(s->n_ep, gpus))
 		return diag_set(d, -EINVAL, "job %u needs %u GPUs but the cluster has %u", job,
 				gpus, s->n_ep);
 	if (job > INT_MAX) /* sched_next returns ids as int */

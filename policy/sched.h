@@ -65,6 +65,9 @@ void sched_done(struct sched *s);
  * cluster has, or none) or its id exceeds INT_MAX, -EEXIST if the id came before; d says so. */
 int sched_submit(struct sched *s, uint32_t job, uint32_t gpus, struct diag *d);
 
+/* Whether a job of gpus GPUs can ever be placed on n_ep endpoints (sched_submit's rule). */
+bool sched_gpus_fit(uint32_t n_ep, uint32_t gpus);
+
 /* The next job that can start now, by the queue discipline: returns its id and writes its
  * endpoints (rank order: leaf-major, as placed) to *eps (borrowed until the next call that
  * changes the scheduler), or -EAGAIN when none can start. Call repeatedly after each event.

@@ -15,6 +15,7 @@
 #include "traffic/coll.h"
 
 #define JOB_NAME_MAX 24
+#define JOB_TRACE_MAX (64u << 20) /* bytes of a trace file read at most */
 #define JOB_RANKS_AT_SCALE 1024 /* alpha is defined at scale: see job_compute_ns */
 
 /* A model of the catalogue. Either compute_ns (per-iteration compute on the paper's
@@ -52,6 +53,8 @@ struct job_spec {
 	uint64_t compute_ns; /* per-iteration compute, paper time (0: derive from alpha) */
 	double comm_fraction; /* alpha, when compute is derived */
 	uint32_t elem; /* collective element size: the model's bytes_per_param (0 means 4) */
+	uint32_t line, col; /* where a file gives it: a jobs entry's line:col in the scenario, a
+			     * trace row's line (col 0); 0:0 when generated */
 };
 
 /* Fills a job spec from a catalogue model for `gpus` GPUs: M = ceil(params / shards) x

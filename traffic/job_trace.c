@@ -391,6 +391,7 @@ static int tr_row(struct tr_ctx *c)
 	j->id = (uint32_t)(c->out->n - 1 - c->n0); /* file order, the sort's tie-break */
 	j->arrival_ns = t;
 	j->iterations = c->iterations;
+	j->line = c->line;
 	return 0;
 }
 

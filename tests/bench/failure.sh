@@ -25,10 +25,10 @@ trap cleanup EXIT
 # run WITH(0|1) I: one run; prints its JRT in seconds (and the reroute time when WITH)
 run() {
 	local f=$TMP/s-$1-$2.yaml dir
-	sed -e "s/^name: .*/name: $NAME/" -e "s|^run:|run:\n  results: $TMP/r-$1-$2|" \
+	sed -e "s/^name: .*/name: $NAME/" \
 		scenarios/failure-spine.yaml >"$f"
 	[ "$1" = 1 ] || sed -i '/^failures:/,/node: s3/d' "$f"
-	"$TB" up "$f" >"$TMP/log" 2>&1 || { tail -20 "$TMP/log"; exit 1; }
+	"$TB" up --results "$TMP/r-$1-$2" "$f" >"$TMP/log" 2>&1 || { tail -20 "$TMP/log"; exit 1; }
 	dir=$(dirname "$(ls "$TMP/r-$1-$2/$NAME"/*/jobs.csv)")
 	grep -q ',ok,' "$dir/jobs.csv" || { echo "failure: the job did not finish"; exit 1; }
 	awk -F, 'NR == 2 { printf "%.2f", ($11 - $10) / 1e9 }' "$dir/jobs.csv"

@@ -104,9 +104,8 @@ paths() { # paths RUN_DIR
 measure() { # measure LABEL SPRAY
 	local f="$TMP/$NAME.yaml" c0 c1 run out
 	sed -e "s/^name: .*/name: $NAME/" -e "s/^  spray: .*/  spray: $2/" "$SCN" >"$f"
-	printf 'run:\n  results: %s/results\n' "$TMP" >>"$f"
 	c0=$(cpu)
-	"$TB" up --name "$NAME" "$f" >"$TMP/up-$2.log" 2>&1 || { tail -20 "$TMP/up-$2.log"; exit 1; }
+	"$TB" up --results "$TMP/results" --name "$NAME" "$f" >"$TMP/up-$2.log" 2>&1 || { tail -20 "$TMP/up-$2.log"; exit 1; }
 	c1=$(cpu)
 	run=$(ls -d "$TMP/results/$NAME"/* | tail -1)
 	grep -q ',ok,' "$run/jobs.csv" || { echo "hx_a2a: the job did not finish"; exit 1; }

@@ -17,13 +17,12 @@ one() { # one N RATE_MBIT
 	cat >"$f" <<YAML
 name: $name
 topology: { kind: best, hosts_per_leaf: $n, leaves: 1, host_rate: ${mb}Mbit }
-run: { results: $TMP/results }
 workload:
   iterations: 3
   jobs:
     - { gpus: $n, bytes: 64MiB, compute: 1ms, algorithm: ring }
 YAML
-	"$BUILD/testbed" -q up "$f" >/dev/null 2>&1
+	"$BUILD/testbed" -q up --results "$TMP/results" "$f" >/dev/null 2>&1
 	# back-to-back collectives: from the first rank starting the first one to the last rank
 	# ending the last one, divided by their count (ranks drift apart, so iterations overlap
 	# and per-iteration spans would count the overlaps twice)

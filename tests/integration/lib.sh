@@ -33,7 +33,7 @@ scenario_as() {
 
 tb_up() { # tb_up FILE NAME
 	TB_NAMES+=("$2")
-	"$TB" up --name "$2" "$1" >"$TB_TMP/up-$2.log" 2>&1 || { cat "$TB_TMP/up-$2.log"; fail "up $2"; }
+	"$TB" up --results "$TB_TMP/results" --name "$2" "$1" >"$TB_TMP/up-$2.log" 2>&1 || { cat "$TB_TMP/up-$2.log"; fail "up $2"; }
 }
 
 # In-namespace command: nx NAME NODE cmd...

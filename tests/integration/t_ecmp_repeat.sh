@@ -18,9 +18,9 @@
 run() {
 	local n=it$$e$1 f
 	f=$(scenario_as scenarios/sweep-ecmp-best.yaml "$n" '/^sweep:/,$d' \
-		"s/^  seed: 1$/  seed: $2/" "/^workload:/i run: { results: $TB_TMP/results }")
+		"s/^  seed: 1$/  seed: $2/")
 	TB_NAMES+=("$n")
-	"$TB" up "$f" >"$TB_TMP/$n.log" 2>&1 || { tail -20 "$TB_TMP/$n.log" >&2; fail "run $n"; }
+	"$TB" up --results "$TB_TMP/results" "$f" >"$TB_TMP/$n.log" 2>&1 || { tail -20 "$TB_TMP/$n.log" >&2; fail "run $n"; }
 	grep -c ',ok,' "$(ls -d "$TB_TMP"/results/"$n"/*)/jobs.csv" | grep -qx 2 ||
 		fail "$n: not every job finished"
 	no_leftovers "$n"

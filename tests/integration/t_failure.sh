@@ -17,14 +17,14 @@ res=$TB_TMP/results
 
 run() { # run NAME FILE: testbed up with the workload, results under $res
 	TB_NAMES+=("$1")
-	"$TB" up --name "$1" "$2" >"$TB_TMP/$1.log" 2>&1 || { cat "$TB_TMP/$1.log"; fail "run $1"; }
+	"$TB" up --results "$res" --name "$1" "$2" >"$TB_TMP/$1.log" 2>&1 || { cat "$TB_TMP/$1.log"; fail "run $1"; }
 	dir=$(dirname "$(ls "$res/$1"/*/jobs.csv)")
 }
 col() { awk -F, -v c="$2" 'NR == 2 { print $c }' "$1"; } # col CSV N: field N of row 1
 jrt() { awk -F, 'NR == 2 { printf "%.0f", $11 - $10 }' "$dir/jobs.csv"; }
 
 a=it$$f
-f=$(scenario_as scenarios/failure-spine.yaml "$a" "s|^run:|run:\n  results: $res|")
+f=$(scenario_as scenarios/failure-spine.yaml "$a")
 run "$a" "$f"
 [ "$(col "$dir/jobs.csv" 12)" = ok ] || { cat "$dir/jobs.csv"; fail "the job did not survive s3"; }
 csv=$dir/failures.csv
@@ -49,7 +49,7 @@ name: $1
 topology: {kind: leafspine, hosts_per_leaf: 2, leaves: 2, spines: 2, host_rate: 100Mbit}
 workload:
   jobs: [{gpus: 4, bytes: 2MiB, compute: 20ms, iterations: 20}]
-run: {results: $res, progress_timeout: 3s}
+run: {progress_timeout: 3s}
 failures:
 EOF
 	shift

@@ -23,7 +23,6 @@ workload:
   jobs:
     - { gpus: 16, collective: alltoall, algorithm: direct, group: 8, bytes: 4MiB,
         compute: 1us, iterations: 1 }
-run: { results: $TB_TMP/results }
 EOF
 check=$("$TB" check "$f")
 fluid=$(echo "$check" | awk '/^alltoall/ { print $2 }')

@@ -64,11 +64,9 @@ workload:
 failures:
   - {at: 1s, rewire: [[o0, a0-0, a2-0]]}
   - {at: 3500ms, rewire: [[o0, a0-0, a2-0]]}
-run:
-  results: $TB_TMP/results
 EOF2
 TB_NAMES+=("$n2")
-"$TB" up --name "$n2" "$f2" >"$TB_TMP/run" 2>&1 || { cat "$TB_TMP/run"; fail "run with rewires"; }
+"$TB" up --results "$TB_TMP/results" --name "$n2" "$f2" >"$TB_TMP/run" 2>&1 || { cat "$TB_TMP/run"; fail "run with rewires"; }
 check_rewires "$TB_TMP/results/$n2" o0:a0-0-r0 2
 note "runner API on the HammingMesh: busy circuit refused, idle one rewired, dark $((DARK_NS / 1000)) us"
 

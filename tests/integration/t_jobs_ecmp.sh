@@ -19,10 +19,9 @@ jrt() { # jrt RESULTS_DIR JOB: the job's running time, seconds
 run() {
 	local n=it$$j$1 f
 	shift
-	f=$(scenario_as scenarios/ecmp-jobs.yaml "$n" \
-		"/^workload:/i run: { results: $TB_TMP/results }" "$@")
+	f=$(scenario_as scenarios/ecmp-jobs.yaml "$n" "$@")
 	TB_NAMES+=("$n")
-	"$TB" up "$f" >"$TB_TMP/$n.log" 2>&1 || { tail -20 "$TB_TMP/$n.log" >&2; fail "run $n"; }
+	"$TB" up --results "$TB_TMP/results" "$f" >"$TB_TMP/$n.log" 2>&1 || { tail -20 "$TB_TMP/$n.log" >&2; fail "run $n"; }
 	no_leftovers "$n"
 	RUN_DIR=$(ls -d "$TB_TMP"/results/"$n"/*)
 }

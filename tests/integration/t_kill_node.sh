@@ -11,7 +11,6 @@ f=$TB_TMP/$n.yaml
 cat >"$f" <<YAML
 name: $n
 topology: { kind: leafspine, hosts_per_leaf: 4, leaves: 4, spines: 2, host_rate: 200Mbit }
-run: { results: $TB_TMP/results }
 workload:
   iterations: 40
   jobs:
@@ -19,7 +18,7 @@ workload:
     - { gpus: 4, bytes: 4MiB, compute: 20ms }
 YAML
 TB_NAMES+=("$n")
-"$TB" up "$f" >"$TB_TMP/up.log" 2>&1 &
+"$TB" up --results "$TB_TMP/results" "$f" >"$TB_TMP/up.log" 2>&1 &
 up=$!
 for i in $(seq 100); do # until both jobs run: eight emu-nodes inside h0..h7 with peers
 	pids=$(ip netns pids "tb-$n-h1" 2>/dev/null || true)

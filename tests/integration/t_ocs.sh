@@ -82,11 +82,9 @@ workload:
 failures:
   - {at: 1s, rewire: [[o0, l0, s1], [o0, l1, s1]]}
   - {at: 3500ms, rewire: [[o0, l0, s1], [o0, l1, s1]]}
-run:
-  results: $TB_TMP/results
 EOF
 TB_NAMES+=("$n3")
-"$TB" up --name "$n3" "$f3" >"$TB_TMP/run3" 2>&1 || { cat "$TB_TMP/run3"; fail "run with rewires"; }
+"$TB" up --results "$TB_TMP/results" --name "$n3" "$f3" >"$TB_TMP/run3" 2>&1 || { cat "$TB_TMP/run3"; fail "run with rewires"; }
 check_rewires "$TB_TMP/results/$n3" o0:l0-s0 2
 note "runner API: dark $((DARK_NS / 1000)) us, rerouted $((ROUTES_NS / 1000)) us after the request"
 

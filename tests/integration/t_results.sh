@@ -13,9 +13,8 @@
 . "$(dirname "$0")/lib.sh"
 n=it$$r
 f=$(scenario_as scenarios/quickstart.yaml "$n")
-echo "run: { results: $TB_TMP/results }" >>"$f"
 TB_NAMES+=("$n")
-"$TB" up "$f" >"$TB_TMP/up.out" 2>"$TB_TMP/up.err" || { tail -30 "$TB_TMP/up.err"; fail "up"; }
+"$TB" up --results "$TB_TMP/results" "$f" >"$TB_TMP/up.out" 2>"$TB_TMP/up.err" || { tail -30 "$TB_TMP/up.err"; fail "up"; }
 no_leftovers "$n"
 dir=$(ls -d "$TB_TMP"/results/"$n"/*)
 note "results in $dir"

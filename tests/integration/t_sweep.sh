@@ -14,10 +14,9 @@
 . "$(dirname "$0")/lib.sh"
 n=it$$w
 f=$(scenario_as scenarios/sweep-ecmp-best.yaml "$n")
-echo "run: { results: $TB_TMP/results }" >>"$f"
 TB_NAMES+=("$n")
 "$TB" check "$f" | grep -q '^sweep      2 variants x 3 seeds = 6 runs' || fail "check: $("$TB" check "$f")"
-"$TB" up "$f" >"$TB_TMP/up.out" 2>"$TB_TMP/up.err" || { tail -30 "$TB_TMP/up.err"; fail "up"; }
+"$TB" up --results "$TB_TMP/results" "$f" >"$TB_TMP/up.out" 2>"$TB_TMP/up.err" || { tail -30 "$TB_TMP/up.err"; fail "up"; }
 no_leftovers "$n"
 sw=$(ls -d "$TB_TMP"/results/"$n"/*-sweep)
 note "sweep in $sw"

@@ -155,12 +155,12 @@ static void test_plan_refused(void **state)
 {
 	static const char *const bad[][2] = {
 		{T_TOPO "failures:\n  - {at: 1s, node: s9}\n",
-		 "failures[0] (line 8): no node named s9"},
+		 "t.yaml:8:5: failures[0]: no node named s9"},
 		{T_TOPO "failures:\n  - {at: 1s, link: [l0, l1]}\n",
-		 "failures[0] (line 8): no cable between l0 and l1 (with an OCS layer, name a "
+		 "t.yaml:8:5: failures[0]: no cable between l0 and l1 (with an OCS layer, name a "
 		 "cable to an OCS, such as [l0, o0])"},
 		{T_TOPO "failures:\n  - {at: 1s, rewire: [[o0, l0, s1]]}\n",
-		 "failures[0] (line 8): a rewire needs an OCS layer (topology.ocs)"},
+		 "t.yaml:8:5: failures[0]: a rewire needs an OCS layer (topology.ocs)"},
 	};
 	struct fail_plan p;
 	struct experiment e;

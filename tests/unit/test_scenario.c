@@ -10,10 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "model/gen.h"
+#include "orchestrator/cmd.h"
 #include "orchestrator/run_int.h"
 #include "orchestrator/scenario_yaml.h"
 
@@ -390,6 +392,39 @@ static void test_bad_fixtures(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* What the parser accepts but check refuses before up builds anything (the topology's size,
+ * failures' names, jobs against the topology, the trace file and its rows): each
+ * tests/fixtures/bad-world/ file with its exact message, as bad input (-EINVAL). */
+static void test_bad_world_fixtures(void **state)
+{
+	char expect_path[4096], *want;
+	struct cmd_world w;
+	struct diag d;
+	size_t i, bad = 0;
+	glob_t g;
+	int r;
+
+	(void)state;
+	assert_int_equal(glob("tests/fixtures/bad-world/*.yaml", 0, NULL, &g), 0);
+	assert_true(g.gl_pathc >= 8);
+	for (i = 0; i < g.gl_pathc; i++) {
+		snprintf(expect_path, sizeof(expect_path), "%.*s.expect",
+			 (int)(strlen(g.gl_pathv[i]) - 5), g.gl_pathv[i]);
+		want = t_slurp(expect_path);
+		diag_clear(&d);
+		r = cmd_world_load(g.gl_pathv[i], &w, &d);
+		if (!want || r != -EINVAL || strcmp(d.msg, want)) {
+			print_error("%s: got %d '%s'\n  want -EINVAL '%s'\n", g.gl_pathv[i], r,
+				    d.msg, want ? want : "(no .expect file)");
+			bad++;
+		}
+		cmd_world_done(&w);
+		free(want);
+	}
+	globfree(&g);
+	assert_int_equal(bad, 0);
+}
+
 static void test_more_refusals(void **state)
 {
 	(void)state;
@@ -439,6 +474,21 @@ static void test_more_refusals(void **state)
 	t_bad("topology: {}\n", "t.yaml:1:11: missing required field 'kind' in 'topology'");
 }
 
+/* A regular file over the size limit (sparse: no disk is used) is refused from its size. */
+static void t_big_file(struct experiment *e, struct diag *d)
+{
+	char path[] = "/tmp/tb-unit-big-XXXXXX";
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, SCN_YAML_FILE_MAX + 1), 0);
+	close(fd);
+	assert_int_equal(exp_parse_file(path, e, d), -EFBIG);
+	assert_non_null(strstr(d->msg, ": larger than 4 MiB, not a scenario"));
+	exp_done(e);
+	unlink(path);
+}
+
 static void test_file_errors(void **state)
 {
 	struct diag d = {0};
@@ -454,9 +504,12 @@ static void test_file_errors(void **state)
 	assert_int_equal(d.err, -EISDIR);
 	exp_done(&e);
 	diag_clear(&d);
-	assert_int_equal(exp_parse_file("/dev/zero", &e, &d), -EFBIG); /* endless: read stops */
-	assert_string_equal(d.msg, "/dev/zero: larger than 4 MiB, not a scenario");
+	/* not a regular file: refused before reading (a FIFO would block, /dev/zero not end) */
+	assert_int_equal(exp_parse_file("/dev/zero", &e, &d), -EINVAL);
+	assert_string_equal(d.msg, "/dev/zero: not a regular file (a character device)");
 	exp_done(&e);
+	diag_clear(&d);
+	t_big_file(&e, &d);
 }
 
 /* A job inherits workload.algorithm only when it builds the job's collective: an all-to-all
@@ -505,6 +558,7 @@ int main(void)
 		cmocka_unit_test(test_lenient_forms),
 		cmocka_unit_test(test_buffer_is_not_a_string),
 		cmocka_unit_test(test_bad_fixtures),
+		cmocka_unit_test(test_bad_world_fixtures),
 		cmocka_unit_test(test_more_refusals),
 		cmocka_unit_test(test_file_errors),
 		cmocka_unit_test(test_inherited_algorithm),

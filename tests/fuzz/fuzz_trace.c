@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+/* libFuzzer target for the trace reader: any bytes must give 0 with well-formed jobs, or
+ * -EINVAL / -ENOMEM with a message and nothing appended (ASan's leak check runs at exit). */
+#include <assert.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "traffic/job.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	job_list jobs = {0};
+	struct diag d = {0};
+	char *text = malloc(size + 1);
+	size_t i;
+	int r;
+
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = '\0'; /* the reader gets a NUL-terminated file, as input_read gives it */
+	r = workload_trace_parse("fuzz.csv", text, size, "resnet50", COLL_RING, 1, &jobs, &d);
+	assert(r == 0 || r == -EINVAL || r == -ENOMEM);
+	assert(!r == !d.msg[0]);
+	assert(!r || !jobs.n);
+	for (i = 0; !r && i < jobs.n; i++)
+		assert(jobs.v[i].gpus >= 1 && jobs.v[i].line >= 2 && !jobs.v[i].col);
+	vec_free(&jobs);
+	free(text);
+	return 0;
+}
