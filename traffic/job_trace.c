@@ -422,11 +422,12 @@ static int tr_cmp(const void *a, const void *b)
 /* Arrival order, times relative to the earliest, ids counting on from n0. */
 static void tr_finish(struct tr_ctx *c)
 {
-	struct job_spec *v = c->out->v + c->n0;
 	size_t i, n = c->out->n - c->n0;
+	struct job_spec *v;
 
 	if (!n)
-		return;
+		return; /* and out->v may be NULL: no offset from it */
+	v = c->out->v + c->n0;
 	qsort(v, n, sizeof(*v), tr_cmp);
 	for (i = n; i-- > 0;) {
 		v[i].arrival_ns -= v[0].arrival_ns;
