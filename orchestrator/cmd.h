@@ -45,6 +45,10 @@ int cmd_fail(const char *cmd, int r, const struct diag *d);
 /* Whether argv[i] asks for help. */
 int cmd_wants_help(int argc, char **argv);
 
+struct fabric_down_info;
+/* Says which namespaces named like the testbed's a teardown left alone, if any. */
+void cmd_said_foreign(const char *cmd, const struct fabric_down_info *in);
+
 /* Fails with a clear message unless running as root. */
 int cmd_need_root(const char *cmd);
 

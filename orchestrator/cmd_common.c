@@ -7,6 +7,7 @@
 
 #include "model/gen.h"
 #include "orchestrator/cmd.h"
+#include "orchestrator/fabric.h"
 #include "orchestrator/failure.h"
 #include "orchestrator/run.h"
 #include "orchestrator/scenario_yaml.h"
@@ -90,4 +91,14 @@ int cmd_need_root(const char *cmd)
 	fprintf(stderr,
 		"testbed %s: needs root (network namespaces and netlink); run it with sudo\n", cmd);
 	return -EPERM;
+}
+
+void cmd_said_foreign(const char *cmd, const struct fabric_down_info *in)
+{
+	if (!in->foreign)
+		return;
+	fprintf(stderr,
+		"testbed %s: left alone %zu namespace%s named like this testbed's that it did not "
+		"make (first: %s); 'ip netns delete NAME' removes one if it is yours\n",
+		cmd, in->foreign, in->foreign == 1 ? "" : "s", in->first_foreign);
 }

@@ -23,12 +23,7 @@ static void down_said(const char *name, const struct fabric_down_info *in)
 		fprintf(stderr, "testbed down: stopped the running 'up' of '%s' (pid %d)%s\n", name,
 			(int)in->runner,
 			in->runner_killed ? ", killed: it did not stop in time" : "");
-	if (in->foreign)
-		fprintf(stderr,
-			"testbed down: left alone %zu namespace%s this testbed cannot prove it "
-			"made "
-			"(first: %s); 'ip netns delete NAME' removes one if it is yours\n",
-			in->foreign, in->foreign == 1 ? "" : "s", in->first_foreign);
+	cmd_said_foreign("down", in);
 	fprintf(stderr, "testbed down: '%s' removed\n", name);
 }
 

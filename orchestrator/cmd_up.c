@@ -119,16 +119,6 @@ static bool left_up(const struct cmd_world *w, bool keep)
 	return keep || !exp_has_workload(&w->e);
 }
 
-static void said_foreign(const struct fabric_down_info *info)
-{
-	if (info->foreign)
-		fprintf(stderr,
-			"testbed up: left alone %zu namespace%s named like this testbed's that it "
-			"did "
-			"not make (first: %s)\n",
-			info->foreign, info->foreign == 1 ? "" : "s", info->first_foreign);
-}
-
 /* After a run the testbed goes, unless kept; without a workload it stays up. */
 static int finish(struct cmd_world *w, const char *name, bool keep, struct diag *d)
 {
@@ -142,7 +132,7 @@ static int finish(struct cmd_world *w, const char *name, bool keep, struct diag 
 	if (fabric_down(name, &info, &dd))
 		return diag_set(d, dd.err, "tearing down: %s", dd.msg);
 	fprintf(stderr, "testbed up: '%s' torn down\n", name);
-	said_foreign(&info);
+	cmd_said_foreign("up", &info);
 	if (stop_requested)
 		return diag_set(d, -EINTR, "stopped by the user; the results so far are written");
 	return 0;
@@ -161,7 +151,7 @@ static int roll_back(const char *name, int r, struct diag *d)
 		fprintf(stderr, "testbed up: %s\ntestbed up: rolling back\n", d->msg);
 	if (fabric_down(name, &info, &dd))
 		fprintf(stderr, "testbed up: rollback: %s\n", dd.msg);
-	said_foreign(&info);
+	cmd_said_foreign("up", &info);
 	d->msg[0] = '\0';
 	if (stop_requested == RUN_STOP_DOWN)
 		return diag_set(d, -ECANCELED,

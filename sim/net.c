@@ -1,0 +1,626 @@
+// SPDX-License-Identifier: MIT
+/* Flow-level network in virtual time (sim/net.h): max-min fair rates by progressive filling
+ * over the component of flows and links a change reaches, flow completions and timers in one
+ * event heap ordered by time, then insertion. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/net.h"
+
+#define SIM_RATE_INF 1e18 /* bit/s of a flow whose every link is unlimited */
+#define NS 1e9
+
+/* ---- timers: a heap by (t, seq) ---- */
+
+static bool timer_before(const struct sim_timer_item *a, const struct sim_timer_item *b)
+{
+	return a->t != b->t ? a->t < b->t : a->seq < b->seq;
+}
+
+static void timer_swap(struct sim_timer_item *a, struct sim_timer_item *b)
+{
+	struct sim_timer_item x = *a;
+
+	*a = *b;
+	*b = x;
+}
+
+static int timer_push(struct sim_net *s, struct sim_timer_item it)
+{
+	struct sim_timer_item *v;
+	size_t i;
+
+	it.seq = s->seq++;
+	if (vec_push(&s->timers, it))
+		return -ENOMEM;
+	v = s->timers.v;
+	for (i = s->timers.n - 1; i && timer_before(&v[i], &v[(i - 1) / 2]); i = (i - 1) / 2)
+		timer_swap(&v[i], &v[(i - 1) / 2]);
+	return 0;
+}
+
+static struct sim_timer_item timer_pop(struct sim_net *s)
+{
+	struct sim_timer_item *v = s->timers.v, top = v[0];
+	size_t i = 0, k;
+
+	v[0] = v[--s->timers.n];
+	for (;;) {
+		k = 2 * i + 1;
+		if (k >= s->timers.n)
+			break;
+		if (k + 1 < s->timers.n && timer_before(&v[k + 1], &v[k]))
+			k++;
+		if (!timer_before(&v[k], &v[i]))
+			break;
+		timer_swap(&v[i], &v[k]);
+		i = k;
+	}
+	return top;
+}
+
+/* ---- completions: flow ids in a heap by (done, seq), each knowing its place ---- */
+
+static bool done_before(const struct sim_net *s, uint32_t a, uint32_t b)
+{
+	const struct sim_flow *x = &s->flows.v[a], *y = &s->flows.v[b];
+
+	return x->done != y->done ? x->done < y->done : x->seq < y->seq;
+}
+
+static void done_place(struct sim_net *s, size_t i, uint32_t id)
+{
+	s->done.v[i] = id;
+	s->flows.v[id].hpos = (uint32_t)i;
+}
+
+static void done_up(struct sim_net *s, size_t i)
+{
+	uint32_t id = s->done.v[i];
+
+	for (; i && done_before(s, id, s->done.v[(i - 1) / 2]); i = (i - 1) / 2)
+		done_place(s, i, s->done.v[(i - 1) / 2]);
+	done_place(s, i, id);
+}
+
+static void done_down(struct sim_net *s, size_t i)
+{
+	uint32_t id = s->done.v[i];
+	size_t k;
+
+	for (;; i = k) {
+		k = 2 * i + 1;
+		if (k >= s->done.n)
+			break;
+		if (k + 1 < s->done.n && done_before(s, s->done.v[k + 1], s->done.v[k]))
+			k++;
+		if (!done_before(s, s->done.v[k], id))
+			break;
+		done_place(s, i, s->done.v[k]);
+	}
+	done_place(s, i, id);
+}
+
+static void done_remove(struct sim_net *s, uint32_t id)
+{
+	size_t i = s->flows.v[id].hpos;
+	uint32_t last;
+
+	if (i == UINT32_MAX)
+		return;
+	s->flows.v[id].hpos = UINT32_MAX;
+	last = s->done.v[--s->done.n];
+	if (i == s->done.n)
+		return;
+	done_place(s, i, last);
+	done_up(s, i);
+	done_down(s, s->flows.v[last].hpos);
+}
+
+/* Flow id's completion time changed (or it stalled: SIM_NEVER leaves the heap). */
+static int done_update(struct sim_net *s, uint32_t id)
+{
+	struct sim_flow *f = &s->flows.v[id];
+
+	if (f->done == SIM_NEVER) {
+		done_remove(s, id);
+		return 0;
+	}
+	if (f->hpos == UINT32_MAX) {
+		if (vec_push(&s->done, id))
+			return -ENOMEM;
+		f->hpos = (uint32_t)s->done.n - 1;
+	}
+	done_up(s, f->hpos);
+	done_down(s, f->hpos);
+	return 0;
+}
+
+/* ---- links and flows ---- */
+
+int sim_net_init(struct sim_net *s, uint32_t n, const double *cap)
+{
+	uint32_t i;
+
+	memset(s, 0, sizeof(*s));
+	if (vec_reserve(&s->links, n + 1))
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		s->links.v[i] = (struct sim_link){.cap = cap ? cap[i] : 0, .up = true};
+	s->links.n = n;
+	return 0;
+}
+
+void sim_net_done(struct sim_net *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->links.n; i++)
+		vec_free(&s->links.v[i].flows);
+	for (i = 0; i < s->flows.n; i++)
+		free(s->flows.v[i].path);
+	vec_free(&s->links);
+	vec_free(&s->flows);
+	vec_free(&s->free_ids);
+	vec_free(&s->timers);
+	vec_free(&s->done);
+	vec_free(&s->dirty);
+	vec_free(&s->comp_flows);
+	vec_free(&s->comp_links);
+}
+
+/* Charges what the flow sent at its rate since it was last settled, to it and its links. */
+static void settle(struct sim_net *s, struct sim_flow *f)
+{
+	double sent = f->rate * (double)(s->now - f->since) / NS / 8;
+	uint32_t h;
+
+	if (sent > f->left)
+		sent = f->left;
+	f->left -= sent;
+	for (h = 0; h < f->hops; h++)
+		s->links.v[f->path[h]].bytes += sent;
+	f->since = s->now;
+}
+
+static bool path_ok(const struct sim_net *s, const uint32_t *path, uint32_t hops)
+{
+	uint32_t h;
+
+	for (h = 0; h < hops; h++)
+		if (path[h] >= s->links.n)
+			return false;
+	return hops > 0;
+}
+
+/* Puts flow id on its links (and their component up for refilling). */
+static int attach(struct sim_net *s, uint32_t id)
+{
+	struct sim_flow *f = &s->flows.v[id];
+	uint32_t h;
+
+	for (h = 0; h < f->hops; h++)
+		if (vec_push(&s->links.v[f->path[h]].flows, id) || vec_push(&s->dirty, f->path[h]))
+			return -ENOMEM;
+	return 0;
+}
+
+static int detach(struct sim_net *s, uint32_t id)
+{
+	struct sim_flow *f = &s->flows.v[id];
+	uint32_t h;
+	size_t i;
+
+	for (h = 0; h < f->hops; h++) {
+		struct sim_link *l = &s->links.v[f->path[h]];
+
+		for (i = 0; i < l->flows.n && l->flows.v[i] != id; i++)
+			;
+		if (i < l->flows.n) /* order within a link does not matter: ties go by id */
+			l->flows.v[i] = l->flows.v[--l->flows.n];
+		if (vec_push(&s->dirty, f->path[h]))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int new_id(struct sim_net *s, uint32_t *id)
+{
+	if (s->free_ids.n) {
+		*id = s->free_ids.v[--s->free_ids.n];
+		return 0;
+	}
+	if (s->flows.n >= INT32_MAX || !vec_grow(&s->flows))
+		return -ENOMEM;
+	*id = (uint32_t)s->flows.n - 1;
+	return 0;
+}
+
+static uint32_t *copy_path(const uint32_t *path, uint32_t hops)
+{
+	uint32_t *p = malloc(hops * sizeof(*p));
+
+	if (p)
+		memcpy(p, path, hops * sizeof(*p));
+	return p;
+}
+
+int sim_flow_start(struct sim_net *s, const uint32_t *path, uint32_t hops, uint64_t bytes,
+		   uint64_t cookie)
+{
+	struct sim_flow *f;
+	uint32_t id;
+	uint32_t *p;
+
+	if (!bytes || !path_ok(s, path, hops))
+		return -EINVAL;
+	p = copy_path(path, hops);
+	if (!p || new_id(s, &id)) {
+		free(p);
+		return -ENOMEM;
+	}
+	f = &s->flows.v[id];
+	*f = (struct sim_flow){.path = p,
+			       .hops = hops,
+			       .left = (double)bytes,
+			       .since = s->now,
+			       .cookie = cookie,
+			       .done = SIM_NEVER,
+			       .hpos = UINT32_MAX,
+			       .active = true};
+	return attach(s, id) ? -ENOMEM : (int)id;
+}
+
+static struct sim_flow *live(struct sim_net *s, uint32_t id)
+{
+	return id < s->flows.n && s->flows.v[id].active ? &s->flows.v[id] : NULL;
+}
+
+static int end_flow(struct sim_net *s, uint32_t id)
+{
+	struct sim_flow *f = &s->flows.v[id];
+	int r;
+
+	settle(s, f);
+	done_remove(s, id);
+	r = detach(s, id);
+	free(f->path);
+	f->path = NULL;
+	f->hops = 0;
+	f->active = false;
+	return r ? r : vec_push(&s->free_ids, id);
+}
+
+int sim_flow_cancel(struct sim_net *s, uint32_t id)
+{
+	return live(s, id) ? end_flow(s, id) : -EINVAL;
+}
+
+int sim_flow_reroute(struct sim_net *s, uint32_t id, const uint32_t *path, uint32_t hops)
+{
+	struct sim_flow *f = live(s, id);
+	uint32_t *p;
+
+	if (!f || !path_ok(s, path, hops))
+		return -EINVAL;
+	p = copy_path(path, hops);
+	if (!p)
+		return -ENOMEM;
+	settle(s, f);
+	if (detach(s, id)) {
+		free(p);
+		return -ENOMEM;
+	}
+	free(f->path);
+	f->path = p;
+	f->hops = hops;
+	return attach(s, id);
+}
+
+int sim_link_set(struct sim_net *s, uint32_t link, bool up)
+{
+	if (link >= s->links.n)
+		return -EINVAL;
+	s->links.v[link].up = up;
+	return vec_push(&s->dirty, link);
+}
+
+int sim_timer(struct sim_net *s, int64_t t, uint64_t cookie)
+{
+	if (t < s->now)
+		return -EINVAL;
+	return timer_push(s, (struct sim_timer_item){.t = t, .cookie = cookie});
+}
+
+/* ---- max-min refilling ---- */
+
+static int cmp_id(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Adds link id to the component unless this pass has it. */
+static int reach_link(struct sim_net *s, uint32_t id)
+{
+	struct sim_link *l = &s->links.v[id];
+
+	if (l->mark == s->pass)
+		return 0;
+	l->mark = s->pass;
+	return vec_push(&s->comp_links, id);
+}
+
+/* Adds flow id and its links to the component unless this pass has it. */
+static int reach_flow(struct sim_net *s, uint32_t id)
+{
+	struct sim_flow *f = &s->flows.v[id];
+	uint32_t h;
+
+	if (f->mark == s->pass)
+		return 0;
+	f->mark = s->pass;
+	if (vec_push(&s->comp_flows, id))
+		return -ENOMEM;
+	for (h = 0; h < f->hops; h++)
+		if (reach_link(s, f->path[h]))
+			return -ENOMEM;
+	return 0;
+}
+
+/* The links and flows reachable from the dirty links through shared flows: only their rates
+ * can change. */
+static int gather(struct sim_net *s)
+{
+	size_t i, k;
+	int r = 0;
+
+	s->pass++;
+	s->comp_links.n = s->comp_flows.n = 0;
+	for (i = 0; !r && i < s->dirty.n; i++)
+		r = reach_link(s, s->dirty.v[i]);
+	for (i = 0; !r && i < s->comp_links.n; i++) {
+		const struct sim_link *l = &s->links.v[s->comp_links.v[i]];
+
+		for (k = 0; !r && k < l->flows.n; k++)
+			r = reach_flow(s, l->flows.v[k]);
+	}
+	s->dirty.n = 0;
+	if (!r && s->comp_flows.n > 1) /* events made in id order: simultaneous ends come so */
+		qsort(s->comp_flows.v, s->comp_flows.n, sizeof(uint32_t), cmp_id);
+	return r;
+}
+
+/* A link's fair share while filling: stale once the link's version moved on. */
+struct share_item {
+	double share;
+	uint32_t link; /* id: ties go to the lower */
+	uint32_t idx; /* comp index */
+	uint32_t ver;
+};
+
+/* What filling keeps per comp link, and the links by share (a heap with lazy deletion). */
+struct fill {
+	double *rem; /* capacity left */
+	uint32_t *cnt; /* unfrozen flows */
+	uint32_t *ver;
+	VEC(struct share_item) q;
+};
+
+static bool share_before(const struct share_item *a, const struct share_item *b)
+{
+	return a->share != b->share ? a->share < b->share : a->link < b->link;
+}
+
+static int share_push(struct fill *x, struct share_item it)
+{
+	size_t i;
+
+	if (vec_push(&x->q, it))
+		return -ENOMEM;
+	for (i = x->q.n - 1; i && share_before(&x->q.v[i], &x->q.v[(i - 1) / 2]); i = (i - 1) / 2) {
+		struct share_item t = x->q.v[i];
+
+		x->q.v[i] = x->q.v[(i - 1) / 2];
+		x->q.v[(i - 1) / 2] = t;
+	}
+	return 0;
+}
+
+static struct share_item share_pop(struct fill *x)
+{
+	struct share_item top = x->q.v[0], t;
+	size_t i = 0, k;
+
+	x->q.v[0] = x->q.v[--x->q.n];
+	for (;;) {
+		k = 2 * i + 1;
+		if (k >= x->q.n)
+			break;
+		if (k + 1 < x->q.n && share_before(&x->q.v[k + 1], &x->q.v[k]))
+			k++;
+		if (!share_before(&x->q.v[k], &x->q.v[i]))
+			break;
+		t = x->q.v[i];
+		x->q.v[i] = x->q.v[k];
+		x->q.v[k] = t;
+		i = k;
+	}
+	return top;
+}
+
+/* Comp link j's share changed: a fresh entry, the old ones stale. */
+static int requeue(const struct sim_net *s, struct fill *x, uint32_t j)
+{
+	x->ver[j]++;
+	if (!x->cnt[j])
+		return 0;
+	return share_push(x, (struct share_item){.share = x->rem[j] / x->cnt[j],
+						 .link = s->comp_links.v[j],
+						 .idx = j,
+						 .ver = x->ver[j]});
+}
+
+/* Gives share to every unfrozen flow of comp link b, and takes it from their links. */
+static int freeze(struct sim_net *s, struct fill *x, uint32_t b, double share, uint32_t *left)
+{
+	struct sim_link *l = &s->links.v[s->comp_links.v[b]];
+	uint32_t h, j;
+	size_t k;
+	int r = 0;
+
+	for (k = 0; !r && k < l->flows.n; k++) {
+		struct sim_flow *f = &s->flows.v[l->flows.v[k]];
+
+		if (f->frozen)
+			continue;
+		f->frozen = true;
+		f->rate = share;
+		--*left;
+		for (h = 0; !r && h < f->hops; h++) {
+			j = s->links.v[f->path[h]].mark; /* comp index while filling */
+			x->rem[j] = fmax(0, x->rem[j] - share);
+			x->cnt[j]--;
+			r = j == b ? 0 : requeue(s, x, j);
+		}
+	}
+	return r;
+}
+
+/* Progressive filling (max-min fairness) of the gathered component: the link with the lowest
+ * fair share rem/cnt fixes its flows' rates, which leave its other links; repeat. Link marks
+ * hold their comp index meanwhile and get the pass back after. */
+static int fill(struct sim_net *s, struct fill *x)
+{
+	uint32_t left = (uint32_t)s->comp_flows.n;
+	struct share_item it;
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < s->comp_links.n; i++) {
+		struct sim_link *l = &s->links.v[s->comp_links.v[i]];
+
+		x->rem[i] = !l->up ? 0 : l->cap > 0 ? l->cap : SIM_RATE_INF;
+		x->cnt[i] = (uint32_t)l->flows.n;
+		x->ver[i] = 0;
+		l->mark = (uint32_t)i;
+	}
+	for (i = 0; i < s->comp_flows.n; i++)
+		s->flows.v[s->comp_flows.v[i]].frozen = false;
+	for (i = 0; !r && i < s->comp_links.n; i++)
+		r = requeue(s, x, (uint32_t)i);
+	while (!r && left && x->q.n) {
+		it = share_pop(x);
+		if (it.ver == x->ver[it.idx] && x->cnt[it.idx])
+			r = freeze(s, x, it.idx, it.share, &left);
+	}
+	for (i = 0; i < s->comp_links.n; i++)
+		s->links.v[s->comp_links.v[i]].mark = s->pass;
+	return r;
+}
+
+/* The new completion event of a flow whose rate was just set. */
+static int schedule(struct sim_net *s, uint32_t id)
+{
+	struct sim_flow *f = &s->flows.v[id];
+
+	/* stalled: no completion until something changes */
+	f->done = f->rate > 0 ? s->now + (int64_t)ceil(f->left * 8 * NS / f->rate) : SIM_NEVER;
+	f->seq = s->seq++;
+	return done_update(s, id);
+}
+
+static int refill(struct sim_net *s)
+{
+	struct fill x;
+	size_t i;
+	int r;
+
+	if (!s->dirty.n)
+		return 0;
+	r = gather(s);
+	if (r)
+		return r;
+	memset(&x, 0, sizeof(x));
+	x.rem = malloc((s->comp_links.n + 1) * sizeof(*x.rem));
+	x.cnt = malloc((s->comp_links.n + 1) * sizeof(*x.cnt));
+	x.ver = malloc((s->comp_links.n + 1) * sizeof(*x.ver));
+	r = x.rem && x.cnt && x.ver ? 0 : -ENOMEM;
+	for (i = 0; !r && i < s->comp_flows.n; i++) /* what they sent at the old rates */
+		settle(s, &s->flows.v[s->comp_flows.v[i]]);
+	if (!r)
+		r = fill(s, &x);
+	for (i = 0; !r && i < s->comp_flows.n; i++)
+		r = schedule(s, s->comp_flows.v[i]);
+	free(x.rem);
+	free(x.cnt);
+	free(x.ver);
+	vec_free(&x.q);
+	s->st.recomputes++;
+	s->st.flows_touched += s->comp_flows.n;
+	return r;
+}
+
+/* Whether the next event is the first timer rather than the first completion. */
+static bool timer_first(const struct sim_net *s)
+{
+	const struct sim_flow *f;
+
+	if (!s->done.n)
+		return true;
+	if (!s->timers.n)
+		return false;
+	f = &s->flows.v[s->done.v[0]];
+	return s->timers.v[0].t != f->done ? s->timers.v[0].t < f->done
+					   : s->timers.v[0].seq < f->seq;
+}
+
+int sim_next(struct sim_net *s, struct sim_event *ev)
+{
+	struct sim_timer_item it;
+	uint32_t id;
+	int r;
+
+	r = refill(s);
+	if (r)
+		return r;
+	if (!s->timers.n && !s->done.n)
+		return 0;
+	s->st.events++;
+	if (timer_first(s)) {
+		it = timer_pop(s);
+		s->now = it.t;
+		*ev = (struct sim_event){
+			.kind = SIM_EV_TIMER, .t = it.t, .cookie = it.cookie, .flow = UINT32_MAX};
+		return 1;
+	}
+	id = s->done.v[0];
+	s->now = s->flows.v[id].done;
+	*ev = (struct sim_event){
+		.kind = SIM_EV_FLOW_DONE, .t = s->now, .cookie = s->flows.v[id].cookie, .flow = id};
+	r = end_flow(s, id);
+	return r ? r : 1;
+}
+
+double sim_link_bytes(const struct sim_net *s, uint32_t link)
+{
+	const struct sim_link *l = &s->links.v[link];
+	double b = l->bytes;
+	size_t k;
+
+	for (k = 0; k < l->flows.n; k++) {
+		const struct sim_flow *f = &s->flows.v[l->flows.v[k]];
+		double sent = f->rate * (double)(s->now - f->since) / NS / 8;
+
+		b += sent < f->left ? sent : f->left;
+	}
+	return b;
+}
+
+double sim_flow_rate(const struct sim_net *s, uint32_t id)
+{
+	return id < s->flows.n && s->flows.v[id].active ? s->flows.v[id].rate : 0;
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/* The virtual-time backend's network: flows over directed links sharing bandwidth by max-min
+ * fairness (progressive filling), recomputed only for the flows a change reaches, on a virtual
+ * clock in nanoseconds with flow completions and timers as events. Pure: no clock, no I/O.
+ * The caller maps a topology link and direction to a link id (link * 2 + dir) and gives each
+ * flow its path; the engine knows nothing of topologies, hashing or policies. */
+#ifndef SIM_NET_H
+#define SIM_NET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/vec.h"
+
+#define SIM_NEVER INT64_MAX
+
+enum sim_event_kind {
+	SIM_EV_FLOW_DONE, /* a flow's last byte left it */
+	SIM_EV_TIMER, /* a timer the caller set */
+};
+
+struct sim_event {
+	enum sim_event_kind kind;
+	int64_t t; /* virtual ns */
+	uint64_t cookie; /* the flow's or the timer's */
+	uint32_t flow; /* SIM_EV_FLOW_DONE: its id (free for reuse after this event) */
+};
+
+/* Work counters, for reports and benches. */
+struct sim_stats {
+	uint64_t events; /* events returned */
+	uint64_t recomputes; /* progressive fillings run */
+	uint64_t flows_touched; /* flows whose rate those fillings set, summed */
+};
+
+struct sim_link {
+	double cap; /* bit/s; 0 = unlimited */
+	bool up;
+	double bytes; /* carried so far */
+	VEC(uint32_t) flows; /* active flows crossing it */
+	uint32_t mark; /* recomputation pass that last reached it */
+};
+
+struct sim_flow {
+	uint32_t *path; /* link ids (owned) */
+	uint32_t hops;
+	double left; /* bytes still to send */
+	double rate; /* bit/s now */
+	int64_t since; /* virtual ns its rate and left were last settled */
+	uint64_t cookie;
+	int64_t done; /* virtual ns of its last byte at its rate, SIM_NEVER when stalled */
+	uint64_t seq; /* when done was set: ties in time go in that order, timers included */
+	uint32_t hpos; /* its place in the completion heap, UINT32_MAX when not there */
+	uint32_t mark;
+	bool active, frozen;
+};
+
+struct sim_timer_item {
+	int64_t t;
+	uint64_t seq; /* insertion order breaks ties: runs are deterministic */
+	uint64_t cookie;
+};
+
+struct sim_net {
+	int64_t now;
+	VEC(struct sim_link) links;
+	VEC(struct sim_flow) flows;
+	VEC(uint32_t) free_ids;
+	VEC(struct sim_timer_item) timers; /* a heap by (t, seq) */
+	VEC(uint32_t)
+	done; /* active flows with a completion, a heap by (done, seq): updated in
+	       * place when a rate changes, so it never holds more than the flows */
+	VEC(uint32_t) dirty; /* flows whose component must be refilled before time moves */
+	VEC(uint32_t) comp_flows, comp_links; /* scratch of one refilling */
+	uint64_t seq;
+	uint32_t pass;
+	struct sim_stats st;
+};
+
+/* n links, each up with capacity cap[i] bit/s (0: unlimited); cap NULL: all unlimited.
+ * 0 or -ENOMEM; release with sim_net_done (also after failure). */
+int sim_net_init(struct sim_net *s, uint32_t n, const double *cap);
+void sim_net_done(struct sim_net *s);
+
+/* Starts a flow of bytes over path (hops link ids, copied) now. Returns its id (>= 0),
+ * -EINVAL for a bad link id or no bytes, -ENOMEM. */
+int sim_flow_start(struct sim_net *s, const uint32_t *path, uint32_t hops, uint64_t bytes,
+		   uint64_t cookie);
+
+/* Moves flow id onto another path (a reroute after a failure), keeping what it sent.
+ * 0, -EINVAL or -ENOMEM. */
+int sim_flow_reroute(struct sim_net *s, uint32_t id, const uint32_t *path, uint32_t hops);
+
+/* Ends flow id now, sent or not (an aborted job). 0 or -EINVAL. */
+int sim_flow_cancel(struct sim_net *s, uint32_t id);
+
+/* Takes a link down (its flows stall at rate 0 until it is up or they are rerouted) or up.
+ * 0 or -EINVAL. */
+int sim_link_set(struct sim_net *s, uint32_t link, bool up);
+
+/* Sets a timer at virtual time t (>= now). 0 or -EINVAL / -ENOMEM. */
+int sim_timer(struct sim_net *s, int64_t t, uint64_t cookie);
+
+/* Refills what changed, advances the clock to the next event and returns it in *ev: 1, or 0
+ * when nothing is left to happen (only stalled flows, or none), or -ENOMEM. */
+int sim_next(struct sim_net *s, struct sim_event *ev);
+
+/* Bytes link has carried up to now (settled at the last event; exact at event times). */
+double sim_link_bytes(const struct sim_net *s, uint32_t link);
+
+/* The current rate of flow id in bit/s (after the refilling sim_next last did). */
+double sim_flow_rate(const struct sim_net *s, uint32_t id);
+
+#endif

@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: MIT
+/* The virtual-time network (sim/net.h) on cases whose answers are known by hand: one flow,
+ * flows sharing a link, the parking lot, capacity freed by a finishing flow, a link failing
+ * under a flow (rerouted, or stalled until repaired), refilling only what a change reaches,
+ * determinism; and max-min fairness as a property over random instances. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "lib/rng.h"
+#include "sim/net.h"
+
+#define GBIT 1e9
+#define MS 1000000LL
+
+static uint64_t t_below(uint64_t *r, uint64_t n)
+{
+	return rng_next(r) % n;
+}
+
+/* Runs to the next event, which must be there. */
+static struct sim_event t_next(struct sim_net *s)
+{
+	struct sim_event ev;
+
+	assert_int_equal(sim_next(s, &ev), 1);
+	return ev;
+}
+
+/* Sets the rates now: a timer at the current time makes sim_next refill and return it. */
+static void t_settle_rates(struct sim_net *s)
+{
+	struct sim_event ev;
+
+	assert_int_equal(sim_timer(s, s->now, 999), 0);
+	ev = t_next(s);
+	assert_int_equal(ev.kind, SIM_EV_TIMER);
+}
+
+/* 1,000,000 bytes at 1 Gbit/s: 8 Mbit / 1 Gbit/s = 8 ms. */
+static void test_one_flow(void **state)
+{
+	double cap = GBIT;
+	uint32_t path = 0;
+	struct sim_net s;
+	struct sim_event ev;
+
+	(void)state;
+	assert_int_equal(sim_net_init(&s, 1, &cap), 0);
+	assert_int_equal(sim_flow_start(&s, &path, 1, 1000000, 7), 0);
+	ev = t_next(&s);
+	assert_int_equal(ev.kind, SIM_EV_FLOW_DONE);
+	assert_int_equal(ev.cookie, 7);
+	assert_int_equal(ev.t, 8 * MS);
+	assert_true(fabs(sim_link_bytes(&s, 0) - 1e6) < 1e-6);
+	assert_int_equal(sim_next(&s, &ev), 0);
+	sim_net_done(&s);
+}
+
+/* Four equal flows on one 1 Gbit/s link: 250 Mbit/s each, all done at 32 ms. */
+static void test_equal_share(void **state)
+{
+	double cap = GBIT;
+	uint32_t path = 0, i;
+	struct sim_net s;
+
+	(void)state;
+	assert_int_equal(sim_net_init(&s, 1, &cap), 0);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(sim_flow_start(&s, &path, 1, 1000000, i), (int)i);
+	t_settle_rates(&s);
+	for (i = 0; i < 4; i++)
+		assert_true(sim_flow_rate(&s, i) == GBIT / 4);
+	for (i = 0; i < 4; i++) { /* ties in time come in the order the events were made */
+		struct sim_event ev = t_next(&s);
+
+		assert_int_equal(ev.t, 32 * MS);
+		assert_int_equal(ev.cookie, i);
+	}
+	sim_net_done(&s);
+}
+
+/* 1 MB and 2 MB on 1 Gbit/s: both at 500 Mbit/s until the first ends at 16 ms (8 Mbit at
+ * 0.5 Gbit/s); the second has 1 MB left, alone at 1 Gbit/s: 8 ms more, done at 24 ms. */
+static void test_freed_capacity(void **state)
+{
+	double cap = GBIT;
+	uint32_t path = 0;
+	struct sim_net s;
+	struct sim_event ev;
+
+	(void)state;
+	assert_int_equal(sim_net_init(&s, 1, &cap), 0);
+	assert_int_equal(sim_flow_start(&s, &path, 1, 1000000, 1), 0);
+	assert_int_equal(sim_flow_start(&s, &path, 1, 2000000, 2), 1);
+	ev = t_next(&s);
+	assert_true(ev.cookie == 1 && ev.t == 16 * MS);
+	ev = t_next(&s);
+	assert_true(ev.cookie == 2 && ev.t == 24 * MS);
+	assert_true(fabs(sim_link_bytes(&s, 0) - 3e6) < 1e-6);
+	sim_net_done(&s);
+}
+
+/* The parking lot: links 0, 1, 2 in a line, one long flow over all three and one short flow
+ * per link. Equal capacities C: every link has two flows, every flow gets C/2. With link 1 at
+ * 0.6 C: it is the bottleneck, its two flows get 0.3 C; links 0 and 2 have 1 - 0.3 = 0.7 C
+ * left for their short flows (progressive filling). */
+static void t_parking(double c1, double want_long, double want_short1, double want_short02)
+{
+	double cap[3] = {GBIT, c1, GBIT};
+	uint32_t all[3] = {0, 1, 2}, k;
+	struct sim_net s;
+
+	assert_int_equal(sim_net_init(&s, 3, cap), 0);
+	assert_int_equal(sim_flow_start(&s, all, 3, 1000000000, 0), 0);
+	for (k = 0; k < 3; k++)
+		assert_int_equal(sim_flow_start(&s, &all[k], 1, 1000000000, k + 1), (int)k + 1);
+	t_settle_rates(&s);
+	assert_true(fabs(sim_flow_rate(&s, 0) - want_long) < 1e-3);
+	assert_true(fabs(sim_flow_rate(&s, 2) - want_short1) < 1e-3);
+	assert_true(fabs(sim_flow_rate(&s, 1) - want_short02) < 1e-3);
+	assert_true(fabs(sim_flow_rate(&s, 3) - want_short02) < 1e-3);
+	sim_net_done(&s);
+}
+
+static void test_parking_lot(void **state)
+{
+	(void)state;
+	t_parking(GBIT, GBIT / 2, GBIT / 2, GBIT / 2);
+	t_parking(0.6 * GBIT, 0.3 * GBIT, 0.3 * GBIT, 0.7 * GBIT);
+}
+
+/* A 1 MB flow on link 0 (1 Gbit/s) whose link fails at 4 ms, half sent: rerouted onto link
+ * 1 (1 Gbit/s) it sends the other half in 4 ms, done at 8 ms; left stalled and repaired at
+ * 10 ms, it is done at 14 ms. */
+static void test_failure(void **state)
+{
+	double cap[2] = {GBIT, GBIT};
+	uint32_t p0 = 0, p1 = 1;
+	struct sim_net s;
+	struct sim_event ev;
+	int reroute;
+
+	(void)state;
+	for (reroute = 1; reroute >= 0; reroute--) {
+		assert_int_equal(sim_net_init(&s, 2, cap), 0);
+		assert_int_equal(sim_flow_start(&s, &p0, 1, 1000000, 5), 0);
+		assert_int_equal(sim_timer(&s, 4 * MS, 1), 0);
+		assert_int_equal(sim_timer(&s, 10 * MS, 2), 0);
+		ev = t_next(&s);
+		assert_true(ev.kind == SIM_EV_TIMER && ev.cookie == 1 && ev.t == 4 * MS);
+		assert_int_equal(sim_link_set(&s, 0, false), 0);
+		if (reroute)
+			assert_int_equal(sim_flow_reroute(&s, 0, &p1, 1), 0);
+		ev = t_next(&s);
+		if (reroute) {
+			assert_true(ev.kind == SIM_EV_FLOW_DONE && ev.t == 8 * MS);
+			assert_true(fabs(sim_link_bytes(&s, 1) - 5e5) < 1e-6);
+		} else { /* stalled: nothing happens until the repair */
+			assert_true(ev.kind == SIM_EV_TIMER && ev.t == 10 * MS);
+			assert_true(sim_flow_rate(&s, 0) == 0);
+			assert_int_equal(sim_link_set(&s, 0, true), 0);
+			ev = t_next(&s);
+			assert_true(ev.kind == SIM_EV_FLOW_DONE && ev.t == 14 * MS);
+		}
+		assert_true(fabs(sim_link_bytes(&s, 0) - (reroute ? 5e5 : 1e6)) < 1e-6);
+		sim_net_done(&s);
+	}
+}
+
+/* Two groups sharing no link: a flow ending in one refills that group only. Group A: 3
+ * flows on link 0; group B: 5 flows on link 1. The A flow that ends first (smallest) leaves
+ * 2 flows to refill, not 7. */
+static void test_incremental(void **state)
+{
+	double cap[2] = {GBIT, GBIT};
+	uint32_t p0 = 0, p1 = 1, i;
+	struct sim_net s;
+	struct sim_event ev;
+	uint64_t before;
+
+	(void)state;
+	assert_int_equal(sim_net_init(&s, 2, cap), 0);
+	for (i = 0; i < 3; i++)
+		assert_true(sim_flow_start(&s, &p0, 1, 1000000 * (i + 1), i) >= 0);
+	for (i = 0; i < 5; i++)
+		assert_true(sim_flow_start(&s, &p1, 1, 100000000, 10 + i) >= 0);
+	t_settle_rates(&s);
+	assert_int_equal(s.st.flows_touched, 8);
+	before = s.st.flows_touched;
+	ev = t_next(&s);
+	assert_int_equal(ev.cookie, 0);
+	t_settle_rates(&s);
+	assert_int_equal(s.st.flows_touched - before, 2);
+	sim_net_done(&s);
+}
+
+/* A random instance: nl links of random capacity, nf flows over 1-4 distinct random links
+ * each, started at random times by timers; every completion logged. */
+static size_t t_random_run(uint64_t seed, struct sim_event *log, size_t max)
+{
+	uint64_t r;
+	double cap[16];
+	uint32_t path[4], nl, nf, i, h, k;
+	struct sim_net s;
+	struct sim_event ev;
+	size_t n = 0;
+
+	r = seed;
+	nl = 2 + (uint32_t)t_below(&r, 14);
+	nf = 1 + (uint32_t)t_below(&r, 30);
+	for (i = 0; i < nl; i++)
+		cap[i] = (double)(1 + t_below(&r, 100)) * 1e7;
+	assert_int_equal(sim_net_init(&s, nl, cap), 0);
+	for (i = 0; i < nf; i++)
+		assert_int_equal(sim_timer(&s, (int64_t)t_below(&r, 50) * MS, i), 0);
+	while (n < max && sim_next(&s, &ev) == 1) {
+		log[n++] = ev;
+		if (ev.kind != SIM_EV_TIMER)
+			continue;
+		h = 1 + (uint32_t)t_below(&r, nl < 4 ? nl : 4);
+		for (k = 0; k < h; k++) /* distinct links: a shuffle's first h */
+			path[k] = (uint32_t)((ev.cookie + k * 7 + t_below(&r, 2)) % nl);
+		for (k = 1; k < h; k++)
+			if (path[k] == path[k - 1])
+				h = k;
+		assert_true(sim_flow_start(&s, path, h, 1 + t_below(&r, 10000000), ev.cookie) >= 0);
+	}
+	sim_net_done(&s);
+	return n;
+}
+
+/* The same instance twice: the same events at the same times, byte for byte. */
+static void test_deterministic(void **state)
+{
+	static struct sim_event a[200], b[200];
+	size_t na, nb;
+	uint64_t seed;
+
+	(void)state;
+	for (seed = 1; seed <= 20; seed++) {
+		memset(a, 0, sizeof(a));
+		memset(b, 0, sizeof(b));
+		na = t_random_run(seed, a, 200);
+		nb = t_random_run(seed, b, 200);
+		assert_int_equal(na, nb);
+		assert_memory_equal(a, b, sizeof(a));
+	}
+}
+
+/* Max-min fairness of the rates now: no link over capacity, and every flow has a saturated
+ * link on its path where no flow gets more than it (or it is unlimited everywhere). */
+static void t_check_maxmin(const struct sim_net *s)
+{
+	uint32_t f, h;
+	size_t k;
+
+	for (f = 0; f < s->links.n; f++) {
+		const struct sim_link *l = &s->links.v[f];
+		double sum = 0;
+
+		for (k = 0; k < l->flows.n; k++)
+			sum += s->flows.v[l->flows.v[k]].rate;
+		assert_true(!l->cap || sum <= l->cap * (1 + 1e-9));
+	}
+	for (f = 0; f < s->flows.n; f++) {
+		const struct sim_flow *fl = &s->flows.v[f];
+		bool bottlenecked = false;
+
+		for (h = 0; fl->active && h < fl->hops && !bottlenecked; h++) {
+			const struct sim_link *l = &s->links.v[fl->path[h]];
+			double sum = 0, top = 0;
+
+			for (k = 0; k < l->flows.n; k++) {
+				sum += s->flows.v[l->flows.v[k]].rate;
+				top = fmax(top, s->flows.v[l->flows.v[k]].rate);
+			}
+			bottlenecked = sum >= l->cap * (1 - 1e-9) && fl->rate >= top * (1 - 1e-9);
+		}
+		assert_true(!fl->active || bottlenecked);
+	}
+}
+
+/* 500 random instances, the rates checked after every event. */
+static void test_maxmin_property(void **state)
+{
+	double cap[12];
+	uint32_t path[4], nl, nf, i, h, k;
+	struct sim_net s;
+	struct sim_event ev;
+	uint64_t r;
+	uint64_t seed;
+
+	(void)state;
+	for (seed = 1; seed <= 500; seed++) {
+		r = seed * 7919;
+		nl = 1 + (uint32_t)t_below(&r, 12);
+		nf = 1 + (uint32_t)t_below(&r, 40);
+		for (i = 0; i < nl; i++)
+			cap[i] = (double)(1 + t_below(&r, 1000)) * 1e6;
+		assert_int_equal(sim_net_init(&s, nl, cap), 0);
+		for (i = 0; i < nf; i++) {
+			h = 1 + (uint32_t)t_below(&r, nl < 4 ? nl : 4);
+			path[0] = (uint32_t)t_below(&r, nl);
+			for (k = 1; k < h; k++)
+				path[k] = (path[k - 1] + 1) % nl;
+			assert_true(sim_flow_start(&s, path, h, 1 + t_below(&r, 1000000), i) >= 0);
+		}
+		for (k = 0; sim_next(&s, &ev) == 1; k++) {
+			assert_int_equal(sim_timer(&s, s.now, 0), 0); /* refill, then look */
+			assert_int_equal(sim_next(&s, &ev), 1);
+			t_check_maxmin(&s);
+		}
+		assert_int_equal(k, nf); /* every flow delivered exactly once */
+		sim_net_done(&s);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_one_flow),       cmocka_unit_test(test_equal_share),
+		cmocka_unit_test(test_freed_capacity), cmocka_unit_test(test_parking_lot),
+		cmocka_unit_test(test_failure),	       cmocka_unit_test(test_incremental),
+		cmocka_unit_test(test_deterministic),  cmocka_unit_test(test_maxmin_property),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
