@@ -361,68 +361,68 @@ static void test_buffer_is_not_a_string(void **state)
 	exp_done(&e);
 }
 
-static void test_bad_fixtures(void **state)
+/* The parser alone: it refuses, and keeps nothing. */
+static int t_load_parse(const char *path, struct diag *d)
+{
+	struct experiment e;
+	int r = exp_parse_file(path, &e, d);
+
+	assert_null(e.s.path);
+	exp_done(&e);
+	return r;
+}
+
+/* Everything check does (cmd_world_load): the built model, jobs and trace too. */
+static int t_load_world(const char *path, struct diag *d)
+{
+	struct cmd_world w;
+	int r = cmd_world_load(path, &w, d);
+
+	cmd_world_done(&w);
+	return r;
+}
+
+/* Every file matching pattern (at least min) is refused by load as bad input (-EINVAL) with
+ * exactly the message of its .expect file. */
+static void t_fixtures(const char *pattern, size_t min, int (*load)(const char *, struct diag *))
 {
 	char expect_path[4096], *want;
-	struct experiment e;
 	struct diag d;
 	size_t i, bad = 0;
 	glob_t g;
 	int r;
 
-	(void)state;
-	assert_int_equal(glob("tests/fixtures/bad/*.yaml", 0, NULL, &g), 0);
-	assert_true(g.gl_pathc >= 24);
+	assert_int_equal(glob(pattern, 0, NULL, &g), 0);
+	assert_true(g.gl_pathc >= min);
 	for (i = 0; i < g.gl_pathc; i++) {
 		snprintf(expect_path, sizeof(expect_path), "%.*s.expect",
 			 (int)(strlen(g.gl_pathv[i]) - 5), g.gl_pathv[i]);
 		want = t_slurp(expect_path);
 		diag_clear(&d);
-		r = exp_parse_file(g.gl_pathv[i], &e, &d);
+		r = load(g.gl_pathv[i], &d);
 		if (!want || r != -EINVAL || strcmp(d.msg, want)) {
 			print_error("%s: got %d '%s'\n  want -EINVAL '%s'\n", g.gl_pathv[i], r,
 				    d.msg, want ? want : "(no .expect file)");
 			bad++;
 		}
-		assert_null(e.s.path);
-		exp_done(&e);
 		free(want);
 	}
 	globfree(&g);
 	assert_int_equal(bad, 0);
 }
 
+static void test_bad_fixtures(void **state)
+{
+	(void)state;
+	t_fixtures("tests/fixtures/bad/*.yaml", 24, t_load_parse);
+}
+
 /* What the parser accepts but check refuses before up builds anything (the topology's size,
- * failures' names, jobs against the topology, the trace file and its rows): each
- * tests/fixtures/bad-world/ file with its exact message, as bad input (-EINVAL). */
+ * failures' names, jobs against the topology, the trace file and its rows). */
 static void test_bad_world_fixtures(void **state)
 {
-	char expect_path[4096], *want;
-	struct cmd_world w;
-	struct diag d;
-	size_t i, bad = 0;
-	glob_t g;
-	int r;
-
 	(void)state;
-	assert_int_equal(glob("tests/fixtures/bad-world/*.yaml", 0, NULL, &g), 0);
-	assert_true(g.gl_pathc >= 8);
-	for (i = 0; i < g.gl_pathc; i++) {
-		snprintf(expect_path, sizeof(expect_path), "%.*s.expect",
-			 (int)(strlen(g.gl_pathv[i]) - 5), g.gl_pathv[i]);
-		want = t_slurp(expect_path);
-		diag_clear(&d);
-		r = cmd_world_load(g.gl_pathv[i], &w, &d);
-		if (!want || r != -EINVAL || strcmp(d.msg, want)) {
-			print_error("%s: got %d '%s'\n  want -EINVAL '%s'\n", g.gl_pathv[i], r,
-				    d.msg, want ? want : "(no .expect file)");
-			bad++;
-		}
-		cmd_world_done(&w);
-		free(want);
-	}
-	globfree(&g);
-	assert_int_equal(bad, 0);
+	t_fixtures("tests/fixtures/bad-world/*.yaml", 8, t_load_world);
 }
 
 static void test_more_refusals(void **state)
