@@ -125,7 +125,7 @@ static int finish(struct cmd_world *w, const char *name, bool keep, struct diag 
 	struct fabric_down_info info;
 	struct diag dd = {0};
 
-	if (!exp_has_workload(&w->e) || keep) {
+	if (left_up(w, keep)) {
 		fprintf(stderr, "testbed up: 'testbed down %s' removes it\n", name);
 		return 0;
 	}
