@@ -42,7 +42,7 @@ ORCH_LIB := $(BUILD)/liborch.a
 
 NODE_SRC := $(wildcard emu-node/*.c)
 NODE_OBJ := $(NODE_SRC:%.c=$(BUILD)/obj/%.o)
-# emu-node but main: the unit tests link its pure parts (plan, verify, msg) from here
+# emu-node but main: the unit tests link its pure parts (verify, msg) from here
 NODE_LIB := $(BUILD)/libnode.a
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)

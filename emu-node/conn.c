@@ -24,7 +24,7 @@ static struct conn *conn_new(int fd)
 	cn->fd = fd;
 	cn->tx.kind = OP_CONN_TX;
 	cn->rx.kind = OP_CONN_RX;
-	cn->tx_step = cn->rx_step = PLAN_NONE;
+	cn->tx_step = cn->rx_step = COLL_PLAN_NONE;
 	/* collectives end in sub-MSS tails: Nagle would hold them for an ACK, and with
 	 * delayed ACKs that costs up to 40 ms per message */
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -132,7 +132,7 @@ void conn_on_accept(struct ctx *c, int res, bool more)
  * schedule not yet connected. Anything else is a stray and is closed. */
 static void conn_attach(struct ctx *c, struct rank *rk, struct conn *cn)
 {
-	int pi = plan_peer(&rk->plan, cn->hello.rank);
+	int pi = coll_plan_peer(&rk->plan, cn->hello.rank);
 
 	conn_lobby_unlink(c, cn);
 	if (pi < 0 || cn->hello.rank >= rk->spec.rank || rk->conns[pi]) {

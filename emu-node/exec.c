@@ -18,7 +18,7 @@ static const struct coll_step *exec_step(const struct rank *rk, uint32_t s)
 
 static uint64_t exec_piece(const struct rank *rk, const struct coll_step *st, uint64_t done)
 {
-	return plan_piece(st->len, done, NODE_PIECE, rk->spec.coll.elem);
+	return coll_plan_piece(st->len, done, NODE_PIECE, rk->spec.coll.elem);
 }
 
 static void exec_tx_next(struct rank *rk, struct conn *cn)
@@ -99,7 +99,7 @@ static void exec_kick(struct rank *rk)
 {
 	uint32_t s;
 
-	while (rk->state == RANK_RUNNING && (s = plan_run_take(&rk->run)) != PLAN_NONE)
+	while (rk->state == RANK_RUNNING && (s = coll_plan_run_take(&rk->run)) != COLL_PLAN_NONE)
 		exec_start(rk, s);
 }
 
@@ -115,17 +115,17 @@ void exec_begin(struct rank *rk)
 		if (rk->out)
 			memcpy(rk->out, rk->buf, p->bytes);
 	}
-	plan_run_reset(&rk->run);
+	coll_plan_run_reset(&rk->run);
 	exec_kick(rk);
-	if (rk->state == RANK_RUNNING && plan_run_finished(&rk->run))
+	if (rk->state == RANK_RUNNING && coll_plan_run_finished(&rk->run))
 		rank_iter_end(rk);
 }
 
 static void exec_step_done(struct rank *rk, uint32_t s)
 {
 	rk->flows[s].t_end = rk->t_progress;
-	plan_run_complete(&rk->run, s);
-	if (plan_run_finished(&rk->run))
+	coll_plan_run_complete(&rk->run, s);
+	if (coll_plan_run_finished(&rk->run))
 		rank_iter_end(rk);
 	else
 		exec_kick(rk);
@@ -154,7 +154,7 @@ void exec_on_tx(struct rank *rk, struct conn *cn, int res)
 		exec_tx_next(rk, cn);
 		return;
 	}
-	cn->tx_step = PLAN_NONE;
+	cn->tx_step = COLL_PLAN_NONE;
 	exec_step_done(rk, s);
 }
 
@@ -191,7 +191,7 @@ void exec_on_rx(struct rank *rk, struct conn *cn, int res)
 		exec_rx_next(rk, cn);
 		return;
 	}
-	cn->rx_step = PLAN_NONE;
+	cn->rx_step = COLL_PLAN_NONE;
 	exec_step_done(rk, s);
 }
 
@@ -218,7 +218,7 @@ void exec_describe_stall(const struct rank *rk, char *buf, size_t len)
 	for (pass = 0; pass < 2; pass++) {
 		for (pi = 0; pi < rk->plan.npeers; pi++) {
 			cn = rk->conns[pi];
-			if ((pass ? cn->tx_step : cn->rx_step) == PLAN_NONE)
+			if ((pass ? cn->tx_step : cn->rx_step) == COLL_PLAN_NONE)
 				continue;
 			exec_describe_conn(rk, cn, pass, buf, len);
 			return;

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "emu-node/ctl.h"
-#include "emu-node/plan.h"
+#include "traffic/plan.h"
 #include "emu-node/verify.h"
 #include "lib/diag.h"
 
@@ -54,7 +54,7 @@ struct conn {
 	struct conn *next; /* lobby list */
 	struct sockaddr_in sa;
 	struct ctl_conn_hello hello;
-	uint32_t tx_step, rx_step; /* the step in flight per direction, PLAN_NONE if none */
+	uint32_t tx_step, rx_step; /* the step in flight per direction, COLL_PLAN_NONE if none */
 	uint64_t tx_done, rx_done; /* bytes of it through */
 	uint64_t rx_piece, rx_got; /* the receive piece in flight and bytes of it in */
 	float *rx_tmp; /* verify: a reduce's piece lands here before the add */
@@ -74,8 +74,8 @@ struct rank {
 	struct ctl_job spec; /* the CTL_JOB header; peers[] copied separately */
 	struct ctl_peer *peers; /* spec.coll.nranks, by rank */
 	struct coll_sched sched; /* this rank's steps only */
-	struct plan plan;
-	struct plan_run run;
+	struct coll_plan plan;
+	struct coll_plan_run run;
 	struct conn **conns; /* plan.npeers, by peer index */
 	uint32_t nup; /* connections up */
 	enum rank_state state;

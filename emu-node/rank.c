@@ -50,7 +50,7 @@ static int rank_prepare(struct rank *rk, const struct ctl_job *m, struct diag *d
 	r = coll_sched_build_rank(&m->coll, m->rank, &rk->sched, d);
 	if (r)
 		return r;
-	if (plan_init(&rk->plan, &rk->sched, m->rank) || plan_run_init(&rk->run, &rk->plan))
+	if (coll_plan_init(&rk->plan, &rk->sched, m->rank) || coll_plan_run_init(&rk->run, &rk->plan))
 		return diag_set(d, -ENOMEM, "out of memory");
 	rk->conns = calloc(rk->plan.npeers + 1, sizeof(*rk->conns));
 	rk->flows = calloc(rk->plan.n + 1, sizeof(*rk->flows));
@@ -123,7 +123,7 @@ void rank_set_tag(struct rank *rk, uint32_t peer, uint8_t tag)
 	if (peer >= rk->spec.coll.nranks)
 		return;
 	rk->peers[peer].tag = tag;
-	pi = plan_peer(&rk->plan, peer);
+	pi = coll_plan_peer(&rk->plan, peer);
 	if (pi >= 0 && rk->conns[pi] && !rk->conns[pi]->dead)
 		conn_set_tag(rk->conns[pi], tag);
 }
@@ -325,8 +325,8 @@ void rank_free(struct rank *rk)
 	for (pi = 0; rk->conns && pi < rk->plan.npeers; pi++)
 		conn_free(rk->conns[pi]);
 	free(rk->conns);
-	plan_run_done(&rk->run);
-	plan_done(&rk->plan);
+	coll_plan_run_done(&rk->run);
+	coll_plan_done(&rk->plan);
 	coll_sched_done(&rk->sched);
 	free(rk->peers);
 	free(rk->flows);

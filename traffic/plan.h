@@ -1,19 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /* One rank's schedule prepared for execution, and its progress through one iteration
- * (traffic/coll.h's executor rules): steps grouped into channels, one per peer and
- * direction, started in list order one at a time per channel, each once its dependencies
- * are done. Pure: no syscalls, so it is unit-tested and could drive a simulator. */
-#ifndef EMU_PLAN_H
-#define EMU_PLAN_H
+ * (coll.h's executor rules): steps grouped into channels, one per peer and direction, started
+ * in list order one at a time per channel, each once its dependencies are done. The one
+ * decision of which steps may be in flight: emu-node executes it over sockets and the
+ * virtual-time backend (sim/exec.h) over modelled flows. Pure: no syscalls. */
+#ifndef TRAFFIC_PLAN_H
+#define TRAFFIC_PLAN_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "traffic/coll.h"
 
-#define PLAN_NONE UINT32_MAX
+#define COLL_PLAN_NONE UINT32_MAX
 
-struct plan {
+struct coll_plan {
 	const struct coll_step *steps; /* borrowed from the schedule: the rank's steps */
 	const uint32_t *deps; /* borrowed: coll_sched.deps */
 	uint32_t n; /* steps */
@@ -30,8 +31,8 @@ struct plan {
 /* Progress through one iteration. A channel is "taken" from the moment its head step is
  * found startable until that step completes, so each channel has at most one step queued or
  * in flight, and the ready queue never holds more than one entry per channel. */
-struct plan_run {
-	const struct plan *p;
+struct coll_plan_run {
+	const struct coll_plan *p;
 	uint32_t *wait; /* per step: dependencies not yet completed */
 	uint32_t *head; /* per channel: index of its next step in its list */
 	uint8_t *taken; /* per channel */
@@ -40,30 +41,30 @@ struct plan_run {
 	uint32_t done; /* steps completed */
 };
 
-/* Prepares rank's steps of s (s must outlive p). 0 or -ENOMEM; release with plan_done. */
-int plan_init(struct plan *p, const struct coll_sched *s, uint32_t rank);
-void plan_done(struct plan *p);
+/* Prepares rank's steps of s (s must outlive p). 0 or -ENOMEM; release with coll_plan_done. */
+int coll_plan_init(struct coll_plan *p, const struct coll_sched *s, uint32_t rank);
+void coll_plan_done(struct coll_plan *p);
 
 /* The index of rank among p's peers, or -ENOENT. */
-int plan_peer(const struct plan *p, uint32_t rank);
+int coll_plan_peer(const struct coll_plan *p, uint32_t rank);
 
 /* The dependencies of step i. */
-static inline const uint32_t *plan_deps(const struct plan *p, uint32_t i, uint32_t *n)
+static inline const uint32_t *coll_plan_deps(const struct coll_plan *p, uint32_t i, uint32_t *n)
 {
 	*n = p->steps[i].dep_n;
 	return p->deps + p->steps[i].dep_off;
 }
 
-int plan_run_init(struct plan_run *r, const struct plan *p);
-void plan_run_done(struct plan_run *r);
+int coll_plan_run_init(struct coll_plan_run *r, const struct coll_plan *p);
+void coll_plan_run_done(struct coll_plan_run *r);
 /* Starts an iteration: nothing done, every step without dependencies that heads its
  * channel is startable. */
-void plan_run_reset(struct plan_run *r);
-/* The next startable step (its channel stays taken until it completes), or PLAN_NONE. */
-uint32_t plan_run_take(struct plan_run *r);
+void coll_plan_run_reset(struct coll_plan_run *r);
+/* The next startable step (its channel stays taken until it completes), or COLL_PLAN_NONE. */
+uint32_t coll_plan_run_take(struct coll_plan_run *r);
 /* Marks a taken step complete; the steps it unblocks become startable. */
-void plan_run_complete(struct plan_run *r, uint32_t step);
-static inline bool plan_run_finished(const struct plan_run *r)
+void coll_plan_run_complete(struct coll_plan_run *r, uint32_t step);
+static inline bool coll_plan_run_finished(const struct coll_plan_run *r)
 {
 	return r->done == r->p->n;
 }
@@ -71,6 +72,6 @@ static inline bool plan_run_finished(const struct plan_run *r)
 /* Bytes of the next piece of a transfer of len bytes of which done are through, moved by
  * one operation of at most max bytes, cut on a multiple of elem so that a reduce adds whole
  * elements piece by piece (len and done are multiples of elem). */
-uint64_t plan_piece(uint64_t len, uint64_t done, uint64_t max, uint32_t elem);
+uint64_t coll_plan_piece(uint64_t len, uint64_t done, uint64_t max, uint32_t elem);
 
 #endif

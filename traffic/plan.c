@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu-node/plan.h"
+#include "traffic/plan.h"
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -15,7 +15,7 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /* The distinct peers of the steps, sorted. */
-static int plan_find_peers(struct plan *p)
+static int plan_find_peers(struct coll_plan *p)
 {
 	uint32_t i, k = 0;
 
@@ -32,7 +32,7 @@ static int plan_find_peers(struct plan *p)
 	return 0;
 }
 
-int plan_peer(const struct plan *p, uint32_t rank)
+int coll_plan_peer(const struct coll_plan *p, uint32_t rank)
 {
 	const uint32_t *hit = bsearch(&rank, p->peers, p->npeers, sizeof(rank), cmp_u32);
 
@@ -40,12 +40,12 @@ int plan_peer(const struct plan *p, uint32_t rank)
 }
 
 /* Channels in list order: a counting sort of the steps by channel, stable. */
-static void plan_fill_channels(struct plan *p)
+static void plan_fill_channels(struct coll_plan *p)
 {
 	uint32_t nch = 2 * p->npeers, i, c;
 
 	for (i = 0; i < p->n; i++) {
-		p->chan[i] = 2 * (uint32_t)plan_peer(p, p->steps[i].peer) + p->steps[i].op;
+		p->chan[i] = 2 * (uint32_t)coll_plan_peer(p, p->steps[i].peer) + p->steps[i].op;
 		p->chan_off[p->chan[i] + 1]++;
 	}
 	for (c = 0; c < nch; c++)
@@ -64,20 +64,20 @@ static void plan_fill_channels(struct plan *p)
 }
 
 /* Reverse dependencies, another counting sort: succ lists every i with d in deps(i). */
-static void plan_fill_succ(struct plan *p)
+static void plan_fill_succ(struct coll_plan *p)
 {
 	const uint32_t *d;
 	uint32_t i, j, nd;
 
 	for (i = 0; i < p->n; i++) {
-		d = plan_deps(p, i, &nd);
+		d = coll_plan_deps(p, i, &nd);
 		for (j = 0; j < nd; j++)
 			p->succ_off[d[j] + 1]++;
 	}
 	for (i = 0; i < p->n; i++)
 		p->succ_off[i + 1] += p->succ_off[i];
 	for (i = 0; i < p->n; i++) {
-		d = plan_deps(p, i, &nd);
+		d = coll_plan_deps(p, i, &nd);
 		for (j = 0; j < nd; j++)
 			p->succ[p->succ_off[d[j]]++] = i;
 	}
@@ -86,7 +86,7 @@ static void plan_fill_succ(struct plan *p)
 	p->succ_off[0] = 0;
 }
 
-static uint32_t plan_ndeps(const struct plan *p)
+static uint32_t plan_ndeps(const struct coll_plan *p)
 {
 	uint32_t i, sum = 0;
 
@@ -95,7 +95,7 @@ static uint32_t plan_ndeps(const struct plan *p)
 	return sum;
 }
 
-int plan_init(struct plan *p, const struct coll_sched *s, uint32_t rank)
+int coll_plan_init(struct coll_plan *p, const struct coll_sched *s, uint32_t rank)
 {
 	const struct coll_rank *cr = &s->ranks.v[rank];
 	size_t n;
@@ -114,7 +114,7 @@ int plan_init(struct plan *p, const struct coll_sched *s, uint32_t rank)
 	p->succ_off = calloc(n, sizeof(*p->succ_off));
 	p->succ = calloc(plan_ndeps(p) + 1, sizeof(*p->succ));
 	if (!p->chan || !p->seq || !p->chan_off || !p->chan_steps || !p->succ_off || !p->succ) {
-		plan_done(p);
+		coll_plan_done(p);
 		return -ENOMEM;
 	}
 	plan_fill_channels(p);
@@ -122,7 +122,7 @@ int plan_init(struct plan *p, const struct coll_sched *s, uint32_t rank)
 	return 0;
 }
 
-void plan_done(struct plan *p)
+void coll_plan_done(struct coll_plan *p)
 {
 	if (!p)
 		return;
@@ -136,7 +136,7 @@ void plan_done(struct plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
-int plan_run_init(struct plan_run *r, const struct plan *p)
+int coll_plan_run_init(struct coll_plan_run *r, const struct coll_plan *p)
 {
 	uint32_t nch = 2 * p->npeers + 1;
 
@@ -147,13 +147,13 @@ int plan_run_init(struct plan_run *r, const struct plan *p)
 	r->taken = calloc(nch, sizeof(*r->taken));
 	r->ready = calloc(nch, sizeof(*r->ready));
 	if (!r->wait || !r->head || !r->taken || !r->ready) {
-		plan_run_done(r);
+		coll_plan_run_done(r);
 		return -ENOMEM;
 	}
 	return 0;
 }
 
-void plan_run_done(struct plan_run *r)
+void coll_plan_run_done(struct coll_plan_run *r)
 {
 	if (!r)
 		return;
@@ -166,9 +166,9 @@ void plan_run_done(struct plan_run *r)
 
 /* Queues channel c's head step if it may start: the channel is free, has steps left, and
  * the head's dependencies are done. */
-static void plan_run_consider(struct plan_run *r, uint32_t c)
+static void plan_run_consider(struct coll_plan_run *r, uint32_t c)
 {
-	const struct plan *p = r->p;
+	const struct coll_plan *p = r->p;
 	uint32_t at = p->chan_off[c] + r->head[c], step;
 
 	if (r->taken[c] || at >= p->chan_off[c + 1])
@@ -181,9 +181,9 @@ static void plan_run_consider(struct plan_run *r, uint32_t c)
 	r->nq++;
 }
 
-void plan_run_reset(struct plan_run *r)
+void coll_plan_run_reset(struct coll_plan_run *r)
 {
-	const struct plan *p = r->p;
+	const struct coll_plan *p = r->p;
 	uint32_t i, nch = 2 * p->npeers;
 
 	for (i = 0; i < p->n; i++)
@@ -196,21 +196,21 @@ void plan_run_reset(struct plan_run *r)
 		plan_run_consider(r, i);
 }
 
-uint32_t plan_run_take(struct plan_run *r)
+uint32_t coll_plan_run_take(struct coll_plan_run *r)
 {
 	uint32_t step;
 
 	if (!r->nq)
-		return PLAN_NONE;
+		return COLL_PLAN_NONE;
 	step = r->ready[r->rd];
 	r->rd = (r->rd + 1) % (2 * r->p->npeers);
 	r->nq--;
 	return step;
 }
 
-void plan_run_complete(struct plan_run *r, uint32_t step)
+void coll_plan_run_complete(struct coll_plan_run *r, uint32_t step)
 {
-	const struct plan *p = r->p;
+	const struct coll_plan *p = r->p;
 	uint32_t c = p->chan[step], i, s;
 
 	r->taken[c] = 0;
@@ -224,7 +224,7 @@ void plan_run_complete(struct plan_run *r, uint32_t step)
 	plan_run_consider(r, c);
 }
 
-uint64_t plan_piece(uint64_t len, uint64_t done, uint64_t max, uint32_t elem)
+uint64_t coll_plan_piece(uint64_t len, uint64_t done, uint64_t max, uint32_t elem)
 {
 	if (elem > 1)
 		max -= max % elem;

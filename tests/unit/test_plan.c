@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "emu-node/ctl.h"
-#include "emu-node/plan.h"
+#include "traffic/plan.h"
 #include "emu-node/verify.h"
 
 static void t_step(struct coll_sched *s, uint8_t op, uint32_t peer, uint32_t ndep,
@@ -52,17 +52,17 @@ static void test_channels(void **state)
 {
 	static const uint32_t seq[] = {0, 1, 0, 0, 0, 1};
 	struct coll_sched s;
-	struct plan p;
+	struct coll_plan p;
 	uint32_t i;
 
 	(void)state;
 	t_made_up(&s);
-	assert_int_equal(plan_init(&p, &s, 0), 0);
+	assert_int_equal(coll_plan_init(&p, &s, 0), 0);
 	assert_int_equal(p.npeers, 2);
 	assert_int_equal(p.peers[0], 1);
 	assert_int_equal(p.peers[1], 2);
-	assert_int_equal(plan_peer(&p, 2), 1);
-	assert_int_equal(plan_peer(&p, 0), -ENOENT);
+	assert_int_equal(coll_plan_peer(&p, 2), 1);
+	assert_int_equal(coll_plan_peer(&p, 0), -ENOENT);
 	for (i = 0; i < 6; i++)
 		assert_int_equal(p.seq[i], seq[i]);
 	assert_int_equal(p.chan[0], 2 * 1 + COLL_SEND);
@@ -71,47 +71,47 @@ static void test_channels(void **state)
 	assert_int_equal(p.succ_off[1] - p.succ_off[0], 1);
 	assert_int_equal(p.succ[p.succ_off[0]], 4);
 	assert_int_equal(p.succ[p.succ_off[2]], 3);
-	plan_done(&p);
+	coll_plan_done(&p);
 	coll_sched_done(&s);
 }
 
-static void t_take(struct plan_run *r, uint32_t a, uint32_t b)
+static void t_take(struct coll_plan_run *r, uint32_t a, uint32_t b)
 {
-	uint32_t x = plan_run_take(r), y = plan_run_take(r);
+	uint32_t x = coll_plan_run_take(r), y = coll_plan_run_take(r);
 
 	/* the order within one batch does not matter */
 	assert_true((x == a && y == b) || (x == b && y == a));
-	assert_int_equal(plan_run_take(r), PLAN_NONE);
+	assert_int_equal(coll_plan_run_take(r), COLL_PLAN_NONE);
 }
 
 static void test_readiness(void **state)
 {
 	struct coll_sched s;
-	struct plan_run r;
-	struct plan p;
+	struct coll_plan_run r;
+	struct coll_plan p;
 	int it;
 
 	(void)state;
 	t_made_up(&s);
-	assert_int_equal(plan_init(&p, &s, 0), 0);
-	assert_int_equal(plan_run_init(&r, &p), 0);
+	assert_int_equal(coll_plan_init(&p, &s, 0), 0);
+	assert_int_equal(coll_plan_run_init(&r, &p), 0);
 	for (it = 0; it < 2; it++) { /* twice: reset starts over */
-		plan_run_reset(&r);
+		coll_plan_run_reset(&r);
 		t_take(&r, 0, 2); /* 1 waits behind 0, 5 behind 2, 3 and 4 on dependencies */
-		plan_run_complete(&r, 0);
+		coll_plan_run_complete(&r, 0);
 		t_take(&r, 1, 4);
-		plan_run_complete(&r, 2);
+		coll_plan_run_complete(&r, 2);
 		t_take(&r, 3, 5);
-		plan_run_complete(&r, 4);
-		plan_run_complete(&r, 1);
-		assert_false(plan_run_finished(&r));
-		assert_int_equal(plan_run_take(&r), PLAN_NONE);
-		plan_run_complete(&r, 5);
-		plan_run_complete(&r, 3);
-		assert_true(plan_run_finished(&r));
+		coll_plan_run_complete(&r, 4);
+		coll_plan_run_complete(&r, 1);
+		assert_false(coll_plan_run_finished(&r));
+		assert_int_equal(coll_plan_run_take(&r), COLL_PLAN_NONE);
+		coll_plan_run_complete(&r, 5);
+		coll_plan_run_complete(&r, 3);
+		assert_true(coll_plan_run_finished(&r));
 	}
-	plan_run_done(&r);
-	plan_done(&p);
+	coll_plan_run_done(&r);
+	coll_plan_done(&p);
 	coll_sched_done(&s);
 }
 
@@ -124,16 +124,16 @@ static void test_pieces(void **state)
 	uint32_t a, b, c;
 
 	(void)state;
-	assert_int_equal(plan_piece(10u << 20, 0, 4u << 20, 4), 4u << 20);
-	assert_int_equal(plan_piece(10u << 20, 8u << 20, 4u << 20, 4), 2u << 20);
-	assert_int_equal(plan_piece(100, 0, 30, 8), 24); /* cut on an element */
-	assert_int_equal(plan_piece(96, 0, 4, 8), 8); /* at least one element */
+	assert_int_equal(coll_plan_piece(10u << 20, 0, 4u << 20, 4), 4u << 20);
+	assert_int_equal(coll_plan_piece(10u << 20, 8u << 20, 4u << 20, 4), 2u << 20);
+	assert_int_equal(coll_plan_piece(100, 0, 30, 8), 24); /* cut on an element */
+	assert_int_equal(coll_plan_piece(96, 0, 4, 8), 8); /* at least one element */
 	for (a = 0; a < 5; a++)
 		for (b = 0; b < 4; b++)
 			for (c = 0; c < 3; c++) {
 				n = lens[a] - lens[a] % elems[c];
 				for (done = 0, k = 0; done < n && k < (1u << 24); k++) {
-					done += plan_piece(n, done, maxes[b], elems[c]);
+					done += coll_plan_piece(n, done, maxes[b], elems[c]);
 					assert_int_equal(done % elems[c], 0);
 					assert_true(done <= n);
 				}
@@ -150,8 +150,8 @@ struct t_msg {
 
 struct t_rank {
 	struct coll_sched s;
-	struct plan p;
-	struct plan_run r;
+	struct coll_plan p;
+	struct coll_plan_run r;
 	float *buf, *out; /* out: ALLTOALL only */
 	uint32_t *pending; /* receives taken, waiting for their message */
 	uint32_t npending;
@@ -174,7 +174,7 @@ static void t_send(struct t_sim *sm, uint32_t r, uint32_t s)
 	assert_non_null(m.data);
 	memcpy(m.data, rk->buf + st->off / 4, st->len);
 	assert_int_equal(vec_push(&sm->q[r * sm->par->nranks + st->peer], m), 0);
-	plan_run_complete(&rk->r, s);
+	coll_plan_run_complete(&rk->r, s);
 }
 
 /* Delivers the next message from the step's peer, if there is one; FIFO order must make it
@@ -196,7 +196,7 @@ static bool t_recv(struct t_sim *sm, uint32_t r, uint32_t s)
 	for (i = 0; i < st->len / 4; i++)
 		dst[i] = st->flags & COLL_F_REDUCE ? dst[i] + m->data[i] : m->data[i];
 	free(m->data);
-	plan_run_complete(&rk->r, s);
+	coll_plan_run_complete(&rk->r, s);
 	return true;
 }
 
@@ -206,7 +206,7 @@ static bool t_sim_rank(struct t_sim *sm, uint32_t r)
 	bool moved = false;
 	uint32_t s, k;
 
-	while ((s = plan_run_take(&rk->r)) != PLAN_NONE) {
+	while ((s = coll_plan_run_take(&rk->r)) != COLL_PLAN_NONE) {
 		moved = true;
 		if (rk->p.steps[s].op == COLL_SEND)
 			t_send(sm, r, s);
@@ -230,14 +230,14 @@ static void t_rank_init(const struct coll_params *par, struct t_rank *rk, uint32
 	uint64_t e = par->bytes / 4;
 
 	assert_int_equal(coll_sched_build_rank(par, r, &rk->s, &d), 0);
-	assert_int_equal(plan_init(&rk->p, &rk->s, r), 0);
-	assert_int_equal(plan_run_init(&rk->r, &rk->p), 0);
+	assert_int_equal(coll_plan_init(&rk->p, &rk->s, r), 0);
+	assert_int_equal(coll_plan_run_init(&rk->r, &rk->p), 0);
 	rk->buf = malloc(par->bytes + 4);
 	rk->out = malloc(par->bytes + 4);
 	rk->pending = calloc(rk->p.n + 1, sizeof(*rk->pending));
 	verify_fill(rk->buf, e, r);
 	memcpy(rk->out, rk->buf, par->bytes);
-	plan_run_reset(&rk->r);
+	coll_plan_run_reset(&rk->r);
 }
 
 /* Checks rank r's result and frees it. */
@@ -246,14 +246,14 @@ static void t_rank_done(const struct coll_params *par, struct t_rank *rk, uint32
 	struct verify_sums vs;
 	char why[160] = "";
 
-	assert_true(plan_run_finished(&rk->r));
+	assert_true(coll_plan_run_finished(&rk->r));
 	verify_sums_init(&vs, par, r);
 	if (verify_check(par, &vs, r, par->kind == COLL_ALLTOALL ? rk->out : rk->buf, why,
 			 sizeof(why)))
 		fail_msg("%s %s n=%u group=%u rank %u: %s", coll_algo_name(par->algo),
 			 coll_kind_name(par->kind), par->nranks, par->group, r, why);
-	plan_run_done(&rk->r);
-	plan_done(&rk->p);
+	coll_plan_run_done(&rk->r);
+	coll_plan_done(&rk->p);
 	coll_sched_done(&rk->s);
 	free(rk->buf);
 	free(rk->out);
