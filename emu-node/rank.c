@@ -50,7 +50,8 @@ static int rank_prepare(struct rank *rk, const struct ctl_job *m, struct diag *d
 	r = coll_sched_build_rank(&m->coll, m->rank, &rk->sched, d);
 	if (r)
 		return r;
-	if (coll_plan_init(&rk->plan, &rk->sched, m->rank) || coll_plan_run_init(&rk->run, &rk->plan))
+	if (coll_plan_init(&rk->plan, &rk->sched, m->rank) ||
+	    coll_plan_run_init(&rk->run, &rk->plan))
 		return diag_set(d, -ENOMEM, "out of memory");
 	rk->conns = calloc(rk->plan.npeers + 1, sizeof(*rk->conns));
 	rk->flows = calloc(rk->plan.n + 1, sizeof(*rk->flows));
