@@ -300,6 +300,13 @@ json_t *col_summary_json(const struct rec_run *r, const struct col_metrics *m,
 	err |= set(o, "run_id", opt_str(meta ? meta->run_id : NULL));
 	err |= set(o, "run", obj(run_obj, m));
 	err |= set(o, "fidelity", obj(fid_obj, m));
+	if (!err) {
+		const char *be = meta && meta->backend ? meta->backend : "emulation";
+
+		err |= set(json_object_get(o, "run"), "backend", json_string(be));
+		if (!strcmp(be, "sim")) /* virtual time: no machine to limit it */
+			err |= set(json_object_get(o, "fidelity"), "verdict", json_string("n/a"));
+	}
 	err |= set(o, "totals", obj(totals_obj, m));
 	err |= set(o, "jobs", jobs_arr(r, m));
 	err |= set(o, "flows", obj(flows_obj, m));

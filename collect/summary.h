@@ -19,6 +19,7 @@
 struct col_summary_meta {
 	const char *scenario;
 	const char *run_id;
+	const char *backend; /* "emulation" (also for NULL) or "sim": no fidelity verdict then */
 };
 
 /* The summary of r (whose metrics m are) as a new JSON object, NULL on ENOMEM. */

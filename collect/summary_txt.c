@@ -42,6 +42,12 @@ static void head(struct col_out *o, const struct col_metrics *m,
 
 	col_out_printf(o, "scenario %s, run %s\n", meta && meta->scenario ? meta->scenario : "-",
 		       meta && meta->run_id ? meta->run_id : "-");
+	if (meta && meta->backend && !strcmp(meta->backend, "sim")) {
+		col_out_printf(o, "virtual time (testbed sim), paper units: the run took %s s\n",
+			       val(b[0], dns(m->t_end) / 1e9, ""));
+		col_out_printf(o, "fidelity: n/a (no machine limits a run in virtual time)\n");
+		return;
+	}
 	col_out_printf(
 		o, "time dilation %g: paper s = emulated s / %g; the run took %s s (%s paper s)\n",
 		m->dilation, m->dilation, val(b[0], dns(m->t_end) / 1e9, ""),

@@ -28,6 +28,7 @@ struct cmd_world {
 	struct route_plan plan;
 	job_list jobs; /* the workload's, resolved and checked against t (a trace read once) */
 	uint32_t jobs_skipped; /* trace rows too large for t, left out (trace.oversize: skip) */
+	char ignored[128]; /* virtual time: the emulation-only fields the file sets ("" if none) */
 };
 
 /* Parses path and derives topology, the workload's jobs (reading a trace), paths and routing
@@ -37,6 +38,10 @@ int cmd_world_load(const char *path, struct cmd_world *w, struct diag *d);
 /* The same for one run of the file's sweep (scenario_yaml.h, exp_parse_file_variant). */
 int cmd_world_load_variant(const char *path, const uint32_t *choice, struct cmd_world *w,
 			   struct diag *d);
+/* The same for virtual time (`testbed sim`): paper units, emulation's scales at 1; the
+ * emulation-only fields the file sets are named in w->ignored. */
+int cmd_world_load_sim(const char *path, const uint32_t *choice, struct cmd_world *w,
+		       struct diag *d);
 void cmd_world_done(struct cmd_world *w);
 
 /* Prints d (or a fallback) as "testbed <cmd>: <message>" and returns the exit code for r. */
@@ -59,6 +64,7 @@ int cmd_status(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 int cmd_path(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
 
 #endif

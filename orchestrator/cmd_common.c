@@ -17,8 +17,30 @@ int cmd_world_load(const char *path, struct cmd_world *w, struct diag *d)
 	return cmd_world_load_variant(path, NULL, w, d);
 }
 
-int cmd_world_load_variant(const char *path, const uint32_t *choice, struct cmd_world *w,
-			   struct diag *d)
+/* Virtual time runs in paper units: the emulation's scales and shaping do not apply. */
+static void for_sim(struct cmd_world *w)
+{
+	struct scenario *s = &w->e.s;
+	struct scenario def;
+	size_t o = 0;
+
+	scn_init(&def);
+	if (s->emulation.rate_scale != 1)
+		o += (size_t)snprintf(w->ignored + o, sizeof(w->ignored) - o, "rate_scale, ");
+	if (s->emulation.size_scale != 1)
+		o += (size_t)snprintf(w->ignored + o, sizeof(w->ignored) - o, "size_scale, ");
+	if (s->shaping.qdisc != def.shaping.qdisc ||
+	    s->shaping.ack_priority != def.shaping.ack_priority || s->shaping.burst_bytes ||
+	    s->shaping.queue_bytes)
+		o += (size_t)snprintf(w->ignored + o, sizeof(w->ignored) - o, "shaping, ");
+	if (o >= 2 && o < sizeof(w->ignored))
+		w->ignored[o - 2] = '\0';
+	s->emulation.rate_scale = s->emulation.size_scale = 1;
+	scn_done(&def);
+}
+
+static int world_load(const char *path, const uint32_t *choice, bool sim, struct cmd_world *w,
+		      struct diag *d)
 {
 	int r;
 
@@ -26,6 +48,8 @@ int cmd_world_load_variant(const char *path, const uint32_t *choice, struct cmd_
 	r = exp_parse_file_variant(path, choice, &w->e, d);
 	if (r) /* a missing, unreadable or oversized file is bad input too */
 		return r == -ENOMEM ? r : -EINVAL;
+	if (sim)
+		for_sim(w);
 	r = topo_build(&w->e.s, &w->t, d);
 	if (!r && w->e.s.emulation.rate_scale == 0) { /* auto: measure at scale 1, rebuild */
 		w->e.s.emulation.rate_scale =
@@ -50,6 +74,18 @@ int cmd_world_load_variant(const char *path, const uint32_t *choice, struct cmd_
 	if (r)
 		return diag_set(d, r, "computing paths: out of memory");
 	return route_plan_build(w->t, &w->paths, &w->plan, d);
+}
+
+int cmd_world_load_variant(const char *path, const uint32_t *choice, struct cmd_world *w,
+			   struct diag *d)
+{
+	return world_load(path, choice, false, w, d);
+}
+
+int cmd_world_load_sim(const char *path, const uint32_t *choice, struct cmd_world *w,
+		       struct diag *d)
+{
+	return world_load(path, choice, true, w, d);
 }
 
 void cmd_world_done(struct cmd_world *w)

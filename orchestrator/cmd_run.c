@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* The run part of `testbed up`: the workload on the built topology with counter sampling, its
- * progress on the terminal, the results folder with its reports, and the summary. */
+/* The run part of `testbed up` and `testbed sim`: the workload on the built topology (on
+ * either backend), its progress on the terminal, the results folder with its reports, and
+ * the summary. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -12,13 +13,14 @@
 
 #include "orchestrator/cmd_run.h"
 #include "orchestrator/results.h"
-#include "orchestrator/run.h"
+#include "orchestrator/run_emu.h"
 #include "orchestrator/run_net.h"
 
 #define PLAIN_EVERY_NS 10000000000LL /* progress lines when stderr is not a terminal */
 
 struct progress {
 	int tty;
+	const char *clock; /* "elapsed", or "virtual" in virtual time */
 	const char *label;
 	uint32_t *done_units; /* per job: rank-iterations recorded */
 	size_t seen; /* r->rec.iters consumed so far */
@@ -74,10 +76,10 @@ static void on_progress(void *arg, const struct run *r)
 	memcpy(pg->last, c, sizeof(c));
 	pg->last_line = now;
 	eta(left, sizeof(left), share, r, now);
-	fprintf(stderr, "%s  %s%sjobs %u/%u done, %u running, %u waiting  %.1fs elapsed, %s%s",
+	fprintf(stderr, "%s  %s%sjobs %u/%u done, %u running, %u waiting  %.1fs %s, %s%s",
 		pg->tty ? "\r" : "", pg->label ? pg->label : "", pg->label ? ": " : "", c[0],
-		r->njobs, c[1], c[2], (double)now / 1e9, c[0] == r->njobs ? "done" : left,
-		pg->tty ? "\033[K" : "\n");
+		r->njobs, c[1], c[2], (double)now / 1e9, pg->clock,
+		c[0] == r->njobs ? "done" : left, pg->tty ? "\033[K" : "\n");
 }
 
 /* The emu-node binary next to this one. */
@@ -140,37 +142,23 @@ void cmd_run_verdict(const char *who, const struct col_metrics *m)
 	}
 }
 
-/* Samples every direction from the run's start (the baseline) to its end. */
-static int sample_open(struct run *r, const struct cmd_world *w, const int *nsfd, struct diag *d)
+/* The sampler's gaps, if any, once the run ended. */
+static void sample_report(const struct run *r, const char *who)
 {
-	int err;
-
-	if (!w->e.run.sample_ns)
-		return 0;
-	err = sampler_open(&r->sampler, w->t, &w->e.s.shaping, nsfd, (int64_t)w->e.run.sample_ns,
-			   d);
-	return err ? err : sampler_take(r->sampler, r->t0, &r->rec, d);
-}
-
-static void sample_close(struct run *r)
-{
+	const struct sampler *sm = r->be == &run_emu_backend ? run_emu(r)->sampler : NULL;
 	const char *why;
 	uint64_t n;
 
-	if (!r->sampler)
+	if (!sm)
 		return;
-	(void)sampler_take(r->sampler, r->t0, &r->rec, NULL);
-	n = sampler_failures(r->sampler, &why);
+	n = sampler_failures(sm, &why);
 	if (n)
-		fprintf(stderr, "testbed up: %llu of %llu sampling rounds incomplete (first: %s)\n",
-			(unsigned long long)n, (unsigned long long)sampler_rounds(r->sampler), why);
-	sampler_free(r->sampler);
-	r->sampler = NULL;
+		fprintf(stderr, "%s: %llu of %llu sampling rounds incomplete (first: %s)\n", who,
+			(unsigned long long)n, (unsigned long long)sampler_rounds(sm), why);
 }
 
-/* The workload from start to end: emu-nodes, the sampler, the loop. */
-static int execute(struct run *r, const struct cmd_world *w, const int *nsfd, struct progress *pg,
-		   struct diag *d)
+/* The workload from start to end: the backend prepared, the loop. */
+static int execute(struct run *r, struct progress *pg, const char *who, struct diag *d)
 {
 	int err = run_prepare(r, d);
 
@@ -179,37 +167,42 @@ static int execute(struct run *r, const struct cmd_world *w, const int *nsfd, st
 		pg->total += (uint64_t)r->jobs[j].spec.gpus * r->jobs[j].spec.iterations;
 	if (!err && r->njobs && !pg->done_units)
 		err = diag_set(d, -ENOMEM, "out of memory");
-	err = err ? err : sample_open(r, w, nsfd, d);
 	if (!err) {
-		fprintf(stderr, "testbed up: %s%srunning %u jobs on %u emu-nodes\n",
-			pg->label ? pg->label : "", pg->label ? ": " : "", r->njobs, r->nnodes);
+		fprintf(stderr, "%s: %s%srunning %u jobs on %u %s\n", who,
+			pg->label ? pg->label : "", pg->label ? ": " : "", r->njobs, r->nnodes,
+			r->be == &run_emu_backend ? "emu-nodes" : "endpoints in virtual time");
 		err = run_loop(r, d);
 		if (pg->tty)
 			fputc('\n', stderr);
 	}
-	sample_close(r);
+	sample_report(r, who);
 	r->rec.t_end = run_now(r);
 	r->rec.dilation = r->dilation;
 	return err;
 }
 
-static void print_results(const struct res_run *x, const char *txt, const char *dir,
-			  const struct cmd_run_opts *o)
+static void print_results(const struct run *r, const struct res_run *x, const char *txt,
+			  const char *dir, const struct cmd_run_opts *o, const char *who)
 {
+	bool emu = r->be == &run_emu_backend;
+
 	if (o && o->brief)
 		printf("%s: %u of %u jobs ok, Avg.JCT %.4g paper s, fidelity %s\n",
 		       o->label ? o->label : "run", x->m.totals.ok, x->m.totals.jobs,
 		       col_paper_s(&x->m, x->m.totals.avg_jct),
-		       x->m.fid.degraded ? "DEGRADED" : "ok");
+		       !emu		   ? "n/a (virtual time)"
+		       : x->m.fid.degraded ? "DEGRADED"
+					   : "ok");
 	else
 		printf("\n%s", txt);
 	printf("results: %s\n", dir);
 	fflush(stdout);
-	cmd_run_verdict("testbed up", &x->m);
+	if (emu)
+		cmd_run_verdict(who, &x->m);
 }
 
 /* Writes the folder and its reports, prints them. */
-static int report(struct run *r, const char *dir, const struct cmd_run_opts *o,
+static int report(struct run *r, const char *dir, const struct cmd_run_opts *o, const char *who,
 		  struct cmd_run_out *out, struct diag *d)
 {
 	struct res_info info = {.dilation = r->dilation, .t_end = r->rec.t_end};
@@ -221,6 +214,7 @@ static int report(struct run *r, const char *dir, const struct cmd_run_opts *o,
 
 	snprintf(info.scenario, sizeof(info.scenario), "%.63s", r->e->s.name);
 	snprintf(info.run_id, sizeof(info.run_id), "%.127s", slash ? slash + 1 : dir);
+	snprintf(info.backend, sizeof(info.backend), "%s", r->be->name);
 	res_info_normalize(&info);
 	err = run_write(r, dir, d);
 	err = err ? err : res_report(dir, &info, &x, &txt, &warn, d);
@@ -228,9 +222,9 @@ static int report(struct run *r, const char *dir, const struct cmd_run_opts *o,
 	if (err)
 		return err;
 	if (warn.msg[0])
-		fprintf(stderr, "testbed up: plots: %s\n", warn.msg);
-	print_results(&x, txt, dir, o);
-	if (r->net) {
+		fprintf(stderr, "%s: plots: %s\n", who, warn.msg);
+	print_results(r, &x, txt, dir, o, who);
+	if (r->be == &run_emu_backend && run_emu(r)->net) {
 		char ev[4096];
 
 		printf("network events (failures.csv):\n%s", run_net_summary(r, ev, sizeof(ev)));
@@ -244,34 +238,40 @@ static int report(struct run *r, const char *dir, const struct cmd_run_opts *o,
 	return 0;
 }
 
-int cmd_run(struct cmd_world *w, const char *name, const int *nsfd, volatile sig_atomic_t *stop,
-	    const struct cmd_run_opts *o, struct cmd_run_out *out, struct diag *d)
+int cmd_run_on(struct run *r, const struct cmd_run_opts *o, struct cmd_run_out *out, struct diag *d)
 {
-	struct progress pg = {.tty = isatty(STDERR_FILENO), .label = o ? o->label : NULL};
-	struct run r = {.e = &w->e,
-			.t = w->t,
-			.plan = &w->plan,
-			.name = name,
-			.nsfd = nsfd,
-			.stop = stop,
-			.specs = &w->jobs,
-			.progress = on_progress,
-			.progress_arg = &pg};
-	char exe[PATH_MAX], dir[512];
+	const char *who = r->be == &run_emu_backend ? "testbed up" : "testbed sim";
+	struct progress pg = {.tty = isatty(STDERR_FILENO),
+			      .clock = r->be == &run_emu_backend ? "elapsed" : "virtual",
+			      .label = o ? o->label : NULL};
+	char dir[512];
 	int err, werr = 0;
 
-	emu_path(exe, sizeof(exe));
-	r.emu_path = exe;
-	if (access(exe, X_OK))
-		return diag_set(d, -ENOENT, "%s: %s (build it with make)", exe, strerror(errno));
-	err = execute(&r, w, nsfd, &pg, d);
+	r->progress = on_progress;
+	r->progress_arg = &pg;
+	err = execute(r, &pg, who, d);
 	if (o && o->dir)
 		snprintf(dir, sizeof(dir), "%s", o->dir);
 	else
-		cmd_run_results_dir(&w->e, "", dir, sizeof(dir));
-	if (r.njobs && !(stop && *stop == RUN_STOP_DOWN))
-		werr = report(&r, dir, o, out, err ? NULL : d);
-	run_done(&r);
+		cmd_run_results_dir(r->e, "", dir, sizeof(dir));
+	if (r->njobs && !(r->stop && *r->stop == RUN_STOP_DOWN))
+		werr = report(r, dir, o, who, out, err ? NULL : d);
+	run_done(r);
 	free(pg.done_units);
 	return err ? err : werr;
+}
+
+int cmd_run(struct cmd_world *w, const int *nsfd, volatile sig_atomic_t *stop,
+	    const struct cmd_run_opts *o, struct cmd_run_out *out, struct diag *d)
+{
+	struct run r = {.e = &w->e, .t = w->t, .plan = &w->plan, .stop = stop, .specs = &w->jobs};
+	struct run_emu x = {.nsfd = nsfd};
+	char exe[PATH_MAX];
+
+	emu_path(exe, sizeof(exe));
+	x.emu_path = exe;
+	if (access(exe, X_OK))
+		return diag_set(d, -ENOENT, "%s: %s (build it with make)", exe, strerror(errno));
+	run_emu_use(&r, &x);
+	return cmd_run_on(&r, o, out, d);
 }

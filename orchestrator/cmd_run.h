@@ -21,11 +21,17 @@ struct cmd_run_out {
 	bool degraded;
 };
 
-/* Runs w's workload on the built testbed `name` (nsfd: its namespaces, per node) with counter
+/* Runs w's workload on the built testbed (nsfd: its namespaces, per node) with counter
  * sampling, writes the results folder with its summary and plots, prints the summary and the
  * fidelity verdict. o and out may be NULL. 0 or -errno with d set. */
-int cmd_run(struct cmd_world *w, const char *name, const int *nsfd, volatile sig_atomic_t *stop,
+int cmd_run(struct cmd_world *w, const int *nsfd, volatile sig_atomic_t *stop,
 	    const struct cmd_run_opts *o, struct cmd_run_out *out, struct diag *d);
+
+struct run;
+/* The same for a run r set up with its inputs and backend (run.h): runs it with progress
+ * lines, writes and prints the results, and releases it (run_done). */
+int cmd_run_on(struct run *r, const struct cmd_run_opts *o, struct cmd_run_out *out,
+	       struct diag *d);
 
 /* Prints a run's fidelity verdict to stderr: one line when ok, loudly
  * when degraded. */

@@ -57,6 +57,7 @@ struct exp_workload {
 	enum coll_algo algo; /* default algorithm */
 	uint32_t iterations; /* default iterations */
 	bool verify; /* carry real floats and check every result */
+	uint32_t verify_line, verify_col; /* where the file sets it */
 	int32_t rank_order; /* enum exp_rank_order */
 };
 

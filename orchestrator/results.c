@@ -340,12 +340,15 @@ static int info_from(const json_t *j, struct res_info *info)
 	const json_t *run = json_object_get(j, "run"), *end = json_object_get(run, "end_ns");
 	const char *sc = json_string_value(json_object_get(j, "scenario"));
 	const char *id = json_string_value(json_object_get(j, "run_id"));
+	const char *be;
 
 	if (!json_is_number(json_object_get(run, "dilation")))
 		return -EINVAL;
 	memset(info, 0, sizeof(*info));
 	snprintf(info->scenario, sizeof(info->scenario), "%s", sc ? sc : "");
 	snprintf(info->run_id, sizeof(info->run_id), "%s", id ? id : "");
+	be = json_string_value(json_object_get(run, "backend"));
+	snprintf(info->backend, sizeof(info->backend), "%s", be ? be : "emulation");
 	info->dilation = json_number_value(json_object_get(run, "dilation"));
 	info->t_end = json_is_integer(end) ? json_integer_value(end) : REC_NEVER;
 	return info->dilation > 0 ? 0 : -EINVAL;
@@ -395,7 +398,8 @@ static int read_topo(const char *dir, struct col_topo_info *ti, struct diag *d)
 static int write_summary(const char *dir, const struct rec_run *rec, const struct col_metrics *m,
 			 const struct res_info *info, char **txt, struct diag *d)
 {
-	struct col_summary_meta meta = {info->scenario, info->run_id};
+	struct col_summary_meta meta = {info->scenario, info->run_id,
+					info->backend[0] ? info->backend : NULL};
 	char *json = col_summary_dumps(rec, m, &meta), *text = NULL;
 	int n = col_summary_txt(NULL, 0, rec, m, &meta), r = -ENOMEM;
 

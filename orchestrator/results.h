@@ -19,6 +19,7 @@
 struct res_info {
 	char scenario[64];
 	char run_id[128];
+	char backend[16]; /* "emulation" or "sim"; empty reads as emulation */
 	double dilation;
 	int64_t t_end; /* when the run ended, emulated ns */
 };

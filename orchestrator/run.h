@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The runner: after `up` built the topology, it starts one emu-node per endpoint, runs the
- * workload (arrivals, the scheduler's placements, job starts, records, failures), and writes
- * the raw records to the results folder. Ctrl-C stops the run cleanly and keeps what was
- * recorded. */
+/* The runner: the workload's jobs arrive, the scheduler places them, they start and end, and
+ * the raw records go to the results folder. It does not know what runs the ranks: a backend
+ * does (struct run_backend): emulation (run_emu.h: one emu-node per endpoint over the kernel)
+ * or the flow model in virtual time (run_sim.h). Ctrl-C stops the run cleanly and keeps what
+ * was recorded. */
 #ifndef ORCH_RUN_H
 #define ORCH_RUN_H
 
@@ -12,22 +13,21 @@
 #include <sys/types.h>
 
 #include "collect/records.h"
-#include "emu-node/ctl.h"
 #include "lib/diag.h"
 #include "model/topo.h"
 #include "orchestrator/experiment.h"
-#include "orchestrator/sample.h"
 #include "policy/route.h"
 #include "policy/sched.h"
 #include "traffic/job.h"
 
-struct run_net;
+struct run;
 
 /* Values of *run.stop, set by a signal handler. */
 #define RUN_STOP_USER 1 /* Ctrl-C: abort running jobs, wait for them, write the results */
 #define RUN_STOP_DOWN 2 /* `testbed down` takes the testbed: end now, write nothing */
 
-/* A job as the runner runs it: emulated sizes and times, and what happened. */
+/* A job as the runner runs it: the backend's sizes and times (emulated ones, or paper units
+ * in virtual time), and what happened. */
 struct run_job {
 	struct job_spec spec; /* paper units */
 	uint64_t bytes; /* per-rank collective size, emulated */
@@ -39,25 +39,36 @@ struct run_job {
 	enum rec_status status;
 	char reason[REC_REASON_MAX];
 	uint32_t *eps; /* endpoints in rank order, while placed */
-	uint32_t done; /* ranks that reported CTL_DONE */
+	uint32_t done; /* ranks that ended (run_rank_ended) */
 	uint32_t verified; /* ranks that verified */
 	bool submitted, running, aborting;
 	bool node_lost; /* the reason is an emu-node's death, the root cause */
 };
 
-/* One emu-node. */
-struct run_node {
-	pid_t pid;
-	int fd; /* control socket, -1 when dead */
-	int32_t job; /* job it runs, -1 when idle */
-	uint32_t rank;
-	bool ready;
-};
-
-/* A SEND or RECV record of one rank, kept until the flows are joined. */
-struct run_flow {
-	uint32_t job, rank;
-	struct ctl_flow f;
+/* What runs the ranks. The runner calls these; the backend reports each rank's end with
+ * run_rank_ended and appends iterations, flows and link samples to r->rec. Times are ns since
+ * the run's start on the backend's clock (CLOCK_MONOTONIC, or virtual). */
+struct run_backend {
+	const char *name; /* "emulation", "sim": summary.json's backend */
+	/* Sets up once the jobs are made; the clock reads 0 when it returns. */
+	int (*prepare)(struct run *r, struct diag *d);
+	int64_t (*now)(const struct run *r);
+	/* Its own next deadline (a failure, a sample), INT64_MAX if none. */
+	int64_t (*next)(const struct run *r);
+	/* Hands job j, placed on r->jobs[j].eps, to its ranks. */
+	int (*start)(struct run *r, uint32_t j, struct diag *d);
+	/* Job j failed (run_fail_job): stop its ranks, which then report their end. */
+	void (*abort)(struct run *r, uint32_t j);
+	/* Carries out what happens until time `until`: returns once something changed the
+	 * jobs' state, or at until (emulation may return earlier: it polls). */
+	int (*wait)(struct run *r, int64_t until, struct diag *d);
+	/* Its timed work due at now: progress deadlines, failures, counters. */
+	void (*tick)(struct run *r, int64_t now);
+	/* The run ended: last counters, records completed. */
+	void (*finish)(struct run *r);
+	/* Its own files in the results folder (failures.csv), or NULL. */
+	int (*write)(struct run *r, const char *dir, struct diag *d);
+	void (*done)(struct run *r);
 };
 
 struct run {
@@ -65,27 +76,21 @@ struct run {
 	const struct experiment *e;
 	const struct topo *t;
 	const struct route_plan *plan;
-	const char *name; /* testbed name */
-	const char *emu_path; /* the emu-node binary */
 	const job_list *specs; /* the workload's jobs as run_resolve_jobs gave them, or NULL */
-	const int *nsfd; /* per topology node */
 	volatile sig_atomic_t *stop; /* RUN_STOP_*, or 0 */
-	struct sampler *sampler; /* counter sampling into rec, or NULL (sample.h) */
-	struct run_net *net; /* failures and OCS reconfigurations, or NULL (run_net.h) */
+	const struct run_backend *be;
+	void *be_data; /* the backend's own state */
 	void (*progress)(void *arg, const struct run *r);
 	void *progress_arg;
 	/* state */
-	int64_t t0; /* CLOCK_MONOTONIC ns of the run's start */
 	double dilation;
 	struct run_job *jobs;
 	uint32_t njobs;
 	uint32_t next_arrival; /* jobs[0 .. next_arrival) have arrived (sorted by arrival) */
 	uint32_t finished; /* jobs that ended one way or another */
-	struct run_node *nodes; /* per endpoint */
-	uint32_t nnodes;
+	uint32_t nnodes; /* endpoints */
 	struct sched sched;
 	struct rec_run rec;
-	VEC(struct run_flow) raw;
 	bool stopping;
 };
 
@@ -99,26 +104,30 @@ int run_resolve_jobs(const struct experiment *e, job_list *out, struct diag *d);
 int run_jobs_fit(const struct experiment *e, job_list *jobs, const struct topo *t,
 		 uint32_t *skipped, struct diag *d);
 
-/* Scales the resolved jobs (r->specs, or the workload's resolved here when NULL), starts and
- * greets every emu-node. 0 or -errno with d set; run_done cleans up either way. */
+/* Scales the resolved jobs (r->specs, or the workload's resolved here when NULL) and prepares
+ * the backend r->be. 0 or -errno with d set; run_done cleans up either way. */
 int run_prepare(struct run *r, struct diag *d);
 
 /* Runs until every job ended or a stop was requested. 0 or -errno. */
 int run_loop(struct run *r, struct diag *d);
 
 /* Writes the records under dir (created): jobs.csv, iterations.csv, flows.csv, links.csv,
- * cpu.csv (r->rec, the jobs and flows gathered into it first), topology.json and the
- * scenario. 0 or -errno with d set. */
+ * cpu.csv (r->rec, the jobs gathered into it first), topology.json, the scenario, and the
+ * backend's own files. 0 or -errno with d set. */
 int run_write(struct run *r, const char *dir, struct diag *d);
 
 /* Under sudo, gives dir and what is in it (and its plots) to the user who asked. */
 void run_give_back(const struct run *r, const char *dir);
 
-/* Stops and reaps every emu-node and frees the state. */
+/* Stops the backend (every emu-node reaped) and frees the state. */
 void run_done(struct run *r);
 
-/* Emulated ns since the run's start. */
+/* Ns since the run's start on the backend's clock. */
 int64_t run_now(const struct run *r);
+
+/* A rank of job j ended: status 0 or -errno, reason (may be NULL) for a failure, verified
+ * when verify mode checked its result. The job ends when every rank has. */
+void run_rank_ended(struct run *r, uint32_t j, int status, bool verified, const char *reason);
 
 /* Counts for progress lines. */
 void run_counts(const struct run *r, uint32_t *done, uint32_t *running, uint32_t *waiting);

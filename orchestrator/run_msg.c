@@ -11,12 +11,12 @@
 #include <unistd.h>
 
 #include "orchestrator/emu_spawn.h"
-#include "orchestrator/run_int.h"
+#include "orchestrator/run_emu_int.h"
 #include "orchestrator/run_net.h"
 
 static int64_t rel(const struct run *r, uint64_t mono)
 {
-	return (int64_t)mono - r->t0;
+	return (int64_t)mono - run_emu(r)->t0;
 }
 
 static const char *node_name(const struct run *r, uint32_t ep)
@@ -53,24 +53,17 @@ static struct ctl_job *job_msg(const struct run *r, const struct run_job *rj)
 	return m;
 }
 
-static int start_job(struct run *r, uint32_t j, const uint32_t *eps, struct diag *d)
+int run_emu_start(struct run *r, uint32_t j, struct diag *d)
 {
 	struct run_job *rj = &r->jobs[j];
-	struct ctl_job *m;
+	struct ctl_job *m = job_msg(r, rj);
 	uint32_t k;
 	int err = 0;
 
-	rj->eps = malloc(rj->spec.gpus * sizeof(*eps));
-	if (!rj->eps)
-		return diag_set(d, -ENOMEM, "out of memory");
-	memcpy(rj->eps, eps, rj->spec.gpus * sizeof(*eps));
-	rj->start = rj->last_progress = run_now(r);
-	rj->running = true;
-	m = job_msg(r, rj);
 	if (!m)
 		return diag_set(d, -ENOMEM, "out of memory");
 	for (k = 0; k < rj->spec.gpus; k++) {
-		struct run_node *n = &r->nodes[eps[k]];
+		struct run_node *n = &run_emu(r)->nodes[rj->eps[k]];
 
 		m->rank = k;
 		n->job = (int32_t)j;
@@ -84,53 +77,14 @@ static int start_job(struct run *r, uint32_t j, const uint32_t *eps, struct diag
 	return 0;
 }
 
-int run_start_jobs(struct run *r, struct diag *d)
+void run_emu_abort(struct run *r, uint32_t j)
 {
-	const uint32_t *eps;
-	int j, err = 0;
-
-	while (!err && !r->stopping && (j = sched_next(&r->sched, &eps)) >= 0)
-		err = start_job(r, (uint32_t)j, eps, d);
-	return err;
-}
-
-void run_end_job(struct run *r, uint32_t j, enum rec_status st, const char *why)
-{
-	struct run_job *rj = &r->jobs[j];
-	uint32_t k;
-
-	if (!rj->running)
-		return;
-	rj->running = false;
-	rj->finish = run_now(r);
-	if (rj->status == REC_NOT_STARTED)
-		rj->status = st;
-	if (why && !rj->reason[0])
-		snprintf(rj->reason, sizeof(rj->reason), "%s", why);
-	for (k = 0; k < rj->spec.gpus; k++)
-		if (r->nodes[rj->eps[k]].job == (int32_t)j)
-			r->nodes[rj->eps[k]].job = -1;
-	sched_finish(&r->sched, j);
-	r->finished++;
-}
-
-void run_fail_job(struct run *r, uint32_t j, const char *fmt, ...)
-{
-	struct run_job *rj = &r->jobs[j];
+	const struct run_job *rj = &r->jobs[j];
 	struct ctl_abort a = {{CTL_ABORT, CTL_VERSION, sizeof(a)}, j};
-	va_list ap;
 	uint32_t k;
 
-	if (!rj->running || rj->aborting)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(rj->reason, sizeof(rj->reason), fmt, ap);
-	va_end(ap);
-	rj->status = r->stopping ? REC_CANCELLED : REC_FAILED;
-	rj->aborting = true;
-	rj->last_progress = run_now(r); /* the abort deadline counts from here */
 	for (k = 0; k < rj->spec.gpus; k++) {
-		struct run_node *n = &r->nodes[rj->eps[k]];
+		struct run_node *n = &run_emu(r)->nodes[rj->eps[k]];
 
 		if (n->job == (int32_t)j && n->fd >= 0)
 			(void)emu_send(n->fd, &a, sizeof(a));
@@ -139,24 +93,21 @@ void run_fail_job(struct run *r, uint32_t j, const char *fmt, ...)
 
 static void on_done(struct run *r, uint32_t ep, const struct ctl_done *m)
 {
-	struct run_node *n = &r->nodes[ep];
-	struct run_job *rj;
-	char why[128], links[160];
+	struct run_node *n = &run_emu(r)->nodes[ep];
+	const struct run_job *rj;
+	char why[128], links[160], reason[REC_REASON_MAX + 400];
 
 	if (m->job >= r->njobs || n->job != (int32_t)m->job)
 		return; /* a late answer to an abort of a job already ended */
 	rj = &r->jobs[m->job];
 	n->job = -1;
-	rj->done++;
-	rj->verified += m->verified;
-	rj->last_progress = run_now(r);
+	reason[0] = '\0';
 	if (m->status && m->status != -ECANCELED)
-		run_fail_job(r, m->job, "%s%s (rank %u): %.*s",
-			     run_job_why(r, m->job, rj->last_progress - (int64_t)rj->progress_ns,
-					 why, sizeof(why), links, sizeof(links)),
-			     node_name(r, ep), m->rank, (int)sizeof(m->reason), m->reason);
-	if (rj->done == rj->spec.gpus)
-		run_end_job(r, m->job, REC_OK, NULL);
+		snprintf(reason, sizeof(reason), "%s%s (rank %u): %.*s",
+			 run_job_why(r, m->job, run_now(r) - (int64_t)rj->progress_ns, why,
+				     sizeof(why), links, sizeof(links)),
+			 node_name(r, ep), m->rank, (int)sizeof(m->reason), m->reason);
+	run_rank_ended(r, m->job, m->status, m->verified, reason);
 }
 
 static int on_flows(struct run *r, const struct ctl_rec_flows *m, size_t len)
@@ -169,7 +120,7 @@ static int on_flows(struct run *r, const struct ctl_rec_flows *m, size_t len)
 	for (i = 0; i < m->n; i++) {
 		struct run_flow f = {m->job, m->rank, m->flows[i]};
 
-		if (vec_push(&r->raw, f))
+		if (vec_push(&run_emu(r)->raw, f))
 			return -ENOMEM;
 	}
 	if (m->job < r->njobs)
@@ -194,7 +145,7 @@ static int dispatch(struct run *r, uint32_t ep, const void *buf, size_t len)
 
 	switch (h->type) {
 	case CTL_READY:
-		r->nodes[ep].ready = true;
+		run_emu(r)->nodes[ep].ready = true;
 		return 0;
 	case CTL_REC_FLOWS:
 		return on_flows(r, buf, len);
@@ -224,7 +175,7 @@ int run_node_input(struct run *r, uint32_t ep, struct diag *d)
 
 	if (!buf)
 		return diag_set(d, -ENOMEM, "out of memory");
-	n = emu_recv(r->nodes[ep].fd, buf, cap);
+	n = emu_recv(run_emu(r)->nodes[ep].fd, buf, cap);
 	if (n > 0)
 		err = dispatch(r, ep, buf, (size_t)n);
 	if (n == 0 || n == -ECONNRESET)
@@ -252,7 +203,7 @@ static void exit_text(pid_t pid, char *buf, size_t len)
 
 void run_node_lost(struct run *r, uint32_t ep, const char *why)
 {
-	struct run_node *n = &r->nodes[ep];
+	struct run_node *n = &run_emu(r)->nodes[ep];
 	int32_t j = n->job;
 	struct diag d = {0};
 	char how[64];
@@ -279,4 +230,58 @@ void run_node_lost(struct run *r, uint32_t ep, const char *why)
 	}
 	if (!r->stopping && run_node_spawn(r, ep, &d)) /* a fresh node for the next jobs */
 		n->fd = -1;
+}
+
+/* Sorted by flow with the SEND first, a flow is a SEND followed by its RECV. */
+static int cmp_flow(const void *a, const void *b)
+{
+	const struct run_flow *x = a, *y = b;
+	uint32_t kx[5] = {x->job, x->f.iter, x->f.src, x->f.dst, x->f.seq};
+	uint32_t ky[5] = {y->job, y->f.iter, y->f.src, y->f.dst, y->f.seq};
+	int i;
+
+	for (i = 0; i < 5; i++)
+		if (kx[i] != ky[i])
+			return kx[i] < ky[i] ? -1 : 1;
+	return x->f.dir == y->f.dir ? 0 : (x->f.dir == COLL_SEND ? -1 : 1);
+}
+
+static bool same_flow(const struct run_flow *a, const struct run_flow *b)
+{
+	return a->job == b->job && a->f.iter == b->f.iter && a->f.src == b->f.src &&
+	       a->f.dst == b->f.dst && a->f.seq == b->f.seq;
+}
+
+void run_emu_join_flows(struct run *r)
+{
+	struct run_emu *x = run_emu(r);
+	size_t i;
+
+	if (r->rec.flows.n)
+		return;
+	if (x->raw.n)
+		qsort(x->raw.v, x->raw.n, sizeof(*x->raw.v), cmp_flow);
+	for (i = 0; i + 1 < x->raw.n; i++) {
+		const struct run_flow *s = &x->raw.v[i], *v = &x->raw.v[i + 1];
+		const struct run_job *rj = &r->jobs[s->job];
+		struct rec_flow f;
+
+		if (s->f.dir != COLL_SEND || v->f.dir != COLL_RECV || !same_flow(s, v) || !rj->eps)
+			continue;
+		f = (struct rec_flow){s->job,
+				      s->f.iter,
+				      s->f.src,
+				      s->f.dst,
+				      r->t->endpoints.v[rj->eps[s->f.src]],
+				      r->t->endpoints.v[rj->eps[s->f.dst]],
+				      s->f.seq,
+				      s->f.phase,
+				      s->f.bytes,
+				      (int64_t)s->f.t_start - x->t0,
+				      (int64_t)v->f.t_end - x->t0,
+				      s->f.tag};
+		if (vec_push(&r->rec.flows, f))
+			return;
+		i++;
+	}
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "orchestrator/run_emu_int.h"
 #include "orchestrator/run_net.h"
 
 int run_net_init(struct run *r, struct diag *d)
@@ -18,17 +19,17 @@ int run_net_init(struct run *r, struct diag *d)
 	n = calloc(1, sizeof(*n));
 	if (!n)
 		return diag_set(d, -ENOMEM, "out of memory");
-	r->net = n;
+	run_emu(r)->net = n;
 	n->reconf_rec = -1;
 	n->ocs_delay_ns = r->e->s.topology.ls.ocs.delay_ns;
 	err = fail_plan_build(r->e, r->t, &n->plan, d);
-	err = err ? err : netctl_init(&n->ctl, r->t, r->nsfd, d);
+	err = err ? err : netctl_init(&n->ctl, r->t, run_emu(r)->nsfd, d);
 	return err;
 }
 
 void run_net_done(struct run *r)
 {
-	struct run_net *n = r->net;
+	struct run_net *n = run_emu(r)->net;
 
 	if (!n)
 		return;
@@ -40,25 +41,25 @@ void run_net_done(struct run *r)
 	free(n->reconf_ports);
 	vec_free(&n->recs);
 	free(n);
-	r->net = NULL;
+	run_emu(r)->net = NULL;
 }
 
 bool run_ocs_pending(const struct run *r)
 {
-	return r->net && r->net->reconf.next;
+	return run_emu(r)->net && run_emu(r)->net->reconf.next;
 }
 
 int64_t run_net_next(const struct run *r)
 {
-	const struct run_net *n = r->net;
+	const struct run_net *n = run_emu(r)->net;
 	int64_t next = INT64_MAX;
 
 	if (!n)
 		return next;
 	if (n->plan.next < n->plan.events.n)
 		next = n->plan.events.v[n->plan.next].at;
-	if (n->reconf.next && ocs_reconf_deadline(&n->reconf) - r->t0 < next)
-		next = ocs_reconf_deadline(&n->reconf) - r->t0;
+	if (n->reconf.next && ocs_reconf_deadline(&n->reconf) - run_emu(r)->t0 < next)
+		next = ocs_reconf_deadline(&n->reconf) - run_emu(r)->t0;
 	return next;
 }
 
@@ -110,7 +111,7 @@ static bool pick(const struct run_net *n, const struct fail_event *ev, uint32_t 
 
 static void fire_cables(struct run *r, const struct fail_event *ev)
 {
-	struct run_net *n = r->net;
+	struct run_net *n = run_emu(r)->net;
 	struct netctl_stats st = {0};
 	struct rec_netev *e;
 	struct diag d = {0};
@@ -145,13 +146,13 @@ static void fire(struct run *r, const struct fail_event *ev)
 		return;
 	}
 	/* refusals are in the records: the scenario asked as a policy would */
-	(void)run_ocs_rewire(r, &r->net->plan.changes.v[ev->change_off], ev->change_n, &d);
+	(void)run_ocs_rewire(r, &run_emu(r)->net->plan.changes.v[ev->change_off], ev->change_n, &d);
 }
 
 /* The second half of a reconfiguration: circuits in, routes fixed, a probe over them. */
 static void finish_reconf(struct run *r)
 {
-	struct run_net *n = r->net;
+	struct run_net *n = run_emu(r)->net;
 	struct rec_netev *e = n->reconf_rec >= 0 ? &n->recs.v[n->reconf_rec] : NULL;
 	const struct topo *p = n->ctl.phys;
 	uint8_t *aff = calloc(n->ctl.t->links.n + 1, 1);
@@ -178,7 +179,7 @@ out:
 
 void run_net_tick(struct run *r, int64_t now)
 {
-	struct run_net *n = r->net;
+	struct run_net *n = run_emu(r)->net;
 
 	if (!n)
 		return;
@@ -192,7 +193,7 @@ void run_net_tick(struct run *r, int64_t now)
 /* Marks, per link of the current view, the job (plus one) whose traffic may cross it. */
 static int busy_links(const struct run *r, uint32_t *job1)
 {
-	const struct run_net *n = r->net;
+	const struct run_net *n = run_emu(r)->net;
 	uint32_t j;
 	int err = 0;
 
@@ -232,7 +233,7 @@ static int note_ports(struct run_net *n)
 static int begin(struct run *r, const struct ocs_change *ch, size_t nch, struct rec_netev *e,
 		 struct diag *d)
 {
-	struct run_net *n = r->net;
+	struct run_net *n = run_emu(r)->net;
 	uint32_t *job1 = calloc(n->ctl.t->links.n + 1, sizeof(*job1));
 	struct ocs_busy busy = {job1};
 	int err;
@@ -260,15 +261,15 @@ int run_ocs_rewire(struct run *r, const struct ocs_change *ch, size_t n, struct 
 	char target[96];
 	size_t i;
 
-	if (!r->net || !r->net->ctl.xc)
+	if (!run_emu(r)->net || !run_emu(r)->net->ctl.xc)
 		return diag_set(d, -EINVAL, "the topology has no OCS");
 	for (i = 0; i < n; i++)
 		if (ch[i].ocs >= r->t->nodes.n || ch[i].a >= r->t->nodes.n ||
 		    ch[i].b >= r->t->nodes.n)
 			return diag_set(d, -EINVAL, "rewire: no such node");
-	changes_text(r->net->ctl.phys, ch, n, target, sizeof(target));
-	e = run_net_rec(r->net, run_now(r), "rewire", "rewire", target);
-	if (!r->net->reconf.next)
+	changes_text(run_emu(r)->net->ctl.phys, ch, n, target, sizeof(target));
+	e = run_net_rec(run_emu(r)->net, run_now(r), "rewire", "rewire", target);
+	if (!run_emu(r)->net->reconf.next)
 		return begin(r, ch, n, e, d);
 	if (e)
 		snprintf(e->result, sizeof(e->result),

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "orchestrator/run_emu_int.h"
 #include "orchestrator/run_net.h"
 
 #define PICK_GROUPS 32 /* probe candidates: the first endpoint of this many groups */
@@ -126,16 +127,17 @@ int run_net_write(struct run *r, const char *dir, struct diag *d)
 	size_t i;
 	int err = 0;
 
-	if (!r->net)
+	if (!run_emu(r)->net)
 		return 0;
-	run_net_probes(r->net, true);
+	run_net_probes(run_emu(r)->net, true);
 	snprintf(path, sizeof(path), "%s/failures.csv", dir);
 	f = fopen(path, "we");
 	if (!f)
 		return diag_set(d, -errno, "writing %s: %s", path, strerror(errno));
 	fprintf(f, "%s\n", REC_NETEV_HEADER);
-	for (i = 0; i < r->net->recs.n; i++) {
-		if (rec_netev_format(line, sizeof(line), &r->net->recs.v[i]) >= (int)sizeof(line))
+	for (i = 0; i < run_emu(r)->net->recs.n; i++) {
+		if (rec_netev_format(line, sizeof(line), &run_emu(r)->net->recs.v[i]) >=
+		    (int)sizeof(line))
 			err = -EOVERFLOW;
 		else
 			fputs(line, f); /* rows end in a newline */
@@ -151,8 +153,8 @@ const char *run_net_why(const struct run *r, int64_t since, char *buf, size_t le
 	size_t i;
 
 	buf[0] = '\0';
-	for (i = r->net ? r->net->recs.n : 0; i > 0; i--) {
-		e = &r->net->recs.v[i - 1];
+	for (i = run_emu(r)->net ? run_emu(r)->net->recs.n : 0; i > 0; i--) {
+		e = &run_emu(r)->net->recs.v[i - 1];
 		if (e->t < since)
 			break;
 		snprintf(buf, len, "after %s %s %s at %.3f s (failures.csv): ", e->event, e->target,
@@ -176,8 +178,8 @@ char *run_net_summary(const struct run *r, char *buf, size_t len)
 	size_t i, o = 0;
 
 	buf[0] = '\0';
-	for (i = 0; r->net && i < r->net->recs.n && o < len; i++) {
-		const struct rec_netev *e = &r->net->recs.v[i];
+	for (i = 0; run_emu(r)->net && i < run_emu(r)->net->recs.n && o < len; i++) {
+		const struct rec_netev *e = &run_emu(r)->net->recs.v[i];
 
 		ms(rt, sizeof(rt), e->routes_ns);
 		ms(pt, sizeof(pt), e->probe_ns);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The raw records of a run, written to the results folder (collect/records.h formats):
- * jobs.csv, iterations.csv, flows.csv (each sender's record joined with its receiver's),
- * links.csv and cpu.csv (the sampler's), topology.json and the scenario as run. */
+ * jobs.csv, iterations.csv, flows.csv, links.csv and cpu.csv as the backend recorded them,
+ * topology.json, the scenario as run, and the backend's own files. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -12,7 +12,6 @@
 
 #include "orchestrator/results.h"
 #include "orchestrator/run_int.h"
-#include "orchestrator/run_net.h"
 
 static void placement(const struct run *r, const struct run_job *rj, char *buf, size_t len)
 {
@@ -51,57 +50,6 @@ static void job_record(const struct run *r, const struct run_job *rj, struct rec
 	placement(r, rj, j->placement, sizeof(j->placement));
 }
 
-static int cmp_flow(const void *a, const void *b)
-{
-	const struct run_flow *x = a, *y = b;
-	uint32_t kx[5] = {x->job, x->f.iter, x->f.src, x->f.dst, x->f.seq};
-	uint32_t ky[5] = {y->job, y->f.iter, y->f.src, y->f.dst, y->f.seq};
-	int i;
-
-	for (i = 0; i < 5; i++)
-		if (kx[i] != ky[i])
-			return kx[i] < ky[i] ? -1 : 1;
-	return x->f.dir == y->f.dir ? 0 : (x->f.dir == COLL_SEND ? -1 : 1);
-}
-
-static bool same_flow(const struct run_flow *a, const struct run_flow *b)
-{
-	return a->job == b->job && a->f.iter == b->f.iter && a->f.src == b->f.src &&
-	       a->f.dst == b->f.dst && a->f.seq == b->f.seq;
-}
-
-/* Sorted by flow with the SEND first, a flow is a SEND followed by its RECV. */
-static void join_flows(struct run *r)
-{
-	size_t i;
-
-	if (r->raw.n)
-		qsort(r->raw.v, r->raw.n, sizeof(*r->raw.v), cmp_flow);
-	for (i = 0; i + 1 < r->raw.n; i++) {
-		const struct run_flow *s = &r->raw.v[i], *v = &r->raw.v[i + 1];
-		const struct run_job *rj = &r->jobs[s->job];
-		struct rec_flow f;
-
-		if (s->f.dir != COLL_SEND || v->f.dir != COLL_RECV || !same_flow(s, v) || !rj->eps)
-			continue;
-		f = (struct rec_flow){s->job,
-				      s->f.iter,
-				      s->f.src,
-				      s->f.dst,
-				      r->t->endpoints.v[rj->eps[s->f.src]],
-				      r->t->endpoints.v[rj->eps[s->f.dst]],
-				      s->f.seq,
-				      s->f.phase,
-				      s->f.bytes,
-				      (int64_t)s->f.t_start - r->t0,
-				      (int64_t)v->f.t_end - r->t0,
-				      s->f.tag};
-		if (vec_push(&r->rec.flows, f))
-			return;
-		i++;
-	}
-}
-
 static int copy_file(const char *from, const char *dir, const char *name)
 {
 	char path[600], buf[8192];
@@ -122,7 +70,7 @@ static int copy_file(const char *from, const char *dir, const char *name)
 	return r;
 }
 
-/* The jobs as records, and the flows joined, into r->rec. */
+/* The jobs as records, into r->rec. */
 static int gather(struct run *r)
 {
 	struct rec_job *j;
@@ -135,8 +83,6 @@ static int gather(struct run *r)
 			return -ENOMEM;
 		job_record(r, &r->jobs[i], j);
 	}
-	if (!r->rec.flows.n)
-		join_flows(r);
 	return 0;
 }
 
@@ -155,7 +101,7 @@ int run_write(struct run *r, const char *dir, struct diag *d)
 	err = err ? err : res_write_topology(dir, r->t, &r->e->s.shaping);
 	if (err)
 		return diag_set(d, err, "writing results to %s: %s", dir, strerror(-err));
-	return run_net_write(r, dir, d); /* failures.csv */
+	return r->be->write ? r->be->write(r, dir, d) : 0;
 }
 
 void run_give_back(const struct run *r, const char *dir)

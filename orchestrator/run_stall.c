@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "orchestrator/run_int.h"
+#include "orchestrator/run_emu_int.h"
 #include "orchestrator/run_net.h"
 #include "policy/reroute.h"
 
@@ -15,7 +15,7 @@
 /* The view the kernel forwards by now: failures and rewires change it. */
 static const struct topo *now_view(const struct run *r)
 {
-	return r->net ? r->net->ctl.t : r->t;
+	return run_emu(r)->net ? run_emu(r)->net->ctl.t : r->t;
 }
 
 /* Whether the link of r->t joining ports a's side is down now (same port ids, model/ocs.h). */

@@ -494,7 +494,10 @@ static const struct scn_yaml_field workload_fields[] = {
 static int workload_check(struct scn_yaml_ctx *c, const struct map_read *m)
 {
 	struct exp_workload *w = &c->e->w;
+	const yaml_node_t *v = given(m, "verify");
 
+	w->verify_line = v ? (uint32_t)v->start_mark.line + 1 : 0; /* `testbed sim` refuses it */
+	w->verify_col = v ? (uint32_t)v->start_mark.column + 1 : 0;
 	if (!w->jobs.n && !w->generate && !w->trace)
 		return scn_yaml_fail_at(c, &m->node->start_mark,
 					"'workload' needs jobs, generate or trace");

@@ -134,4 +134,15 @@ int route_alltoall_conn_loads(const struct topo *t, const struct route_plan *pla
 int route_trace(const struct topo *t, const struct route_plan *plan, uint32_t src,
 		const struct route_flow *f, uint32_t *hops, uint32_t max);
 
+/* The same walk, giving the ports the flow leaves through, one per hop (port p is the link
+ * direction leaving p): up to max into ports. The hop count, or -EHOSTUNREACH, -ELOOP. */
+int route_trace_ports(const struct topo *t, const struct route_plan *plan, uint32_t src,
+		      const struct route_flow *f, uint32_t *ports, uint32_t max);
+
+/* The flow from rank a to rank b of job `job` placed on endpoints eps (indexes into
+ * t->endpoints) on the one TCP connection the pair shares (traffic/sport.h): the lower rank's
+ * bound source port (first candidate) to the higher rank's FLOW_DPORT, and back. */
+struct route_flow route_job_flow(const struct topo *t, const uint32_t *eps, uint32_t job,
+				 uint32_t a, uint32_t b);
+
 #endif

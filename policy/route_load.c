@@ -63,21 +63,6 @@ static int draw(const struct topo *t, const struct route_plan *plan, uint64_t *r
 	return r;
 }
 
-/* The flow from rank a to rank b of a job on the one connection the pair shares: the lower
- * rank's bound source port to the higher rank's FLOW_DPORT, and back. */
-static struct route_flow conn_flow(const struct topo *t, const uint32_t *eps, uint32_t job,
-				   uint32_t a, uint32_t b)
-{
-	struct route_flow f = {.saddr = t->nodes.v[t->endpoints.v[eps[a]]].addr,
-			       .daddr = t->nodes.v[t->endpoints.v[eps[b]]].addr,
-			       .proto = 6};
-	uint16_t sport = flow_sport(job, a < b ? a : b, a < b ? b : a, 0);
-
-	f.sport = a < b ? sport : FLOW_DPORT;
-	f.dport = a < b ? FLOW_DPORT : sport;
-	return f;
-}
-
 /* (N-1) lambda / injection, lambda the pair rate that fills the busiest link direction. */
 static double fraction_of(const struct topo *t, const double *load, uint32_t nranks)
 {
@@ -136,7 +121,7 @@ int route_alltoall_conn_loads(const struct topo *t, const struct route_plan *pla
 
 			if (a == b)
 				continue;
-			f = conn_flow(t, eps, job, a, b);
+			f = route_job_flow(t, eps, job, a, b);
 			r = add_flow(t, plan, t->endpoints.v[eps[a]], &f, load);
 		}
 	}

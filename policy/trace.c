@@ -4,6 +4,7 @@
 #include <errno.h>
 
 #include "policy/route.h"
+#include "traffic/sport.h"
 
 static bool prefix_has(const struct route_prefix *p, uint32_t a)
 {
@@ -66,17 +67,24 @@ static uint32_t main_pick(const struct route_plan *plan, uint32_t node, uint32_t
 	return best;
 }
 
-int route_trace(const struct topo *t, const struct route_plan *plan, uint32_t src,
-		const struct route_flow *f, uint32_t *hops, uint32_t max)
+/* The walk behind both: the nodes visited (src first) into nodes, or the ports left through
+ * into ports (one fewer), whichever is not NULL; at most max entries. */
+static int walk(const struct topo *t, const struct route_plan *plan, uint32_t src,
+		const struct route_flow *f, uint32_t *nodes, uint32_t *ports, uint32_t max)
 {
 	uint32_t node = src, in_port = TOPO_NONE, n = 0, port;
 
-	while (n < max) {
+	for (;;) {
 		bool local = in_port == TOPO_NONE;
 
-		hops[n++] = node;
+		if (nodes && n == max)
+			return -ELOOP;
+		if (nodes)
+			nodes[n] = node;
 		if (t->nodes.v[node].kind == TOPO_ENDPOINT && t->nodes.v[node].addr == f->daddr)
-			return (int)n;
+			return (int)n + !!nodes;
+		if (!nodes && n == max)
+			return -ELOOP;
 		if (!local && !t->nodes.v[node].forwards)
 			return -EHOSTUNREACH;
 		port = group_pick(plan, node, f, local || is_edge(plan, node, in_port));
@@ -84,8 +92,35 @@ int route_trace(const struct topo *t, const struct route_plan *plan, uint32_t sr
 			port = main_pick(plan, node, f->daddr);
 		if (port == TOPO_NONE)
 			return -EHOSTUNREACH;
+		if (ports)
+			ports[n] = port;
+		n++;
 		in_port = topo_port_peer(t, port);
 		node = t->ports.v[in_port].node;
 	}
-	return -ELOOP;
+}
+
+int route_trace(const struct topo *t, const struct route_plan *plan, uint32_t src,
+		const struct route_flow *f, uint32_t *hops, uint32_t max)
+{
+	return walk(t, plan, src, f, hops, NULL, max);
+}
+
+int route_trace_ports(const struct topo *t, const struct route_plan *plan, uint32_t src,
+		      const struct route_flow *f, uint32_t *ports, uint32_t max)
+{
+	return walk(t, plan, src, f, NULL, ports, max);
+}
+
+struct route_flow route_job_flow(const struct topo *t, const uint32_t *eps, uint32_t job,
+				 uint32_t a, uint32_t b)
+{
+	struct route_flow f = {.saddr = t->nodes.v[t->endpoints.v[eps[a]]].addr,
+			       .daddr = t->nodes.v[t->endpoints.v[eps[b]]].addr,
+			       .proto = 6};
+	uint16_t sport = flow_sport(job, a < b ? a : b, a < b ? b : a, 0);
+
+	f.sport = a < b ? sport : FLOW_DPORT;
+	f.dport = a < b ? FLOW_DPORT : sport;
+	return f;
 }

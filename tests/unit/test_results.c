@@ -158,7 +158,7 @@ static void test_load(void **state)
 	struct scenario s;
 	struct topo *t = NULL;
 	struct rec_run a;
-	struct res_info info = {"q", "r", 1, 2 * S};
+	struct res_info info = {.scenario = "q", .run_id = "r", .dilation = 1, .t_end = 2 * S};
 	struct res_run x;
 	struct diag d = {0};
 

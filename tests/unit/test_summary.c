@@ -93,7 +93,7 @@ static void t_metrics(const struct rec_run *r, struct col_metrics *m)
 		fail_msg("%s", d.msg);
 }
 
-static const struct col_summary_meta t_meta = {"quickstart", "run-1"};
+static const struct col_summary_meta t_meta = {"quickstart", "run-1", NULL};
 
 static void test_schema_valid(void **state)
 {

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+/* Jobs through their life in the runner (run.h), whatever the backend: placed by the
+ * scheduler and handed to the backend, failed with a reason, ended when every rank has. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "orchestrator/run_int.h"
+
+static int start_job(struct run *r, uint32_t j, const uint32_t *eps, struct diag *d)
+{
+	struct run_job *rj = &r->jobs[j];
+
+	rj->eps = malloc(rj->spec.gpus * sizeof(*eps));
+	if (!rj->eps)
+		return diag_set(d, -ENOMEM, "out of memory");
+	memcpy(rj->eps, eps, rj->spec.gpus * sizeof(*eps));
+	rj->start = rj->last_progress = run_now(r);
+	rj->running = true;
+	return r->be->start(r, j, d);
+}
+
+int run_start_jobs(struct run *r, struct diag *d)
+{
+	const uint32_t *eps;
+	int j, err = 0;
+
+	while (!err && !r->stopping && (j = sched_next(&r->sched, &eps)) >= 0)
+		err = start_job(r, (uint32_t)j, eps, d);
+	return err;
+}
+
+void run_end_job(struct run *r, uint32_t j, enum rec_status st, const char *why)
+{
+	struct run_job *rj = &r->jobs[j];
+
+	if (!rj->running)
+		return;
+	rj->running = false;
+	rj->finish = run_now(r);
+	if (rj->status == REC_NOT_STARTED)
+		rj->status = st;
+	if (why && !rj->reason[0])
+		snprintf(rj->reason, sizeof(rj->reason), "%s", why);
+	sched_finish(&r->sched, j);
+	r->finished++;
+}
+
+void run_fail_job(struct run *r, uint32_t j, const char *fmt, ...)
+{
+	struct run_job *rj = &r->jobs[j];
+	va_list ap;
+
+	if (!rj->running || rj->aborting)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(rj->reason, sizeof(rj->reason), fmt, ap);
+	va_end(ap);
+	rj->status = r->stopping ? REC_CANCELLED : REC_FAILED;
+	rj->aborting = true;
+	rj->last_progress = run_now(r); /* the abort deadline counts from here */
+	r->be->abort(r, j);
+}
+
+void run_rank_ended(struct run *r, uint32_t j, int status, bool verified, const char *reason)
+{
+	struct run_job *rj = &r->jobs[j];
+
+	rj->done++;
+	rj->verified += verified;
+	rj->last_progress = run_now(r);
+	if (status && status != -ECANCELED)
+		run_fail_job(r, j, "%s", reason && reason[0] ? reason : strerror(-status));
+	if (rj->done == rj->spec.gpus)
+		run_end_job(r, j, REC_OK, NULL);
+}

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+/* The virtual-time backend (run_sim.h): the runner's calls carried out on sim/exec.h, and
+ * every link direction's bytes sampled for links.csv. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "orchestrator/run_int.h"
+#include "orchestrator/run_sim.h"
+
+/* links.csv rows at most: past this the sampling interval doubles (coarser, not endless) */
+#define SAMPLES_MAX 4000000ULL
+
+static struct run_sim *state(const struct run *r)
+{
+	return r->be_data;
+}
+
+double run_sim_goodput(uint32_t mtu)
+{
+	return mtu > 52 ? (double)(mtu - 52) / (double)(mtu + 14) : 1.0;
+}
+
+static void sample(struct run *r, int64_t now)
+{
+	struct run_sim *s = state(r);
+	const struct topo *t = r->t;
+	size_t p;
+
+	for (p = 0; p < t->ports.n; p++) {
+		struct rec_sample *x = vec_grow(&r->rec.samples);
+		double bytes = sim_link_bytes(&s->x.net, (uint32_t)p);
+
+		if (!x)
+			return; /* a gap in links.csv, as a failed round leaves in emulation */
+		memset(x, 0, sizeof(*x));
+		x->t = now;
+		x->link = t->ports.v[p].link;
+		x->dir = t->ports.v[p].side;
+		x->tx_bytes = (uint64_t)(bytes + 0.5);
+		x->tx_packets = (x->tx_bytes + s->frame - 1) / s->frame;
+	}
+	s->samples += t->ports.n;
+}
+
+static int sim_prepare(struct run *r, struct diag *d)
+{
+	struct run_sim *s = state(r);
+	uint32_t mtu = r->e->s.shaping.mtu ? r->e->s.shaping.mtu : 1500;
+	int err;
+
+	err = sim_exec_init(&s->x, r->t, r->plan, run_sim_goodput(mtu), &r->rec, d);
+	s->frame = mtu + 14;
+	s->sample_ns = (int64_t)r->e->run.sample_ns;
+	s->next_sample = s->sample_ns ? s->sample_ns : INT64_MAX;
+	if (!err)
+		sample(r, 0); /* the baseline */
+	return err;
+}
+
+static int64_t sim_now(const struct run *r)
+{
+	return sim_exec_now(&state(r)->x);
+}
+
+static int64_t sim_next_due(const struct run *r)
+{
+	return state(r)->next_sample;
+}
+
+static int sim_start(struct run *r, uint32_t j, struct diag *d)
+{
+	const struct run_job *rj = &r->jobs[j];
+	struct sim_job_in in = {.id = j,
+				.coll = {.kind = rj->spec.kind,
+					 .algo = rj->spec.algo,
+					 .nranks = rj->spec.gpus,
+					 .bytes = rj->bytes,
+					 .elem = rj->spec.elem ? rj->spec.elem : 4,
+					 .group = rj->spec.group},
+				.iterations = rj->spec.iterations,
+				.compute_ns = rj->compute_ns,
+				.eps = rj->eps};
+	struct diag why = {0};
+	int err = sim_exec_start(&state(r)->x, &in, &why);
+
+	if (err == -ENOMEM)
+		return diag_set(d, err, "out of memory (job %u, %u ranks)", j, rj->spec.gpus);
+	if (err) /* this job cannot run here; the others can */
+		run_fail_job(r, j, "%s", why.msg);
+	return 0;
+}
+
+/* Its ranks stop at once: the job ends now. */
+static void sim_abort(struct run *r, uint32_t j)
+{
+	sim_exec_abort(&state(r)->x, j);
+	run_end_job(r, j, REC_FAILED, NULL);
+}
+
+/* Nothing can happen any more but jobs still run: their flows cross links that are down. */
+static void stalled(struct run *r)
+{
+	uint32_t j;
+
+	for (j = 0; j < r->njobs; j++)
+		if (r->jobs[j].running)
+			run_fail_job(r, j,
+				     "no progress possible in virtual time: its flows are "
+				     "stalled on links that are down");
+}
+
+static int sim_wait(struct run *r, int64_t until, struct diag *d)
+{
+	uint32_t job, k;
+	int res = sim_exec_run(&state(r)->x, until, &job);
+
+	if (res < 0)
+		return diag_set(d, res, "virtual time: %s", strerror(-res));
+	if (res == SIM_X_JOB_DONE)
+		for (k = 0; r->jobs[job].running && k < r->jobs[job].spec.gpus; k++)
+			run_rank_ended(r, job, 0, false, NULL);
+	else if (res == SIM_X_IDLE)
+		stalled(r);
+	return 0;
+}
+
+static void sim_tick(struct run *r, int64_t now)
+{
+	struct run_sim *s = state(r);
+
+	if (now < s->next_sample)
+		return;
+	sample(r, now);
+	if (s->samples > SAMPLES_MAX / 2 && s->sample_ns < INT64_MAX / 4)
+		s->sample_ns *= 2;
+	s->next_sample = now + s->sample_ns;
+}
+
+static void sim_finish(struct run *r)
+{
+	struct run_sim *s = state(r);
+
+	if (!r->rec.samples.n || r->rec.samples.v[r->rec.samples.n - 1].t != sim_now(r))
+		sample(r, sim_now(r));
+	s->st = s->x.net.st;
+}
+
+static void sim_done(struct run *r)
+{
+	sim_exec_done(&state(r)->x);
+}
+
+const struct run_backend run_sim_backend = {
+	.name = "sim",
+	.prepare = sim_prepare,
+	.now = sim_now,
+	.next = sim_next_due,
+	.start = sim_start,
+	.abort = sim_abort,
+	.wait = sim_wait,
+	.tick = sim_tick,
+	.finish = sim_finish,
+	.write = NULL,
+	.done = sim_done,
+};

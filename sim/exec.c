@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: MIT
+/* Ranks executing collective schedules over the flow model (see exec.h): compute timers,
+ * SEND flows on the kernel's paths, deliveries queued per connection, RECVs taking them in
+ * order, and the records of each iteration and message. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/exec.h"
+
+/* Cookies: kind (2 bits) | job (18) | rank (14) | step (30). Flows carry a SEND's. */
+enum { K_FLOW, K_COMPUTE, K_DELIVER, K_WAKE };
+
+static uint64_t cookie(unsigned kind, uint32_t job, uint32_t rank, uint32_t step)
+{
+	return (uint64_t)kind << 62 | (uint64_t)job << 44 | (uint64_t)rank << 30 | step;
+}
+
+static unsigned ck_kind(uint64_t c)
+{
+	return (unsigned)(c >> 62);
+}
+
+static uint32_t ck_job(uint64_t c)
+{
+	return (uint32_t)(c >> 44) & (SIM_JOBS_MAX - 1);
+}
+
+static uint32_t ck_rank(uint64_t c)
+{
+	return (uint32_t)(c >> 30) & (COLL_MAX_RANKS - 1);
+}
+
+static uint32_t ck_step(uint64_t c)
+{
+	return (uint32_t)c & ((1u << 30) - 1);
+}
+
+int sim_exec_init(struct sim_exec *x, const struct topo *t, const struct route_plan *plan,
+		  double goodput, struct rec_run *rec, struct diag *d)
+{
+	double *cap = malloc((t->ports.n + 1) * sizeof(*cap));
+	size_t p;
+	int r;
+
+	memset(x, 0, sizeof(*x));
+	x->t = t;
+	x->plan = plan;
+	x->rec = rec;
+	x->goodput = goodput > 0 && goodput <= 1 ? goodput : 1;
+	x->wake = -1;
+	if (!cap)
+		return diag_set(d, -ENOMEM, "out of memory");
+	for (p = 0; p < t->ports.n; p++)
+		cap[p] = (double)topo_port_rate(t, (uint32_t)p);
+	r = sim_net_init(&x->net, (uint32_t)t->ports.n, cap);
+	free(cap);
+	return r ? diag_set(d, r, "out of memory") : 0;
+}
+
+static void rank_free(struct sim_rank *rk)
+{
+	uint32_t i;
+
+	for (i = 0; rk->in && i < rk->plan.npeers; i++)
+		vec_free(&rk->in[i].q);
+	free(rk->in);
+	free(rk->t_step);
+	coll_plan_run_done(&rk->run);
+	coll_plan_done(&rk->plan);
+}
+
+static void job_free(struct sim_job *j)
+{
+	uint32_t k;
+
+	for (k = 0; j->ranks && k < j->nranks; k++)
+		rank_free(&j->ranks[k]);
+	free(j->ranks);
+	free(j->eps);
+	coll_sched_done(&j->sched);
+	memset(j, 0, sizeof(*j));
+}
+
+void sim_exec_done(struct sim_exec *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->jobs.n; i++)
+		job_free(&x->jobs.v[i]);
+	vec_free(&x->jobs);
+	vec_free(&x->ended);
+	sim_net_done(&x->net);
+}
+
+bool sim_exec_running(const struct sim_exec *x, uint32_t id)
+{
+	return id < x->jobs.n && x->jobs.v[id].active;
+}
+
+static struct sim_job *job_of(struct sim_exec *x, uint32_t id)
+{
+	return id < x->jobs.n && x->jobs.v[id].active ? &x->jobs.v[id] : NULL;
+}
+
+static int rank_init(struct sim_job *j, uint32_t k)
+{
+	struct sim_rank *rk = &j->ranks[k];
+	uint32_t i;
+
+	if (coll_plan_init(&rk->plan, &j->sched, k) || coll_plan_run_init(&rk->run, &rk->plan))
+		return -ENOMEM;
+	rk->in = calloc(rk->plan.npeers + 1, sizeof(*rk->in));
+	rk->t_step = calloc(rk->plan.n + 1, sizeof(*rk->t_step));
+	if (!rk->in || !rk->t_step)
+		return -ENOMEM;
+	for (i = 0; i < rk->plan.npeers; i++)
+		rk->in[i].waiting = COLL_PLAN_NONE;
+	return 0;
+}
+
+/* Each iteration opens with its compute phase; a zero one is a timer too, so that a rank
+ * without steps does not recurse from one iteration into the next. */
+static int iter_begin(struct sim_exec *x, struct sim_job *j, uint32_t k)
+{
+	struct sim_rank *rk = &j->ranks[k];
+
+	rk->t_start = x->net.now;
+	return sim_timer(&x->net, x->net.now + (int64_t)j->compute_ns,
+			 cookie(K_COMPUTE, j->id, k, 0));
+}
+
+/* Every pair the schedule makes exchange data must have a route both ways. */
+static int check_routes(const struct sim_exec *x, const struct sim_job *j, struct diag *d)
+{
+	uint32_t ports[SIM_PATH_MAX], k, i;
+
+	for (k = 0; k < j->nranks; k++) {
+		const struct coll_plan *p = &j->ranks[k].plan;
+
+		for (i = 0; i < p->npeers; i++) {
+			struct route_flow f = route_job_flow(x->t, j->eps, j->id, k, p->peers[i]);
+			uint32_t src = x->t->endpoints.v[j->eps[k]];
+
+			if (route_trace_ports(x->t, x->plan, src, &f, ports, SIM_PATH_MAX) < 0)
+				return diag_set(
+					d, -EINVAL, "job %u: no route from %s to %s", j->id,
+					x->t->nodes.v[src].name,
+					x->t->nodes.v[x->t->endpoints.v[j->eps[p->peers[i]]]].name);
+		}
+	}
+	return 0;
+}
+
+static int job_setup(struct sim_exec *x, struct sim_job *j, const struct sim_job_in *in,
+		     struct diag *d)
+{
+	uint32_t k;
+	int r;
+
+	j->id = in->id;
+	j->nranks = in->coll.nranks;
+	j->iterations = in->iterations;
+	j->compute_ns = in->compute_ns;
+	r = coll_sched_build(&in->coll, &j->sched, d);
+	if (r)
+		return r;
+	j->ranks = calloc(j->nranks, sizeof(*j->ranks));
+	j->eps = malloc(j->nranks * sizeof(*j->eps));
+	if (!j->ranks || !j->eps)
+		return diag_set(d, -ENOMEM, "out of memory");
+	memcpy(j->eps, in->eps, j->nranks * sizeof(*j->eps));
+	for (k = 0; k < j->nranks; k++)
+		if (rank_init(j, k))
+			return diag_set(d, -ENOMEM, "out of memory");
+	return check_routes(x, j, d);
+}
+
+int sim_exec_start(struct sim_exec *x, const struct sim_job_in *in, struct diag *d)
+{
+	struct sim_job *j;
+	uint32_t k;
+	int r;
+
+	if (in->id >= SIM_JOBS_MAX || !in->coll.nranks)
+		return diag_set(d, -EINVAL, "job %u: out of the simulator's range", in->id);
+	while (x->jobs.n <= in->id)
+		if (!vec_grow(&x->jobs))
+			return diag_set(d, -ENOMEM, "out of memory");
+	j = &x->jobs.v[in->id];
+	if (j->active)
+		return diag_set(d, -EEXIST, "job %u: started twice", in->id);
+	r = job_setup(x, j, in, d);
+	if (r) {
+		job_free(j);
+		return r;
+	}
+	j->active = true;
+	for (k = 0; !r && k < j->nranks; k++)
+		r = j->iterations ? iter_begin(x, j, k) : 0;
+	if (!r && !j->iterations)
+		r = vec_push(&x->ended, j->id);
+	return r ? diag_set(d, -ENOMEM, "out of memory") : 0;
+}
+
+static void job_end(struct sim_exec *x, struct sim_job *j)
+{
+	uint32_t id = j->id;
+
+	job_free(j);
+	(void)vec_push(&x->ended, id); /* reserved: see rank_done */
+}
+
+void sim_exec_abort(struct sim_exec *x, uint32_t id)
+{
+	struct sim_job *j = job_of(x, id);
+	size_t f;
+
+	if (!j)
+		return;
+	for (f = 0; j->flows && f < x->net.flows.n; f++) {
+		const struct sim_flow *fl = &x->net.flows.v[f];
+
+		if (fl->active && ck_job(fl->cookie) == id &&
+		    !sim_flow_cancel(&x->net, (uint32_t)f))
+			j->flows--;
+	}
+	job_free(j);
+}
+
+/* The path of rank k's connection to peer, as ports. */
+static int path_of(const struct sim_exec *x, const struct sim_job *j, uint32_t k, uint32_t peer,
+		   uint32_t *ports)
+{
+	struct route_flow f = route_job_flow(x->t, j->eps, j->id, k, peer);
+
+	return route_trace_ports(x->t, x->plan, x->t->endpoints.v[j->eps[k]], &f, ports,
+				 SIM_PATH_MAX);
+}
+
+static int64_t path_delay(const struct sim_exec *x, const uint32_t *ports, int hops)
+{
+	int64_t ns = 0;
+	int i;
+
+	for (i = 0; i < hops; i++)
+		ns += (int64_t)x->t->links.v[x->t->ports.v[ports[i]].link].delay_ns;
+	return ns;
+}
+
+static int start_send(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_t s)
+{
+	const struct coll_step *st = &j->ranks[k].plan.steps[s];
+	uint32_t ports[SIM_PATH_MAX];
+	uint64_t wire = (uint64_t)ceil((double)st->len / x->goodput);
+	int hops = path_of(x, j, k, st->peer, ports), r;
+
+	if (hops <= 0) /* check_routes saw every pair routed: the plan changed under us */
+		return -EHOSTUNREACH;
+	r = sim_flow_start(&x->net, ports, (uint32_t)hops, wire ? wire : 1,
+			   cookie(K_FLOW, j->id, k, s));
+	if (r < 0)
+		return r;
+	j->flows++;
+	return 0;
+}
+
+static int kick(struct sim_exec *x, struct sim_job *j, uint32_t k);
+
+/* Rank k finished an iteration's collective now: the next iteration, or its end. */
+static int iter_end(struct sim_exec *x, struct sim_job *j, uint32_t k)
+{
+	struct sim_rank *rk = &j->ranks[k];
+	struct rec_iter *it = vec_grow(&x->rec->iters);
+
+	if (!it)
+		return -ENOMEM;
+	memset(it, 0, sizeof(*it)); /* padding too: the same run gives the same bytes */
+	it->job = j->id;
+	it->rank = k;
+	it->iter = rk->iter;
+	it->t_start = rk->t_start;
+	it->t_compute_end = rk->t_compute_end;
+	it->t_end = x->net.now;
+	if (++rk->iter < j->iterations)
+		return iter_begin(x, j, k);
+	rk->done = true;
+	if (++j->ranks_done < j->nranks)
+		return 0;
+	if (vec_reserve(&x->ended, x->ended.n + 1))
+		return -ENOMEM;
+	job_end(x, j);
+	return 0;
+}
+
+/* Step s of rank k completed now. */
+static int step_done(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_t s)
+{
+	coll_plan_run_complete(&j->ranks[k].run, s);
+	if (!coll_plan_run_finished(&j->ranks[k].run))
+		return kick(x, j, k);
+	return iter_end(x, j, k);
+}
+
+/* RECV step s of rank k takes the message at the head of its connection's queue. */
+static int take_message(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_t s)
+{
+	struct sim_rank *rk = &j->ranks[k];
+	const struct coll_step *st = &rk->plan.steps[s];
+	struct sim_chan_in *in = &rk->in[rk->plan.chan[s] / 2];
+	struct rec_flow *f = vec_grow(&x->rec->flows);
+
+	if (!f)
+		return -ENOMEM;
+	memset(f, 0, sizeof(*f)); /* padding too: the same run gives the same bytes */
+	f->job = j->id;
+	f->iter = rk->iter;
+	f->src = st->peer;
+	f->dst = k;
+	f->src_node = x->t->endpoints.v[j->eps[st->peer]];
+	f->dst_node = x->t->endpoints.v[j->eps[k]];
+	f->seq = rk->plan.seq[s];
+	f->phase = st->phase;
+	f->bytes = st->len;
+	f->t_start = in->q.v[in->head].t_send;
+	f->t_end = x->net.now;
+	if (++in->head == in->q.n)
+		in->q.n = in->head = 0;
+	in->waiting = COLL_PLAN_NONE;
+	return step_done(x, j, k, s);
+}
+
+static int start_step(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_t s)
+{
+	struct sim_rank *rk = &j->ranks[k];
+	struct sim_chan_in *in;
+
+	rk->t_step[s] = x->net.now;
+	if (rk->plan.steps[s].op == COLL_SEND)
+		return start_send(x, j, k, s);
+	in = &rk->in[rk->plan.chan[s] / 2];
+	if (in->head < in->q.n)
+		return take_message(x, j, k, s);
+	in->waiting = s;
+	return 0;
+}
+
+/* Starts every step of rank k that may start now (traffic/plan.h decides which). */
+static int kick(struct sim_exec *x, struct sim_job *j, uint32_t k)
+{
+	struct sim_rank *rk = &j->ranks[k];
+	uint32_t s;
+	int r = 0;
+
+	while (!r && j->active && !rk->done && (s = coll_plan_run_take(&rk->run)) != COLL_PLAN_NONE)
+		r = start_step(x, j, k, s);
+	return r;
+}
+
+static int on_compute(struct sim_exec *x, struct sim_job *j, uint32_t k)
+{
+	struct sim_rank *rk = &j->ranks[k];
+
+	rk->t_compute_end = x->net.now;
+	coll_plan_run_reset(&rk->run);
+	if (coll_plan_run_finished(&rk->run)) /* a rank without steps (one rank) */
+		return iter_end(x, j, k);
+	return kick(x, j, k);
+}
+
+/* Rank k's SEND step s arrives at its peer. */
+static int on_deliver(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_t s)
+{
+	uint32_t peer = j->ranks[k].plan.steps[s].peer;
+	struct sim_rank *rv = &j->ranks[peer];
+	int pi = coll_plan_peer(&rv->plan, k);
+	struct sim_arrival a = {j->ranks[k].t_step[s]};
+	struct sim_chan_in *in;
+
+	if (pi < 0)
+		return -EPROTO;
+	in = &rv->in[pi];
+	if (vec_push(&in->q, a))
+		return -ENOMEM;
+	return in->waiting != COLL_PLAN_NONE ? take_message(x, j, peer, in->waiting) : 0;
+}
+
+/* Rank k's SEND step s has sent its last byte: done for the sender, in flight for one path
+ * latency more. */
+static int on_sent(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_t s)
+{
+	const struct coll_step *st = &j->ranks[k].plan.steps[s];
+	uint32_t ports[SIM_PATH_MAX];
+	int hops = path_of(x, j, k, st->peer, ports);
+	int64_t lat = hops > 0 ? path_delay(x, ports, hops) : 0;
+	int r;
+
+	j->flows--;
+	if (lat > 0)
+		r = sim_timer(&x->net, x->net.now + lat, cookie(K_DELIVER, j->id, k, s));
+	else
+		r = on_deliver(x, j, k, s);
+	/* the send completes after its delivery is queued: the peer may be this rank's next */
+	return r ? r : step_done(x, j, k, s);
+}
+
+static int dispatch(struct sim_exec *x, const struct sim_event *ev)
+{
+	uint64_t c = ev->cookie;
+	struct sim_job *j = job_of(x, ck_job(c));
+	unsigned kind = ev->kind == SIM_EV_FLOW_DONE ? K_FLOW : ck_kind(c);
+
+	if (kind == K_WAKE || !j) /* a wake-up, or an event of a job aborted since */
+		return 0;
+	switch (kind) {
+	case K_FLOW:
+		return on_sent(x, j, ck_rank(c), ck_step(c));
+	case K_COMPUTE:
+		return on_compute(x, j, ck_rank(c));
+	default:
+		return on_deliver(x, j, ck_rank(c), ck_step(c));
+	}
+}
+
+int sim_exec_run(struct sim_exec *x, int64_t until, uint32_t *job)
+{
+	struct sim_event ev;
+	int r;
+
+	for (;;) {
+		if (x->ended.n) {
+			*job = x->ended.v[--x->ended.n];
+			return SIM_X_JOB_DONE;
+		}
+		if (until <= x->net.now)
+			return SIM_X_UNTIL;
+		if (until != INT64_MAX && until != x->wake) {
+			r = sim_timer(&x->net, until, cookie(K_WAKE, 0, 0, 0));
+			if (r)
+				return r;
+			x->wake = until;
+		}
+		r = sim_next(&x->net, &ev);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			return SIM_X_IDLE;
+		r = dispatch(x, &ev);
+		if (r)
+			return r;
+	}
+}

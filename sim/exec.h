@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/* Jobs' ranks executing their collective schedules on the flow model (sim/net.h), in virtual
+ * time: each iteration a compute phase (a timer), then the rank's steps started in the order
+ * traffic/plan.h decides, as emu-node starts them. A SEND is a flow over the ports the kernel
+ * would forward its 5-tuple through (policy/route.h, route_job_flow: the source ports
+ * emu-node binds, the switches' ECMP hash and seeds); it completes when its last byte left,
+ * and reaches its receiver one path latency later, queued there in order (a TCP connection's
+ * byte stream) until the matching RECV takes it. Records go to a rec_run as emulation writes
+ * them: iterations.csv and flows.csv. Pure: no clock, no I/O. */
+#ifndef SIM_EXEC_H
+#define SIM_EXEC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "collect/records.h"
+#include "lib/diag.h"
+#include "lib/vec.h"
+#include "model/topo.h"
+#include "policy/route.h"
+#include "sim/net.h"
+#include "traffic/coll.h"
+#include "traffic/plan.h"
+
+#define SIM_JOBS_MAX (1u << 18) /* job ids the flow cookies can carry */
+#define SIM_PATH_MAX 64 /* hops */
+
+/* A job as the runner hands it over: placed, in the backend's units (paper units here). */
+struct sim_job_in {
+	uint32_t id; /* < SIM_JOBS_MAX */
+	struct coll_params coll;
+	uint32_t iterations;
+	uint64_t compute_ns; /* per iteration */
+	const uint32_t *eps; /* endpoint index per rank (copied) */
+};
+
+/* One message queued at its receiver: the bytes are in, the RECV has not taken them yet. */
+struct sim_arrival {
+	int64_t t_send; /* when its SEND started */
+};
+
+struct sim_chan_in {
+	VEC(struct sim_arrival) q;
+	uint32_t head; /* first not yet taken */
+	uint32_t waiting; /* the RECV step taken and waiting for its message, or COLL_PLAN_NONE */
+};
+
+struct sim_rank {
+	struct coll_plan plan;
+	struct coll_plan_run run;
+	struct sim_chan_in *in; /* per peer index: the connection's receive side */
+	int64_t *t_step; /* per step: when it started this iteration */
+	uint32_t iter;
+	int64_t t_start, t_compute_end;
+	bool done;
+};
+
+struct sim_job {
+	bool active;
+	uint32_t id;
+	struct coll_sched sched;
+	struct sim_rank *ranks;
+	uint32_t *eps;
+	uint32_t nranks, iterations, ranks_done;
+	uint64_t compute_ns;
+	uint32_t flows; /* flows of the job in the network */
+};
+
+/* What ended: a job whose every rank finished, or jobs stuck with nothing left to happen. */
+enum sim_exec_what {
+	SIM_X_UNTIL, /* the clock reached `until` */
+	SIM_X_JOB_DONE, /* job `job` finished */
+	SIM_X_IDLE, /* nothing is left to happen before until (no flow, no timer) */
+};
+
+struct sim_exec {
+	const struct topo *t; /* borrowed */
+	const struct route_plan *plan; /* borrowed */
+	struct rec_run *rec; /* borrowed: iterations and flows are appended */
+	double goodput;
+	struct sim_net net;
+	VEC(struct sim_job) jobs; /* by job id */
+	VEC(uint32_t) ended; /* jobs finished, not yet reported */
+	int64_t wake; /* the latest wake-up timer set */
+};
+
+/* Over t's ports as links (link id = port id: the direction leaving it) at their rates;
+ * goodput is the share of a link's rate left for payload (TCP/IP and Ethernet headers);
+ * records go to rec. 0 or -ENOMEM (d set); sim_exec_done either way. */
+int sim_exec_init(struct sim_exec *x, const struct topo *t, const struct route_plan *plan,
+		  double goodput, struct rec_run *rec, struct diag *d);
+void sim_exec_done(struct sim_exec *x);
+
+static inline int64_t sim_exec_now(const struct sim_exec *x)
+{
+	return x->net.now;
+}
+
+/* Starts job j now: every rank begins its first iteration. -EINVAL for a schedule that does
+ * not build or a pair without a route (d says which), -ENOMEM. */
+int sim_exec_start(struct sim_exec *x, const struct sim_job_in *j, struct diag *d);
+
+/* Withdraws job id now: its flows leave the network, nothing more is recorded. */
+void sim_exec_abort(struct sim_exec *x, uint32_t id);
+
+/* Runs events until one ends a job (*job set, SIM_X_JOB_DONE), the clock reaches until
+ * (SIM_X_UNTIL; INT64_MAX: never), or nothing is left to happen (SIM_X_IDLE). Or -ENOMEM. */
+int sim_exec_run(struct sim_exec *x, int64_t until, uint32_t *job);
+
+/* Whether job id is running. */
+bool sim_exec_running(const struct sim_exec *x, uint32_t id);
+
+#endif

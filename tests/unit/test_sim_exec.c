@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: MIT
+/* Collective schedules executed on the flow model (sim/exec.h), on cases whose times are
+ * known by hand: a ring all-reduce on one switch (2(N-1) rounds of M/N at the NIC rate),
+ * with compute and iterations, with link latency, and with two ring hops sharing an uplink;
+ * an aborted job; and, as properties, every message delivered exactly once and the same
+ * inputs giving the same records. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "model/gen.h"
+#include "model/scenario.h"
+#include "sim/exec.h"
+
+#define GBIT 1000000000ULL
+#define MB (1ULL << 20)
+#define MS 1000000LL
+#define T_MSG 8388608LL /* ns for 1 MiB at 1 Gbit/s */
+
+struct t_world {
+	struct scenario s;
+	struct topo *t;
+	struct topo_paths p;
+	struct route_plan plan;
+	struct rec_run rec;
+	struct sim_exec x;
+};
+
+/* hosts_per_leaf x leaves hosts under `spines` spines (0: one switch), 1 Gbit/s links. */
+static void t_world_init(struct t_world *w, uint32_t hpl, uint32_t leaves, uint32_t spines,
+			 uint64_t delay_ns)
+{
+	struct diag d = {0};
+
+	memset(w, 0, sizeof(*w));
+	scn_init(&w->s);
+	w->s.topology.gen = spines ? SCN_GEN_LEAFSPINE : SCN_GEN_BEST;
+	w->s.topology.ls =
+		(struct scn_leafspine){hpl, leaves, spines ? spines : 1, 1, GBIT, GBIT, 1, 0, {0}};
+	w->s.topology.delay_ns = delay_ns;
+	if (topo_build(&w->s, &w->t, &d))
+		fail_msg("%s", d.msg);
+	assert_int_equal(paths_compute(w->t, &w->p), 0);
+	assert_int_equal(route_plan_build(w->t, &w->p, &w->plan, &d), 0);
+	assert_int_equal(sim_exec_init(&w->x, w->t, &w->plan, 1.0, &w->rec, &d), 0);
+}
+
+static void t_world_done(struct t_world *w)
+{
+	sim_exec_done(&w->x);
+	rec_run_done(&w->rec);
+	route_plan_done(&w->plan);
+	paths_done(&w->p);
+	topo_free(w->t);
+	scn_done(&w->s);
+}
+
+static void t_start(struct t_world *w, uint32_t id, enum coll_algo algo, uint32_t n, uint64_t bytes,
+		    uint32_t iters, uint64_t compute, const uint32_t *eps)
+{
+	struct sim_job_in j = {.id = id,
+			       .coll = {COLL_ALLREDUCE, algo, n, bytes, 4, 0},
+			       .iterations = iters,
+			       .compute_ns = compute,
+			       .eps = eps};
+	struct diag d = {0};
+
+	if (sim_exec_start(&w->x, &j, &d))
+		fail_msg("%s", d.msg);
+}
+
+/* Runs until job id ends; returns the virtual time it did. */
+static int64_t t_until_done(struct t_world *w, uint32_t id)
+{
+	uint32_t job = UINT32_MAX;
+	int r;
+
+	do
+		r = sim_exec_run(&w->x, INT64_MAX, &job);
+	while (r == SIM_X_JOB_DONE && job != id);
+	assert_int_equal(r, SIM_X_JOB_DONE);
+	return sim_exec_now(&w->x);
+}
+
+static const uint32_t t_eps4[] = {0, 1, 2, 3};
+
+/* 4 ranks on one switch: 6 rounds of 1 MiB, each on its own uplink and downlink. */
+static void test_ring_one_switch(void **state)
+{
+	struct t_world w;
+	size_t i;
+
+	(void)state;
+	t_world_init(&w, 4, 1, 0, 0);
+	t_start(&w, 0, COLL_RING, 4, 4 * MB, 1, 0, t_eps4);
+	assert_int_equal(t_until_done(&w, 0), 6 * T_MSG);
+	assert_int_equal(w.rec.flows.n, 4 * 6);
+	assert_int_equal(w.rec.iters.n, 4);
+	for (i = 0; i < w.rec.flows.n; i++) {
+		const struct rec_flow *f = &w.rec.flows.v[i];
+
+		assert_int_equal(f->dst, (f->src + 1) % 4); /* ring order is rank order */
+		assert_int_equal(f->bytes, MB);
+		assert_int_equal(f->t_end - f->t_start, T_MSG); /* every hop uncontended */
+	}
+	assert_false(sim_exec_running(&w.x, 0));
+	t_world_done(&w);
+}
+
+/* Compute, then the collective, three times over; iterations.csv's times say so. */
+static void test_iterations(void **state)
+{
+	struct t_world w;
+	size_t i;
+
+	(void)state;
+	t_world_init(&w, 4, 1, 0, 0);
+	t_start(&w, 7, COLL_RING, 4, 4 * MB, 3, 10 * MS, t_eps4);
+	assert_int_equal(t_until_done(&w, 7), 3 * (10 * MS + 6 * T_MSG));
+	assert_int_equal(w.rec.iters.n, 12);
+	for (i = 0; i < w.rec.iters.n; i++) {
+		const struct rec_iter *it = &w.rec.iters.v[i];
+
+		assert_int_equal(it->job, 7);
+		assert_int_equal(it->t_compute_end - it->t_start, 10 * MS);
+		assert_int_equal(it->t_end - it->t_compute_end, 6 * T_MSG);
+		assert_int_equal(it->t_start, (int64_t)it->iter * (10 * MS + 6 * T_MSG));
+	}
+	t_world_done(&w);
+}
+
+/* Each message is one more path latency (two hops through the switch) late, and every
+ * round waits for the one before. */
+static void test_latency(void **state)
+{
+	struct t_world w;
+
+	(void)state;
+	t_world_init(&w, 4, 1, 0, 5 * MS);
+	t_start(&w, 0, COLL_RING, 4, 4 * MB, 1, 0, t_eps4);
+	assert_int_equal(t_until_done(&w, 0), 6 * (T_MSG + 2 * 5 * MS));
+	t_world_done(&w);
+}
+
+/* Ranks alternating between two leaves under one spine: leaf 0's uplink carries 0->1 and
+ * 2->3 of the ring, as does leaf 1's for 1->2 and 3->0, so every round runs at half rate. */
+static void test_shared_uplink(void **state)
+{
+	static const uint32_t eps[] = {0, 2, 1, 3};
+	struct t_world w;
+
+	(void)state;
+	t_world_init(&w, 2, 2, 1, 0);
+	t_start(&w, 0, COLL_RING, 4, 4 * MB, 1, 0, eps);
+	assert_int_equal(t_until_done(&w, 0), 6 * 2 * T_MSG);
+	t_world_done(&w);
+}
+
+/* An aborted job records nothing more, and the other finishes as if alone. */
+static void test_abort(void **state)
+{
+	static const uint32_t a[] = {0, 1}, b[] = {2, 3};
+	struct t_world w;
+	uint32_t job;
+	size_t i;
+
+	(void)state;
+	t_world_init(&w, 4, 1, 0, 0);
+	t_start(&w, 0, COLL_RING, 2, 2 * MB, 1000, 0, a);
+	t_start(&w, 1, COLL_RING, 2, 2 * MB, 2, 0, b);
+	assert_int_equal(sim_exec_run(&w.x, T_MSG / 2, &job), SIM_X_UNTIL);
+	sim_exec_abort(&w.x, 0);
+	assert_false(sim_exec_running(&w.x, 0));
+	assert_int_equal(t_until_done(&w, 1), 2 * 2 * T_MSG);
+	assert_int_equal(sim_exec_run(&w.x, INT64_MAX, &job), SIM_X_IDLE);
+	for (i = 0; i < w.rec.flows.n; i++)
+		assert_int_equal(w.rec.flows.v[i].job, 1);
+	t_world_done(&w);
+}
+
+/* Halving-doubling on 6 ranks (pre and post steps) across a 2-spine fabric, twice: every
+ * SEND of every iteration arrives exactly once, and the run is the same each time. */
+static void t_hd_run(struct rec_run *out)
+{
+	static const uint32_t eps[] = {0, 5, 2, 7, 4, 1};
+	struct coll_params p = {COLL_ALLREDUCE, COLL_HD, 6, 6 * MB, 4, 0};
+	struct coll_sched s = {0};
+	struct t_world w;
+	struct diag d = {0};
+	size_t i, k, sends = 0;
+
+	t_world_init(&w, 4, 2, 2, 1000);
+	t_start(&w, 3, COLL_HD, 6, 6 * MB, 2, MS, eps);
+	t_until_done(&w, 3);
+	assert_int_equal(coll_sched_build(&p, &s, &d), 0);
+	for (i = 0; i < s.steps.n; i++)
+		sends += s.steps.v[i].op == COLL_SEND;
+	assert_int_equal(w.rec.flows.n, 2 * sends);
+	for (i = 0; i < w.rec.flows.n; i++)
+		for (k = i + 1; k < w.rec.flows.n; k++) {
+			const struct rec_flow *a = &w.rec.flows.v[i], *b = &w.rec.flows.v[k];
+
+			assert_false(a->iter == b->iter && a->src == b->src && a->dst == b->dst &&
+				     a->seq == b->seq);
+		}
+	coll_sched_done(&s);
+	*out = w.rec;
+	memset(&w.rec, 0, sizeof(w.rec));
+	t_world_done(&w);
+}
+
+static void test_exactly_once_and_deterministic(void **state)
+{
+	struct rec_run a, b;
+
+	(void)state;
+	t_hd_run(&a);
+	t_hd_run(&b);
+	assert_int_equal(a.flows.n, b.flows.n);
+	assert_int_equal(a.iters.n, b.iters.n);
+	assert_memory_equal(a.flows.v, b.flows.v, a.flows.n * sizeof(*a.flows.v));
+	assert_memory_equal(a.iters.v, b.iters.v, a.iters.n * sizeof(*a.iters.v));
+	rec_run_done(&a);
+	rec_run_done(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ring_one_switch),
+		cmocka_unit_test(test_iterations),
+		cmocka_unit_test(test_latency),
+		cmocka_unit_test(test_shared_uplink),
+		cmocka_unit_test(test_abort),
+		cmocka_unit_test(test_exactly_once_and_deterministic),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
