@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "orchestrator/cmd.h"
 #include "orchestrator/cmd_run.h"
@@ -78,6 +79,8 @@ static int sim_one(void *arg, struct cmd_world *w, const struct cmd_run_opts *ro
 			.stop = &stop_requested,
 			.specs = &w->jobs};
 	struct run_sim s = {0};
+	struct timespec t0, t1;
+	double wall;
 	int err;
 
 	(void)arg;
@@ -85,7 +88,17 @@ static int sim_one(void *arg, struct cmd_world *w, const struct cmd_run_opts *ro
 	if (err)
 		return err;
 	run_sim_use(&r, &s);
-	return cmd_run_on(&r, ro, out, d);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	err = cmd_run_on(&r, ro, out, d);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	wall = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	fprintf(stderr,
+		"testbed sim: %llu events (%llu rate recomputations over %llu flows) in %.2f s "
+		"wall: %.0f events/s\n",
+		(unsigned long long)s.st.events, (unsigned long long)s.st.recomputes,
+		(unsigned long long)s.st.flows_touched, wall,
+		wall > 0 ? (double)s.st.events / wall : 0);
+	return err;
 }
 
 static int set_opts(struct cmd_world *w, const char *name, const char *results, struct diag *d)

@@ -6,7 +6,7 @@
 #      (one batch per namespace, as a script-based tool would do it).
 #   2. up and down of the 64-accelerator Hx2Mesh; 3. emu-node against iperf3; 4. ring
 #      all-reduce against its ideal time; 5. counter sampling cost; 6. Hx2Mesh all-to-all;
-#   7. the cost of a spine failure.
+#   7. the cost of a spine failure; 8. testbed sim on 512 GPUs (events per second).
 # Usage: run.sh BUILD_DIR
 set -eu
 BUILD=$(cd "${1:-build}" && pwd)
@@ -127,3 +127,6 @@ echo "bench: all-to-all on the 64-accelerator Hx2Mesh against seed 004's fluid m
 echo
 echo "bench: failing one of four spines mid-run, against the same run without it (issue 5, acceptance 6)"
 "$ROOT/tests/bench/failure.sh" "$BUILD"
+echo
+echo "bench: the virtual-time backend on 512 GPUs and 300 jobs (issue 11, acceptance 3, so far)"
+"$ROOT/tests/bench/sim.sh" "$BUILD"
