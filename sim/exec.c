@@ -67,6 +67,8 @@ static void rank_free(struct sim_rank *rk)
 		vec_free(&rk->in[i].q);
 	free(rk->in);
 	free(rk->t_step);
+	free(rk->path);
+	free(rk->lat);
 	coll_plan_run_done(&rk->run);
 	coll_plan_done(&rk->plan);
 }
@@ -79,6 +81,7 @@ static void job_free(struct sim_job *j)
 		rank_free(&j->ranks[k]);
 	free(j->ranks);
 	free(j->eps);
+	vec_free(&j->paths);
 	coll_sched_done(&j->sched);
 	memset(j, 0, sizeof(*j));
 }
@@ -113,7 +116,9 @@ static int rank_init(struct sim_job *j, uint32_t k)
 		return -ENOMEM;
 	rk->in = calloc(rk->plan.npeers + 1, sizeof(*rk->in));
 	rk->t_step = calloc(rk->plan.n + 1, sizeof(*rk->t_step));
-	if (!rk->in || !rk->t_step)
+	rk->path = calloc(rk->plan.npeers + 1, sizeof(*rk->path));
+	rk->lat = calloc(rk->plan.npeers + 1, sizeof(*rk->lat));
+	if (!rk->in || !rk->t_step || !rk->path || !rk->lat)
 		return -ENOMEM;
 	for (i = 0; i < rk->plan.npeers; i++)
 		rk->in[i].waiting = COLL_PLAN_NONE;
@@ -131,23 +136,45 @@ static int iter_begin(struct sim_exec *x, struct sim_job *j, uint32_t k)
 			 cookie(K_COMPUTE, j->id, k, 0));
 }
 
-/* Every pair the schedule makes exchange data must have a route both ways. */
-static int check_routes(const struct sim_exec *x, const struct sim_job *j, struct diag *d)
+static int64_t path_delay(const struct sim_exec *x, const uint32_t *ports, int hops)
 {
-	uint32_t ports[SIM_PATH_MAX], k, i;
+	int64_t ns = 0;
+	int i;
+
+	for (i = 0; i < hops; i++)
+		ns += (int64_t)x->t->links.v[x->t->ports.v[ports[i]].link].delay_ns;
+	return ns;
+}
+
+/* Traces every connection's path once, as the kernel forwards its 5-tuple: every pair the
+ * schedule makes exchange data must have a route both ways. */
+static int trace_paths(const struct sim_exec *x, struct sim_job *j, struct diag *d)
+{
+	uint32_t ports[SIM_PATH_MAX], k, i, src;
+	int hops;
 
 	for (k = 0; k < j->nranks; k++) {
-		const struct coll_plan *p = &j->ranks[k].plan;
+		struct sim_rank *rk = &j->ranks[k];
 
-		for (i = 0; i < p->npeers; i++) {
-			struct route_flow f = route_job_flow(x->t, j->eps, j->id, k, p->peers[i]);
-			uint32_t src = x->t->endpoints.v[j->eps[k]];
+		for (i = 0; i < rk->plan.npeers; i++) {
+			struct route_flow f =
+				route_job_flow(x->t, j->eps, j->id, k, rk->plan.peers[i]);
 
-			if (route_trace_ports(x->t, x->plan, src, &f, ports, SIM_PATH_MAX) < 0)
+			src = x->t->endpoints.v[j->eps[k]];
+			hops = route_trace_ports(x->t, x->plan, src, &f, ports, SIM_PATH_MAX);
+			if (hops <= 0)
 				return diag_set(
 					d, -EINVAL, "job %u: no route from %s to %s", j->id,
 					x->t->nodes.v[src].name,
-					x->t->nodes.v[x->t->endpoints.v[j->eps[p->peers[i]]]].name);
+					x->t->nodes.v[x->t->endpoints.v[j->eps[rk->plan.peers[i]]]]
+						.name);
+			rk->path[i] = (uint32_t)j->paths.n;
+			rk->lat[i] = path_delay(x, ports, hops);
+			if (vec_reserve(&j->paths, j->paths.n + (size_t)hops + 1))
+				return diag_set(d, -ENOMEM, "out of memory");
+			j->paths.v[j->paths.n++] = (uint32_t)hops;
+			memcpy(j->paths.v + j->paths.n, ports, (size_t)hops * sizeof(*ports));
+			j->paths.n += (size_t)hops;
 		}
 	}
 	return 0;
@@ -174,7 +201,7 @@ static int job_setup(struct sim_exec *x, struct sim_job *j, const struct sim_job
 	for (k = 0; k < j->nranks; k++)
 		if (rank_init(j, k))
 			return diag_set(d, -ENOMEM, "out of memory");
-	return check_routes(x, j, d);
+	return trace_paths(x, j, d);
 }
 
 int sim_exec_start(struct sim_exec *x, const struct sim_job_in *in, struct diag *d)
@@ -229,36 +256,14 @@ void sim_exec_abort(struct sim_exec *x, uint32_t id)
 	job_free(j);
 }
 
-/* The path of rank k's connection to peer, as ports. */
-static int path_of(const struct sim_exec *x, const struct sim_job *j, uint32_t k, uint32_t peer,
-		   uint32_t *ports)
-{
-	struct route_flow f = route_job_flow(x->t, j->eps, j->id, k, peer);
-
-	return route_trace_ports(x->t, x->plan, x->t->endpoints.v[j->eps[k]], &f, ports,
-				 SIM_PATH_MAX);
-}
-
-static int64_t path_delay(const struct sim_exec *x, const uint32_t *ports, int hops)
-{
-	int64_t ns = 0;
-	int i;
-
-	for (i = 0; i < hops; i++)
-		ns += (int64_t)x->t->links.v[x->t->ports.v[ports[i]].link].delay_ns;
-	return ns;
-}
-
 static int start_send(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_t s)
 {
-	const struct coll_step *st = &j->ranks[k].plan.steps[s];
-	uint32_t ports[SIM_PATH_MAX];
-	uint64_t wire = (uint64_t)ceil((double)st->len / x->goodput);
-	int hops = path_of(x, j, k, st->peer, ports), r;
+	const struct sim_rank *rk = &j->ranks[k];
+	const uint32_t *path = j->paths.v + rk->path[rk->plan.chan[s] / 2];
+	uint64_t wire = (uint64_t)ceil((double)rk->plan.steps[s].len / x->goodput);
+	int r;
 
-	if (hops <= 0) /* check_routes saw every pair routed: the plan changed under us */
-		return -EHOSTUNREACH;
-	r = sim_flow_start(&x->net, ports, (uint32_t)hops, wire ? wire : 1,
+	r = sim_flow_start(&x->net, path + 1, path[0], wire ? wire : 1,
 			   cookie(K_FLOW, j->id, k, s));
 	if (r < 0)
 		return r;
@@ -390,10 +395,8 @@ static int on_deliver(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_
  * latency more. */
 static int on_sent(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_t s)
 {
-	const struct coll_step *st = &j->ranks[k].plan.steps[s];
-	uint32_t ports[SIM_PATH_MAX];
-	int hops = path_of(x, j, k, st->peer, ports);
-	int64_t lat = hops > 0 ? path_delay(x, ports, hops) : 0;
+	const struct sim_rank *rk = &j->ranks[k];
+	int64_t lat = rk->lat[rk->plan.chan[s] / 2];
 	int r;
 
 	j->flows--;

@@ -50,6 +50,8 @@ struct sim_rank {
 	struct coll_plan_run run;
 	struct sim_chan_in *in; /* per peer index: the connection's receive side */
 	int64_t *t_step; /* per step: when it started this iteration */
+	uint32_t *path; /* per peer index: its path's offset in sim_job.paths (hops, ports...) */
+	int64_t *lat; /* per peer index: the path's latency, ns */
 	uint32_t iter;
 	int64_t t_start, t_compute_end;
 	bool done;
@@ -61,6 +63,7 @@ struct sim_job {
 	struct coll_sched sched;
 	struct sim_rank *ranks;
 	uint32_t *eps;
+	VEC(uint32_t) paths; /* each connection's path, traced once: hop count, then ports */
 	uint32_t nranks, iterations, ranks_done;
 	uint64_t compute_ns;
 	uint32_t flows; /* flows of the job in the network */
