@@ -44,6 +44,11 @@ int cmd_world_load_sim(const char *path, const uint32_t *choice, struct cmd_worl
 		       struct diag *d);
 void cmd_world_done(struct cmd_world *w);
 
+/* Emulation's wall-time lower bound for w's jobs (run_emu_wall_ns), written as "at least X
+ * of wall time here (...)" into buf. Returns whether it exceeds run.max_wall, in which case
+ * `up` refuses the file and `testbed sim` is the way to run it. */
+bool cmd_emu_too_long(const struct cmd_world *w, char *buf, size_t len);
+
 /* Prints d (or a fallback) as "testbed <cmd>: <message>" and returns the exit code for r. */
 int cmd_fail(const char *cmd, int r, const struct diag *d);
 

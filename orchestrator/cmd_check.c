@@ -125,7 +125,7 @@ static void print_counts(const struct cmd_world *w)
 {
 	const struct topo *t = w->t;
 	uint32_t shaped = 0;
-	char r1[32], kind[1024];
+	char r1[32], kind[1024], wall[256];
 	size_t i;
 
 	for (i = 0; i < t->ports.n; i++)
@@ -151,6 +151,11 @@ static void print_counts(const struct cmd_world *w)
 		printf("failures   %zu timed events\n", w->e.failures.v.n);
 	if (w->jobs.n || w->jobs_skipped)
 		printf("jobs       %zu\n", w->jobs.n);
+	if (w->jobs.n && cmd_emu_too_long(w, wall, sizeof(wall)))
+		printf("emulation  %s: `up` refuses it, `testbed sim` runs it in virtual time\n",
+		       wall);
+	else if (w->jobs.n)
+		printf("emulation  %s\n", wall);
 	if (w->jobs_skipped)
 		printf("           %u trace rows need more GPUs than the topology has: left out "
 		       "(workload.trace.oversize: skip)\n",

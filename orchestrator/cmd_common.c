@@ -98,6 +98,44 @@ void cmd_world_done(struct cmd_world *w)
 	exp_done(&w->e);
 }
 
+/* Seconds, minutes, hours or days: the scale a user plans a run in. */
+static void fmt_wall(char *buf, size_t len, uint64_t ns)
+{
+	static const struct {
+		const char *unit;
+		double s;
+	} u[] = {{"days", 86400}, {"h", 3600}, {"min", 60}, {"s", 1}};
+	double s = (double)ns / 1e9;
+	size_t i;
+
+	for (i = 0; i + 1 < sizeof(u) / sizeof(u[0]) && s < 2 * u[i].s; i++)
+		;
+	snprintf(buf, len, "%.3g %s", s / u[i].s, u[i].unit);
+}
+
+bool cmd_emu_too_long(const struct cmd_world *w, char *buf, size_t len)
+{
+	/* rates the file asks for beyond what the machine forwards need a further scale f */
+	double f = gen_auto_scale(w->t, w->e.run.capacity_bps, GEN_AUTO_LINK_MAX);
+	uint64_t ns = run_emu_wall_ns(&w->e, &w->jobs, w->t), max = w->e.run.max_wall_ns;
+	double need = (double)ns / f;
+	char t[32], m[32];
+
+	if (!max || need <= (double)max) {
+		fmt_wall(t, sizeof(t), ns);
+		snprintf(buf, len, "at least %s of wall time here (dilation %.4g)", t,
+			 scn_dilation(&w->e.s));
+		return false;
+	}
+	fmt_wall(t, sizeof(t), need >= (double)UINT64_MAX ? UINT64_MAX : (uint64_t)need);
+	fmt_wall(m, sizeof(m), max);
+	snprintf(buf, len,
+		 "at least %s of wall time here (at link rates the machine keeps up with, time "
+		 "runs %.4gx slower than the papers'), over run.max_wall (%s)",
+		 t, scn_dilation(&w->e.s) / f, m);
+	return true;
+}
+
 int cmd_fail(const char *cmd, int r, const struct diag *d)
 {
 	if (d && d->msg[0])

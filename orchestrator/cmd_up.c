@@ -259,7 +259,7 @@ int cmd_up(int argc, char **argv)
 	struct diag d = {0};
 	const char *name = NULL, *results = NULL, *why;
 	bool keep = false;
-	char buf[32];
+	char buf[32], wall[256];
 	int r;
 
 	if (cmd_wants_help(argc, argv)) {
@@ -300,6 +300,11 @@ int cmd_up(int argc, char **argv)
 			"testbed up: %u trace rows need more GPUs than the topology has: left "
 			"out\n",
 			w.jobs_skipped);
+	if (!r && w.jobs.n && cmd_emu_too_long(&w, wall, sizeof(wall)))
+		r = diag_set(&d, -EINVAL,
+			     "%s: emulating its %zu jobs takes %s; run it in virtual time: "
+			     "testbed sim %s",
+			     argv[1], w.jobs.n, wall, argv[1]);
 	if (!r && cmd_need_root("up"))
 		r = -EPERM;
 	if (!r) {

@@ -24,6 +24,7 @@ void exp_init(struct experiment *e)
 	strcpy(e->run.results, "results");
 	e->run.capacity_bps = EXP_CAPACITY_BPS;
 	e->run.sample_ns = 100000000; /* 100 ms */
+	e->run.max_wall_ns = 12 * 3600 * 1000000000ULL; /* 12 h */
 }
 
 void exp_done(struct experiment *e)

@@ -66,6 +66,7 @@ struct exp_run {
 	uint64_t progress_ns; /* fail a job after this long without progress, 0 = auto */
 	uint64_t capacity_bps; /* forwarding capacity rate_scale: auto may use */
 	uint64_t sample_ns; /* counter sampling interval, 0 = no sampling */
+	uint64_t max_wall_ns; /* up refuses jobs whose emulation takes longer, 0 = no limit */
 };
 
 /* One axis of a sweep: a dotted path of a scalar field and the values it takes (the texts

@@ -104,6 +104,11 @@ int run_resolve_jobs(const struct experiment *e, job_list *out, struct diag *d);
 int run_jobs_fit(const struct experiment *e, job_list *jobs, const struct topo *t,
 		 uint32_t *skipped, struct diag *d);
 
+/* A lower bound on the wall time emulating the jobs takes (ns): the latest of each job's
+ * arrival plus its iterations of compute and contention-free collective, all dilated
+ * (size_scale / rate_scale) as emulation runs them. Pure. */
+uint64_t run_emu_wall_ns(const struct experiment *e, const job_list *jobs, const struct topo *t);
+
 /* Scales the resolved jobs (r->specs, or the workload's resolved here when NULL) and prepares
  * the backend r->be. 0 or -errno with d set; run_done cleans up either way. */
 int run_prepare(struct run *r, struct diag *d);

@@ -202,6 +202,26 @@ static uint64_t comm_ns(const struct job_spec *j, uint64_t bytes, uint64_t rate)
 	return (uint64_t)(wire / (double)rate * 1e9);
 }
 
+uint64_t run_emu_wall_ns(const struct experiment *e, const job_list *jobs, const struct topo *t)
+{
+	const struct scenario *s = &e->s;
+	double scale = s->emulation.rate_scale > 0 ? s->emulation.rate_scale : 1.0;
+	double dil = scn_dilation(s), end = 0;
+	uint64_t rate = nic_rate(t), paper_rate = (uint64_t)((double)rate / scale);
+	const struct job_spec *j;
+
+	vec_for_each (jobs, j) {
+		uint64_t bytes = (uint64_t)((double)j->bytes * s->emulation.size_scale);
+		double one = (double)job_compute_ns(j, paper_rate) * dil +
+			     (double)comm_ns(j, bytes, rate);
+		double done = (double)j->arrival_ns * dil + (double)j->iterations * one;
+
+		if (done > end)
+			end = done;
+	}
+	return end >= (double)UINT64_MAX ? UINT64_MAX : (uint64_t)end;
+}
+
 void run_scale_job(const struct run *r, struct run_job *rj)
 {
 	const struct scenario *s = &r->e->s;

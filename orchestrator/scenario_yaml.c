@@ -445,7 +445,6 @@ static const struct scn_yaml_field trace_fields[] = {
 	UINT("limit", w.trace_limit, false, 1, 1000000),
 	ENUM("oversize", w.trace_oversize, enum exp_oversize, false, oversize_names),
 	FIELD("time_scale", scn_yaml_number, w.trace_time_scale, double, false),
-	FIELD("time_scale", scn_yaml_number, w.trace_time_scale, double, false),
 };
 
 static const struct scn_yaml_field scheduler_fields[] = {
@@ -459,6 +458,7 @@ static const struct scn_yaml_field run_fields[] = {
 	FIELD("progress_timeout", scn_yaml_time_auto, run.progress_ns, uint64_t, false),
 	FIELD("capacity", scn_yaml_rate, run.capacity_bps, uint64_t, false),
 	FIELD("sample_interval", scn_yaml_time, run.sample_ns, uint64_t, false),
+	FIELD("max_wall", scn_yaml_time, run.max_wall_ns, uint64_t, false),
 };
 
 static int generate_check(struct scn_yaml_ctx *c, const struct map_read *m)

@@ -4,7 +4,8 @@
 # scenario run, write the results folder `testbed up` writes (every summary valid, with
 # "backend": "sim" and no fidelity verdict), make no namespace; the same scenario twice gives
 # byte-identical records; a sweep runs and is compared; `verify: true` is refused at its
-# file:line:col; an unknown option is a usage error.
+# file:line:col; `up` refuses the 512-GPU file as too long to emulate and suggests `sim`;
+# an unknown option is a usage error.
 #
 #   quickstart: 4 leaves x 4 GPUs, 2 spines        sim-512: 32 leaves x 16 GPUs, 16 spines
 . "$(dirname "$0")/lib.sh"
@@ -59,6 +60,15 @@ for f in tests/fixtures/bad-sim/*.yaml; do
 	want="testbed sim: $(cat "${f%.yaml}.expect")"
 	[ "$out" = "$want" ] || fail "$f:\n got: $out\nwant: $want"
 done
+# too large to emulate: up refuses it before building anything and points at sim
+rc=0
+out=$(as_user "$TB" up scenarios/sim-512.yaml 2>&1 >/dev/null) || rc=$?
+((rc == 2)) || fail "up sim-512: exit $rc, want 2 ($out)"
+case $out in
+*"over run.max_wall"*"run it in virtual time: testbed sim scenarios/sim-512.yaml") ;;
+*) fail "up sim-512: $out" ;;
+esac
+[ "$(ip netns list | wc -l)" -eq "$before" ] || fail "up sim-512 made namespaces"
 rc=0
 as_user "$TB" sim --bogus scenarios/quickstart.yaml >/dev/null 2>&1 || rc=$?
 ((rc == 2)) || fail "sim --bogus: exit $rc, want 2"

@@ -545,6 +545,44 @@ static void test_inherited_algorithm(void **state)
 	exp_done(&e);
 }
 
+/* Emulation's wall-time bound: the latest arrival plus iterations x (compute +
+ * contention-free collective), dilated: here 2 s x 2 + 3 x (10 ms x 2 + 1.5 x 8 Mbit at
+ * 500 Mbit/s) = 2.132 s for the second job, which ends after the first. */
+static void test_emu_wall(void **state)
+{
+	static const char text[] = "topology: {kind: leafspine, hosts_per_leaf: 2, leaves: 2, "
+				   "spines: 1, host_rate: 1Gbit}\n"
+				   "emulation: {rate_scale: 0.5}\n"
+				   "run: {max_wall: 2s}\n"
+				   "workload:\n"
+				   "  jobs:\n"
+				   "    - {gpus: 4, bytes: 1MB, compute: 10ms, iterations: 3}\n"
+				   "    - {gpus: 4, bytes: 1MB, compute: 10ms, iterations: 3, "
+				   "arrival: 1s}\n";
+	struct cmd_world w = {0};
+	struct diag d = {0};
+	char buf[256];
+
+	(void)state;
+	t_parse_ok("t.yaml", text, &w.e);
+	assert_int_equal(w.e.run.max_wall_ns, 2 * GBIT);
+	assert_int_equal(topo_build(&w.e.s, &w.t, &d), 0);
+	assert_int_equal(run_resolve_jobs(&w.e, &w.jobs, &d), 0);
+	assert_int_equal(run_emu_wall_ns(&w.e, &w.jobs, w.t), 2132000000ULL);
+	assert_true(cmd_emu_too_long(&w, buf, sizeof(buf))); /* 1 Gbit of NICs fits 8 Gbit */
+	assert_non_null(strstr(buf, "at least 2.13 s of wall time here (at link rates the machine "
+				    "keeps up with, time runs 2x slower than the papers'), over "
+				    "run.max_wall (2 s)"));
+	w.e.run.max_wall_ns = 0; /* no limit */
+	assert_false(cmd_emu_too_long(&w, buf, sizeof(buf)));
+	assert_string_equal(buf, "at least 2.13 s of wall time here (dilation 2)");
+	w.e.run.max_wall_ns = 3 * GBIT;
+	assert_false(cmd_emu_too_long(&w, buf, sizeof(buf)));
+	vec_free(&w.jobs);
+	topo_free(w.t);
+	exp_done(&w.e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -562,6 +600,7 @@ int main(void)
 		cmocka_unit_test(test_more_refusals),
 		cmocka_unit_test(test_file_errors),
 		cmocka_unit_test(test_inherited_algorithm),
+		cmocka_unit_test(test_emu_wall),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
