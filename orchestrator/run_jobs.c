@@ -211,10 +211,14 @@ uint64_t run_emu_wall_ns(const struct experiment *e, const job_list *jobs, const
 	const struct job_spec *j;
 
 	vec_for_each (jobs, j) {
-		uint64_t bytes = (uint64_t)((double)j->bytes * s->emulation.size_scale);
-		double one = (double)job_compute_ns(j, paper_rate) * dil +
-			     (double)comm_ns(j, bytes, rate);
-		double done = (double)j->arrival_ns * dil + (double)j->iterations * one;
+		struct job_spec f = *j;
+		uint64_t bytes;
+		double one, done;
+
+		job_fit_duration(&f, paper_rate);
+		bytes = (uint64_t)((double)f.bytes * s->emulation.size_scale);
+		one = (double)job_compute_ns(&f, paper_rate) * dil + (double)comm_ns(&f, bytes, rate);
+		done = (double)f.arrival_ns * dil + (double)f.iterations * one;
 
 		if (done > end)
 			end = done;
@@ -227,8 +231,10 @@ void run_scale_job(const struct run *r, struct run_job *rj)
 	const struct scenario *s = &r->e->s;
 	double scale = s->emulation.rate_scale > 0 ? s->emulation.rate_scale : 1.0;
 	uint64_t rate = nic_rate(r->t), paper_rate = (uint64_t)((double)rate / scale);
-	uint64_t elem = rj->spec.elem ? rj->spec.elem : 4;
-	uint64_t bytes = (uint64_t)((double)rj->spec.bytes * s->emulation.size_scale);
+	uint64_t elem = rj->spec.elem ? rj->spec.elem : 4, bytes;
+
+	job_fit_duration(&rj->spec, paper_rate);
+	bytes = (uint64_t)((double)rj->spec.bytes * s->emulation.size_scale);
 
 	bytes = bytes / elem * elem;
 	rj->bytes = bytes ? bytes : elem;

@@ -434,6 +434,9 @@ static const struct scn_yaml_field generate_fields[] = {
 	FIELD("models", set_models, w.gen.models, __typeof__(((BASE *)0)->w.gen.models), true),
 	ENUM("algorithm", w.gen.algo, enum coll_algo, false, algo_names),
 	UINT("iterations", w.gen.iterations, false, 1, 1000000),
+	FIELD("duration_mean", scn_yaml_time, w.gen.dur_mean_ns, uint64_t, false),
+	FIELD("duration_min", scn_yaml_time, w.gen.dur_min_ns, uint64_t, false),
+	FIELD("duration_max", scn_yaml_time, w.gen.dur_max_ns, uint64_t, false),
 };
 
 static const struct scn_yaml_field trace_fields[] = {

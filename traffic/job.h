@@ -52,6 +52,8 @@ struct job_spec {
 	uint64_t bytes; /* per-rank collective buffer M, paper bytes */
 	uint64_t compute_ns; /* per-iteration compute, paper time (0: derive from alpha) */
 	double comm_fraction; /* alpha, when compute is derived */
+	uint64_t duration_ns; /* contention-free length of the whole job, paper time (0: none);
+			       * when set, compute and bytes follow it (job_fit_duration) */
 	uint32_t elem; /* collective element size: the model's bytes_per_param (0 means 4) */
 	uint32_t line, col; /* where a file gives it: a jobs entry's line:col in the scenario, a
 			     * trace row's line (col 0); 0:0 when generated */
@@ -73,6 +75,12 @@ int job_from_model(const struct job_model *m, uint32_t gpus, enum coll_algo algo
  * set or for rate 0. */
 uint64_t job_compute_ns(const struct job_spec *j, uint64_t rate_bps);
 
+/* For a job given a duration T (and alpha, iterations I and its own GPU count): compute per
+ * iteration T/I (1 - alpha) and the collective's bytes M such that it takes T/I alpha
+ * contention-free at rate_bps, as the vClos paper's simulator sizes its jobs (one GPU: all
+ * compute). No-op without a duration. */
+void job_fit_duration(struct job_spec *j, uint64_t rate_bps);
+
 /* A Poisson workload (seed 001 §5.6: mean inter-arrival time lambda). */
 struct job_size_weight {
 	uint32_t gpus;
@@ -87,6 +95,9 @@ struct workload_gen {
 	VEC(char *) models; /* chosen uniformly per job (owned strings) */
 	enum coll_algo algo;
 	uint32_t iterations;
+	/* job durations (0: from the models): exponential of this mean, clamped to [min, max]
+	 * and rounded down to 100 s, as the vClos paper's simulator treats Helios durations */
+	uint64_t dur_mean_ns, dur_min_ns, dur_max_ns;
 };
 
 typedef VEC(struct job_spec) job_list;

@@ -150,3 +150,21 @@ uint64_t job_compute_ns(const struct job_spec *j, uint64_t rate_bps)
 	t = comm * (1 - a) / a;
 	return t >= 1.8e19 ? UINT64_MAX : (uint64_t)llround(t);
 }
+
+void job_fit_duration(struct job_spec *j, uint64_t rate_bps)
+{
+	double per, a = j->comm_fraction, factor, bytes;
+	uint64_t elem = j->elem ? j->elem : 4;
+
+	if (!j->duration_ns || !rate_bps)
+		return;
+	per = (double)j->duration_ns / (j->iterations ? j->iterations : 1);
+	factor = coll_busbw_factor(j->kind, j->gpus);
+	if (!(a > 0 && a < 1) || !(factor > 0))
+		a = 0; /* no communication: one GPU, or a model without alpha */
+	j->compute_ns = (uint64_t)llround(per * (1 - a));
+	bytes = a > 0 ? per * a * (double)rate_bps / (factor * 8e9) : (double)elem;
+	if (bytes < (double)elem)
+		bytes = (double)elem;
+	j->bytes = bytes >= 1.8e19 ? UINT64_MAX / elem * elem : (uint64_t)bytes / elem * elem;
+}

@@ -55,11 +55,26 @@ static int wl_check(const struct workload_gen *g, double *total, struct diag *d)
 
 	if (!g->models.n)
 		return diag_set(d, -EINVAL, "the workload names no models");
+	if (g->dur_max_ns && g->dur_min_ns > g->dur_max_ns)
+		return diag_set(d, -EINVAL, "duration_min is above duration_max");
 	vec_for_each (&g->models, m) {
 		if (!job_model_find(*m))
 			return diag_set(d, -EINVAL, "unknown model '%s'", *m ? *m : "");
 	}
 	return wl_check_sizes(g, total, d);
+}
+
+/* vClos [REPO]: a duration clamped to [min, max] and rounded down to 100 s. */
+static uint64_t wl_duration(const struct workload_gen *g, uint64_t *s)
+{
+	const uint64_t step = 100000000000ULL; /* 100 s */
+	uint64_t t = wl_gap_ns(s, g->dur_mean_ns);
+
+	if (t < g->dur_min_ns)
+		t = g->dur_min_ns;
+	if (g->dur_max_ns && t > g->dur_max_ns)
+		t = g->dur_max_ns;
+	return t >= step ? t / step * step : t;
 }
 
 static int wl_one(const struct workload_gen *g, double total, uint64_t *rng, uint64_t t,
@@ -79,6 +94,8 @@ static int wl_one(const struct workload_gen *g, double total, uint64_t *rng, uin
 	j->id = (uint32_t)(out->n - 1);
 	j->arrival_ns = t;
 	j->iterations = g->iterations;
+	if (g->dur_mean_ns)
+		j->duration_ns = wl_duration(g, rng);
 	return 0;
 }
 

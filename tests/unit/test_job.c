@@ -247,6 +247,33 @@ static void test_catalogue_builds(void **state)
 	}
 }
 
+/* vClos [REPO] job sizing: a 4,000 s job of 4 iterations with alpha 0.1 on 8 GPUs at
+ * 100 Gbit/s computes 900 s per iteration and all-reduces M bytes with 1.75 x 8 M / 100 Gbit/s
+ * = 100 s; one GPU only computes; no duration changes nothing. */
+static void test_fit_duration(void **state)
+{
+	struct job_spec j = {.gpus = 8, .kind = COLL_ALLREDUCE, .iterations = 4,
+			     .comm_fraction = 0.1, .elem = 4, .bytes = 7,
+			     .duration_ns = 4000000000000ULL};
+	struct job_spec one = j, none = j;
+	double comm;
+
+	(void)state;
+	job_fit_duration(&j, 100000000000ULL);
+	assert_int_equal(j.compute_ns, 900000000000ULL);
+	assert_int_equal(j.bytes % 4, 0);
+	comm = 1.75 * 8.0 * (double)j.bytes / 1e11;
+	assert_true(comm > 100 - 1e-6 && comm <= 100);
+	one.gpus = 1;
+	job_fit_duration(&one, 100000000000ULL);
+	assert_int_equal(one.compute_ns, 1000000000000ULL);
+	assert_int_equal(one.bytes, 4);
+	none.duration_ns = 0;
+	job_fit_duration(&none, 100000000000ULL);
+	assert_int_equal(none.bytes, 7);
+	assert_int_equal(none.compute_ns, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +282,7 @@ int main(void)
 		cmocka_unit_test(test_alpha_compute),	  cmocka_unit_test(test_seed003_models),
 		cmocka_unit_test(test_from_model_errors), cmocka_unit_test(test_alltoall_pairwise),
 		cmocka_unit_test(test_catalogue_builds),
+		cmocka_unit_test(test_fit_duration),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

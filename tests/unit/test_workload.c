@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Workload tests: the Poisson generator (mean inter-arrival, size and model frequencies,
  * determinism) and the CSV trace reader (the sample trace, header variants, bad rows). */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -114,6 +115,38 @@ static void test_gen_determinism(void **state)
 	vec_free(&a);
 	vec_free(&b);
 	vec_free(&c);
+}
+
+/* Durations (vClos [REPO]): exponential of mean 4,000 s clamped to [1,000, 100,000] s and
+ * rounded down to 100 s: E = 1,000 + 4,000 e^-1/4 - ~50 = 4,065 s. */
+static void test_gen_durations(void **state)
+{
+	struct workload_gen g;
+	struct diag d = {0};
+	job_list l = {0};
+	double sum = 0;
+	size_t i;
+
+	(void)state;
+	t_gen(&g, 20000, 5);
+	g.dur_mean_ns = 4000 * T_SEC;
+	g.dur_min_ns = 1000 * T_SEC;
+	g.dur_max_ns = 100000 * T_SEC;
+	assert_int_equal(workload_generate(&g, &l, &d), 0);
+	for (i = 0; i < l.n; i++) {
+		assert_true(l.v[i].duration_ns >= 1000 * T_SEC);
+		assert_true(l.v[i].duration_ns <= 100000 * T_SEC);
+		assert_int_equal(l.v[i].duration_ns % (100 * T_SEC), 0);
+		sum += (double)l.v[i].duration_ns;
+	}
+	sum /= (double)l.n * T_SEC;
+	assert_true(sum > 0.97 * 4065 && sum < 1.03 * 4065);
+	vec_free(&l);
+	g.dur_min_ns = 200000 * T_SEC; /* above the maximum */
+	assert_int_equal(workload_generate(&g, &l, &d), -EINVAL);
+	assert_string_equal(d.msg, "duration_min is above duration_max");
+	assert_int_equal(l.n, 0);
+	workload_gen_done(&g);
 }
 
 static void test_gen_errors(void **state)
@@ -328,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_gen_interarrival),
 		cmocka_unit_test(test_gen_frequencies),
 		cmocka_unit_test(test_gen_determinism),
+		cmocka_unit_test(test_gen_durations),
 		cmocka_unit_test(test_gen_errors),
 		cmocka_unit_test(test_trace_sample),
 		cmocka_unit_test(test_trace_header_variants),
