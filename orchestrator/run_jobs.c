@@ -217,7 +217,8 @@ uint64_t run_emu_wall_ns(const struct experiment *e, const job_list *jobs, const
 
 		job_fit_duration(&f, paper_rate);
 		bytes = (uint64_t)((double)f.bytes * s->emulation.size_scale);
-		one = (double)job_compute_ns(&f, paper_rate) * dil + (double)comm_ns(&f, bytes, rate);
+		one = (double)job_compute_ns(&f, paper_rate) * dil +
+		      (double)comm_ns(&f, bytes, rate);
 		done = (double)f.arrival_ns * dil + (double)f.iterations * one;
 
 		if (done > end)

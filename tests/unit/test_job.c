@@ -252,8 +252,12 @@ static void test_catalogue_builds(void **state)
  * = 100 s; one GPU only computes; no duration changes nothing. */
 static void test_fit_duration(void **state)
 {
-	struct job_spec j = {.gpus = 8, .kind = COLL_ALLREDUCE, .iterations = 4,
-			     .comm_fraction = 0.1, .elem = 4, .bytes = 7,
+	struct job_spec j = {.gpus = 8,
+			     .kind = COLL_ALLREDUCE,
+			     .iterations = 4,
+			     .comm_fraction = 0.1,
+			     .elem = 4,
+			     .bytes = 7,
 			     .duration_ns = 4000000000000ULL};
 	struct job_spec one = j, none = j;
 	double comm;
@@ -281,8 +285,7 @@ int main(void)
 		cmocka_unit_test(test_seed000_ideal_ar),  cmocka_unit_test(test_seed000_compute),
 		cmocka_unit_test(test_alpha_compute),	  cmocka_unit_test(test_seed003_models),
 		cmocka_unit_test(test_from_model_errors), cmocka_unit_test(test_alltoall_pairwise),
-		cmocka_unit_test(test_catalogue_builds),
-		cmocka_unit_test(test_fit_duration),
+		cmocka_unit_test(test_catalogue_builds),  cmocka_unit_test(test_fit_duration),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
