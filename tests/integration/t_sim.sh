@@ -3,7 +3,8 @@
 # `testbed sim` (virtual time) as a user without root: the quickstart and the 512-GPU
 # scenario run, write the results folder `testbed up` writes (every summary valid, with
 # "backend": "sim" and no fidelity verdict), make no namespace; the same scenario twice gives
-# byte-identical records; a sweep runs and is compared; `verify: true` is refused at its
+# byte-identical records; a sweep runs and is compared; on the ideal switch, jobs of the
+# vClos paper's cluster run exactly their drawn durations; `verify: true` is refused at its
 # file:line:col; `up` refuses the 512-GPU file as too long to emulate and suggests `sim`;
 # an unknown option is a usage error.
 #
@@ -51,6 +52,24 @@ sw=$(ls -d "$TB_TMP"/r3/*/*-sweep)
 [ "$(jq '[.runs[] | select(.status == "ok")] | length' "$sw/sweep.json")" -eq 6 ] ||
 	fail "sweep: $(jq -c '.runs' "$sw/sweep.json")"
 [ -s "$sw/comparison.txt" ] || fail "sweep: no comparison.txt"
+
+# the vClos paper's CLUSTER512 cut to 200 jobs on the non-blocking switch: each job runs its
+# drawn duration T (a multiple of 100 s) with its all-reduce share alpha of it stretched by
+# the wire's overhead, (1500 + 14) / (1500 - 52): JRT = T (1 + alpha x 0.04558)
+sed -e '/^sweep:/,$d' -e 's/count: 5000/count: 200/' -e 's/kind: leafspine/kind: best/' \
+	scenarios/paper/vclos-cluster512.yaml >"$TB_TMP/c512.yaml"
+chmod 0644 "$TB_TMP/c512.yaml"
+sim "$TB_TMP/r4" "$TB_TMP/c512.yaml"
+d=$(ls -d "$TB_TMP"/r4/vclos-512/*)
+[ "$(jq .totals.ok "$d/summary.json")" -eq 200 ] || fail "c512: $(jq -c .totals "$d/summary.json")"
+off=$(jq '{vgg16: 0.25, bert: 0.12, resnet101: 0.05, resnet50: 0.04} as $alpha
+	| [.jobs[] | (if .gpus > 1 then $alpha[.model] else 0 end) as $a
+	| (.jrt_paper_s / (1 + $a * (1514 / 1448 - 1))) as $t
+	| ($t / 100 | round * 100) as $dur | select(($t / $dur - 1) | fabs > 1e-5)] | length' \
+	"$d/summary.json")
+[ "$off" -eq 0 ] || fail "c512: $off jobs ran other than their duration on the ideal switch"
+note "CLUSTER512 (200 jobs, best): every JRT its drawn duration, mean JWT" \
+	"$(jq .totals.avg_jwt_paper_s "$d/summary.json") s"
 
 # refusals: what virtual time cannot run, at its position; a bad option
 for f in tests/fixtures/bad-sim/*.yaml; do
