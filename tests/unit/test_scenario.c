@@ -105,6 +105,7 @@ static void test_every_scenario_parses(void **state)
 
 	(void)state;
 	assert_int_equal(glob("scenarios/*.yaml", 0, NULL, &g), 0);
+	assert_int_equal(glob("scenarios/*/*.yaml", GLOB_APPEND, NULL, &g), 0);
 	assert_true(g.gl_pathc >= 4);
 	for (i = 0; i < g.gl_pathc; i++) {
 		diag_clear(&d);
