@@ -224,10 +224,14 @@ static int report(struct run *r, const char *dir, const struct cmd_run_opts *o, 
 	if (warn.msg[0])
 		fprintf(stderr, "%s: plots: %s\n", who, warn.msg);
 	print_results(r, &x, txt, dir, o, who);
-	if (r->be == &run_emu_backend && run_emu(r)->net) {
+	if (r->be->netevs) {
+		size_t nev;
+		const struct rec_netev *v = r->be->netevs(r, &nev);
 		char ev[4096];
 
-		printf("network events (failures.csv):\n%s", run_net_summary(r, ev, sizeof(ev)));
+		if (nev)
+			printf("network events (failures.csv):\n%s",
+			       run_netev_summary(v, nev, ev, sizeof(ev)));
 	}
 	if (out) {
 		snprintf(out->dir, sizeof(out->dir), "%s", dir);

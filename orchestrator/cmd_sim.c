@@ -48,11 +48,6 @@ static int refuse(const struct cmd_world *w, struct diag *d)
 			"%s:%u:%u: workload.verify: virtual time moves no payload to check; "
 			"only 'testbed up' verifies results",
 			e->s.path, e->w.verify_line, e->w.verify_col);
-	if (e->failures.v.n)
-		return diag_set(d, -EINVAL,
-				"%s: failures: 'testbed sim' does not model failures yet; run them "
-				"with 'testbed up'",
-				e->s.path);
 	if (w->t->phys)
 		return diag_set(d, -EINVAL,
 				"%s: topology.ocs: 'testbed sim' does not model OCS circuits yet; "

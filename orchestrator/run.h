@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "collect/netev.h"
 #include "collect/records.h"
 #include "lib/diag.h"
 #include "model/topo.h"
@@ -68,6 +69,8 @@ struct run_backend {
 	void (*finish)(struct run *r);
 	/* Its own files in the results folder (failures.csv), or NULL. */
 	int (*write)(struct run *r, const char *dir, struct diag *d);
+	/* The network events it carried out (failures.csv's rows, *n of them), or NULL. */
+	const struct rec_netev *(*netevs)(const struct run *r, size_t *n);
 	void (*done)(struct run *r);
 };
 
@@ -133,6 +136,12 @@ int64_t run_now(const struct run *r);
 /* A rank of job j ended: status 0 or -errno, reason (may be NULL) for a failure, verified
  * when verify mode checked its result. The job ends when every rank has. */
 void run_rank_ended(struct run *r, uint32_t j, int status, bool verified, const char *reason);
+
+/* Writes dir/failures.csv from the rows v[0..n). 0 or -errno with d set. */
+int run_netev_write(const char *dir, const struct rec_netev *v, size_t n, struct diag *d);
+
+/* One line per row for the terminal, into buf; returns buf. */
+char *run_netev_summary(const struct rec_netev *v, size_t n, char *buf, size_t len);
 
 /* Counts for progress lines. */
 void run_counts(const struct run *r, uint32_t *done, uint32_t *running, uint32_t *waiting);

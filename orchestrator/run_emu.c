@@ -270,5 +270,6 @@ const struct run_backend run_emu_backend = {
 	.tick = emu_tick,
 	.finish = emu_finish,
 	.write = run_net_write,
+	.netevs = run_net_events,
 	.done = emu_done,
 };

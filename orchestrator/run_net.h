@@ -70,8 +70,8 @@ int run_net_write(struct run *r, const char *dir, struct diag *d);
  * first in its reason so that a long message cannot cut it off. */
 const char *run_net_why(const struct run *r, int64_t since, char *buf, size_t len);
 
-/* One line per event for the terminal, into buf; returns buf. */
-char *run_net_summary(const struct run *r, char *buf, size_t len);
+/* The events recorded so far (*n of them): the backend's netevs. */
+const struct rec_netev *run_net_events(const struct run *r, size_t *n);
 
 /* Internal to run_net*.c: a new row for an event at emulated time t, or NULL (ENOMEM). */
 struct rec_netev *run_net_rec(struct run_net *n, int64_t t, const char *event, const char *state,

@@ -122,29 +122,12 @@ void run_net_probes(struct run_net *n, bool wait)
 
 int run_net_write(struct run *r, const char *dir, struct diag *d)
 {
-	char path[512], line[1024];
-	FILE *f;
-	size_t i;
-	int err = 0;
+	struct run_net *n = run_emu(r)->net;
 
-	if (!run_emu(r)->net)
+	if (!n)
 		return 0;
-	run_net_probes(run_emu(r)->net, true);
-	snprintf(path, sizeof(path), "%s/failures.csv", dir);
-	f = fopen(path, "we");
-	if (!f)
-		return diag_set(d, -errno, "writing %s: %s", path, strerror(errno));
-	fprintf(f, "%s\n", REC_NETEV_HEADER);
-	for (i = 0; i < run_emu(r)->net->recs.n; i++) {
-		if (rec_netev_format(line, sizeof(line), &run_emu(r)->net->recs.v[i]) >=
-		    (int)sizeof(line))
-			err = -EOVERFLOW;
-		else
-			fputs(line, f); /* rows end in a newline */
-	}
-	if (fclose(f) && !err)
-		err = -errno;
-	return err ? diag_set(d, err, "writing %s: %s", path, strerror(-err)) : 0;
+	run_net_probes(n, true);
+	return run_netev_write(dir, n->recs.v, n->recs.n, d);
 }
 
 const char *run_net_why(const struct run *r, int64_t since, char *buf, size_t len)
@@ -164,35 +147,10 @@ const char *run_net_why(const struct run *r, int64_t since, char *buf, size_t le
 	return buf;
 }
 
-static void ms(char *buf, size_t len, int64_t ns)
+const struct rec_netev *run_net_events(const struct run *r, size_t *n)
 {
-	if (ns == REC_NEVER)
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.2f ms", (double)ns / 1e6);
-}
+	const struct run_net *net = run_emu(r)->net;
 
-char *run_net_summary(const struct run *r, char *buf, size_t len)
-{
-	char rt[32], pt[32], dk[32];
-	size_t i, o = 0;
-
-	buf[0] = '\0';
-	for (i = 0; run_emu(r)->net && i < run_emu(r)->net->recs.n && o < len; i++) {
-		const struct rec_netev *e = &run_emu(r)->net->recs.v[i];
-
-		ms(rt, sizeof(rt), e->routes_ns);
-		ms(pt, sizeof(pt), e->probe_ns);
-		ms(dk, sizeof(dk), e->dark_ns);
-		o += (size_t)snprintf(
-			buf + o, len - o,
-			"%8.3f s  %-6s %-6s %-20s rerouted in %s, probe %s %s (%u/%u)%s%s"
-			"%s%s\n",
-			(double)e->t / 1e9, e->event, e->state, e->target, rt,
-			e->probe[0] ? e->probe : "-", pt, e->probe_answered, e->probe_sent,
-			e->dark_ns != REC_NEVER ? ", dark " : "", e->dark_ns != REC_NEVER ? dk : "",
-			strcmp(e->result, "ok") ? ": " : "",
-			strcmp(e->result, "ok") ? e->result : "");
-	}
-	return buf;
+	*n = net ? net->recs.n : 0;
+	return net ? net->recs.v : NULL;
 }

@@ -47,9 +47,11 @@ static int sim_prepare(struct run *r, struct diag *d)
 {
 	struct run_sim *s = state(r);
 	uint32_t mtu = r->e->s.shaping.mtu ? r->e->s.shaping.mtu : 1500;
-	int err;
+	int err = 0;
 
-	err = sim_exec_init(&s->x, r->t, r->plan, run_sim_goodput(mtu), &r->rec, d);
+	if (r->e->failures.v.n)
+		err = fail_plan_build(r->e, r->t, &s->net.plan, d);
+	err = err ? err : sim_exec_init(&s->x, r->t, r->plan, run_sim_goodput(mtu), &r->rec, d);
 	s->frame = mtu + 14;
 	s->sample_ns = (int64_t)r->e->run.sample_ns;
 	s->next_sample = s->sample_ns ? s->sample_ns : INT64_MAX;
@@ -65,7 +67,122 @@ static int64_t sim_now(const struct run *r)
 
 static int64_t sim_next_due(const struct run *r)
 {
-	return state(r)->next_sample;
+	const struct run_sim *s = state(r);
+	const struct fail_plan *p = &s->net.plan;
+	int64_t at = p->next < p->events.n ? p->events.v[p->next].at : INT64_MAX;
+
+	return at < s->next_sample ? at : s->next_sample;
+}
+
+/* The routing plan for topology t, into *p and *plan. 0 or -errno with d set. */
+static int plan_for(const struct topo *t, struct topo_paths *p, struct route_plan *plan,
+		    struct diag *d)
+{
+	int err = paths_compute(t, p);
+
+	if (err)
+		return diag_set(d, err, "computing paths: out of memory");
+	return route_plan_build(t, p, plan, d);
+}
+
+/* What the kernel would change: namespaces and route, rule and neighbour requests. */
+static void count_ops(const struct topo *ot, const struct route_plan *op, const struct topo *nt,
+		      const struct route_plan *np, struct rec_netev *e)
+{
+	uint32_t ops[ROUTE_OP_NEIGH_DEL + 1] = {0};
+	struct route_diff df = {0};
+
+	if (!route_diff_build(ot, op, nt, np, &df)) {
+		route_diff_count(&df, ops);
+		e->nodes = df.nodes;
+		e->route_ops = ops[ROUTE_OP_SET] + ops[ROUTE_OP_DEL] + ops[ROUTE_OP_RULE_ADD] +
+			       ops[ROUTE_OP_RULE_DEL] + ops[ROUTE_OP_NEIGH_DEL];
+		e->nft_ops = ops[ROUTE_OP_NFT];
+	}
+	route_diff_done(&df);
+}
+
+/* A link or node event: its cables' directions down or up in the flow model, the plan
+ * rebuilt over the new graph, the jobs' connections moved onto it. */
+static int fire_cables(struct run *r, const struct fail_event *ev, struct rec_netev *e,
+		       struct diag *d)
+{
+	struct run_sim_net *n = &state(r)->net;
+	const struct topo *ot = n->t ? n->t : r->t;
+	const struct route_plan *op = n->t ? &n->routes : r->plan;
+	struct topo *nt = topo_copy(ot);
+	struct topo_paths np = {0};
+	struct route_plan nplan = {0};
+	uint32_t i, k;
+	int err = nt ? 0 : diag_set(d, -ENOMEM, "out of memory");
+
+	for (i = 0; !err && i < ev->cable_n; i++) {
+		k = n->plan.cables.v[ev->cable_off + i];
+		nt->links.v[k].up = ev->up;
+		sim_exec_port_state(&state(r)->x, nt->links.v[k].port[0], ev->up);
+		sim_exec_port_state(&state(r)->x, nt->links.v[k].port[1], ev->up);
+	}
+	err = err ? err : plan_for(nt, &np, &nplan, d);
+	if (err) { /* the jobs stay on what they were traced over */
+		route_plan_done(&nplan);
+		paths_done(&np);
+		topo_free(nt);
+		return err;
+	}
+	count_ops(ot, op, nt, &nplan, e);
+	if (n->t) { /* the jobs keep their own copies of their paths */
+		route_plan_done(&n->routes);
+		paths_done(&n->paths);
+		topo_free(n->t);
+	}
+	n->t = nt;
+	n->paths = np;
+	n->routes = nplan;
+	return sim_exec_reroute(&state(r)->x, n->t, &n->routes, d);
+}
+
+static void fire(struct run *r, const struct fail_event *ev)
+{
+	struct run_sim_net *n = &state(r)->net;
+	struct rec_netev *e = vec_grow(&n->recs);
+	struct diag d = {0};
+	int err;
+
+	if (!e)
+		return;
+	memset(e, 0, sizeof(*e));
+	e->t = sim_now(r);
+	snprintf(e->event, sizeof(e->event), "%s", fail_kind_name(ev->kind));
+	snprintf(e->state, sizeof(e->state), "%s", fail_state_name(ev));
+	snprintf(e->target, sizeof(e->target), "%s", ev->target);
+	e->probe_ns = e->dark_ns = REC_NEVER;
+	err = fire_cables(r, ev, e, &d);
+	e->routes_ns = err ? REC_NEVER : 0; /* the control plane takes no virtual time */
+	snprintf(e->result, sizeof(e->result), "%.*s", (int)sizeof(e->result) - 1,
+		 err ? d.msg : "ok");
+}
+
+static void net_tick(struct run *r, int64_t now)
+{
+	struct fail_plan *p = &state(r)->net.plan;
+
+	while (p->next < p->events.n && p->events.v[p->next].at <= now)
+		fire(r, &p->events.v[p->next++]);
+}
+
+static int sim_write(struct run *r, const char *dir, struct diag *d)
+{
+	const struct run_sim_net *n = &state(r)->net;
+
+	if (!r->e->failures.v.n)
+		return 0;
+	return run_netev_write(dir, n->recs.v, n->recs.n, d);
+}
+
+static const struct rec_netev *sim_netevs(const struct run *r, size_t *n)
+{
+	*n = state(r)->net.recs.n;
+	return state(r)->net.recs.v;
 }
 
 static int sim_start(struct run *r, uint32_t j, struct diag *d)
@@ -129,6 +246,7 @@ static void sim_tick(struct run *r, int64_t now)
 {
 	struct run_sim *s = state(r);
 
+	net_tick(r, now);
 	if (now < s->next_sample)
 		return;
 	sample(r, now);
@@ -148,7 +266,17 @@ static void sim_finish(struct run *r)
 
 static void sim_done(struct run *r)
 {
+	struct run_sim_net *n = &state(r)->net;
+
 	sim_exec_done(&state(r)->x);
+	if (n->t) {
+		route_plan_done(&n->routes);
+		paths_done(&n->paths);
+		topo_free(n->t);
+	}
+	fail_plan_done(&n->plan);
+	vec_free(&n->recs);
+	memset(n, 0, sizeof(*n));
 }
 
 const struct run_backend run_sim_backend = {
@@ -161,6 +289,7 @@ const struct run_backend run_sim_backend = {
 	.wait = sim_wait,
 	.tick = sim_tick,
 	.finish = sim_finish,
-	.write = NULL,
+	.write = sim_write,
+	.netevs = sim_netevs,
 	.done = sim_done,
 };

@@ -7,11 +7,27 @@
 
 #include <stdint.h>
 
+#include "model/paths.h"
+#include "orchestrator/failure.h"
 #include "orchestrator/run.h"
+#include "policy/reroute.h"
+#include "policy/route.h"
 #include "sim/exec.h"
+
+/* The scenario's failures and repairs on the virtual clock: the cables' link directions go
+ * down or up in the flow model and the routing plan is rebuilt for the new graph at once
+ * (the control plane takes no virtual time); the jobs' connections follow it. */
+struct run_sim_net {
+	struct fail_plan plan;
+	struct topo *t; /* the topology after the events so far (owned), NULL before any */
+	struct topo_paths paths;
+	struct route_plan routes; /* over t */
+	VEC(struct rec_netev) recs; /* failures.csv */
+};
 
 struct run_sim {
 	struct sim_exec x;
+	struct run_sim_net net;
 	int64_t sample_ns; /* links.csv every this long in virtual time (0: at the end only) */
 	int64_t next_sample;
 	uint64_t samples; /* rows written so far */

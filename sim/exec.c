@@ -146,9 +146,23 @@ static int64_t path_delay(const struct sim_exec *x, const uint32_t *ports, int h
 	return ns;
 }
 
-/* Traces every connection's path once, as the kernel forwards its 5-tuple: every pair the
- * schedule makes exchange data must have a route both ways. */
-static int trace_paths(const struct sim_exec *x, struct sim_job *j, struct diag *d)
+/* Appends a path of hops ports to j->paths (hop count first); its offset in *at. */
+static int path_add(struct sim_job *j, const uint32_t *ports, uint32_t hops, uint32_t *at)
+{
+	if (vec_reserve(&j->paths, j->paths.n + (size_t)hops + 1))
+		return -ENOMEM;
+	*at = (uint32_t)j->paths.n;
+	j->paths.v[j->paths.n++] = hops;
+	memcpy(j->paths.v + j->paths.n, ports, (size_t)hops * sizeof(*ports));
+	j->paths.n += hops;
+	return 0;
+}
+
+/* Traces every connection's path, as the kernel forwards its 5-tuple: every pair the schedule
+ * makes exchange data must have a route both ways. With old (a reroute), a pair left without
+ * a route keeps its old path, over which it stalls as the kernel's packets would. */
+static int trace_paths(const struct sim_exec *x, struct sim_job *j, const uint32_t *old,
+		       struct diag *d)
 {
 	uint32_t ports[SIM_PATH_MAX], k, i, src;
 	int hops;
@@ -159,22 +173,23 @@ static int trace_paths(const struct sim_exec *x, struct sim_job *j, struct diag 
 		for (i = 0; i < rk->plan.npeers; i++) {
 			struct route_flow f =
 				route_job_flow(x->t, j->eps, j->id, k, rk->plan.peers[i]);
+			const uint32_t *use = ports;
 
 			src = x->t->endpoints.v[j->eps[k]];
 			hops = route_trace_ports(x->t, x->plan, src, &f, ports, SIM_PATH_MAX);
-			if (hops <= 0)
+			if (hops <= 0 && !old)
 				return diag_set(
 					d, -EINVAL, "job %u: no route from %s to %s", j->id,
 					x->t->nodes.v[src].name,
 					x->t->nodes.v[x->t->endpoints.v[j->eps[rk->plan.peers[i]]]]
 						.name);
-			rk->path[i] = (uint32_t)j->paths.n;
-			rk->lat[i] = path_delay(x, ports, hops);
-			if (vec_reserve(&j->paths, j->paths.n + (size_t)hops + 1))
+			if (hops <= 0) {
+				use = old + rk->path[i] + 1;
+				hops = (int)old[rk->path[i]];
+			}
+			rk->lat[i] = path_delay(x, use, hops);
+			if (path_add(j, use, (uint32_t)hops, &rk->path[i]))
 				return diag_set(d, -ENOMEM, "out of memory");
-			j->paths.v[j->paths.n++] = (uint32_t)hops;
-			memcpy(j->paths.v + j->paths.n, ports, (size_t)hops * sizeof(*ports));
-			j->paths.n += (size_t)hops;
 		}
 	}
 	return 0;
@@ -201,7 +216,7 @@ static int job_setup(struct sim_exec *x, struct sim_job *j, const struct sim_job
 	for (k = 0; k < j->nranks; k++)
 		if (rank_init(j, k))
 			return diag_set(d, -ENOMEM, "out of memory");
-	return trace_paths(x, j, d);
+	return trace_paths(x, j, NULL, d);
 }
 
 int sim_exec_start(struct sim_exec *x, const struct sim_job_in *in, struct diag *d)
@@ -453,4 +468,51 @@ int sim_exec_run(struct sim_exec *x, int64_t until, uint32_t *job)
 		if (r)
 			return r;
 	}
+}
+
+/* Job j's connections traced again over the current plan, and its flows in flight moved onto
+ * their connection's new path (what they sent stays sent). */
+static int job_reroute(struct sim_exec *x, struct sim_job *j, struct diag *d)
+{
+	uint32_t *old = j->paths.v;
+	size_t f;
+	int r;
+
+	j->paths.v = NULL;
+	j->paths.n = j->paths.cap = 0;
+	r = trace_paths(x, j, old, d);
+	free(old);
+	for (f = 0; !r && j->flows && f < x->net.flows.n; f++) {
+		const struct sim_flow *fl = &x->net.flows.v[f];
+		const struct sim_rank *rk;
+		const uint32_t *p;
+
+		if (!fl->active || ck_job(fl->cookie) != j->id)
+			continue;
+		rk = &j->ranks[ck_rank(fl->cookie)];
+		p = j->paths.v + rk->path[rk->plan.chan[ck_step(fl->cookie)] / 2];
+		r = sim_flow_reroute(&x->net, (uint32_t)f, p + 1, p[0]);
+		if (r)
+			diag_set(d, r, "out of memory");
+	}
+	return r;
+}
+
+int sim_exec_reroute(struct sim_exec *x, const struct topo *t, const struct route_plan *plan,
+		     struct diag *d)
+{
+	size_t i;
+	int r = 0;
+
+	x->t = t;
+	x->plan = plan;
+	for (i = 0; !r && i < x->jobs.n; i++)
+		if (x->jobs.v[i].active)
+			r = job_reroute(x, &x->jobs.v[i], d);
+	return r;
+}
+
+int sim_exec_port_state(struct sim_exec *x, uint32_t port, bool up)
+{
+	return sim_link_set(&x->net, port, up);
 }

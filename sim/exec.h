@@ -110,6 +110,18 @@ void sim_exec_abort(struct sim_exec *x, uint32_t id);
  * (SIM_X_UNTIL; INT64_MAX: never), or nothing is left to happen (SIM_X_IDLE). Or -ENOMEM. */
 int sim_exec_run(struct sim_exec *x, int64_t until, uint32_t *job);
 
+/* The topology changed (a failure, a repair): t and plan replace the ones the jobs were
+ * traced over (same node and port ids; borrowed from now on). Every running job's connections
+ * are traced again and its flows in flight move onto their new paths, as the kernel's
+ * rerouted packets would; a connection left without a route keeps its path and stalls there.
+ * Instant in virtual time. 0 or -ENOMEM (d set). */
+int sim_exec_reroute(struct sim_exec *x, const struct topo *t, const struct route_plan *plan,
+		     struct diag *d);
+
+/* Takes port's direction of a link (link id = port id) down or up: flows over it stall at
+ * rate 0 while it is down. 0 or -EINVAL. */
+int sim_exec_port_state(struct sim_exec *x, uint32_t port, bool up);
+
 /* Whether job id is running. */
 bool sim_exec_running(const struct sim_exec *x, uint32_t id);
 

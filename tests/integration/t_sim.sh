@@ -3,7 +3,8 @@
 # `testbed sim` (virtual time) as a user without root: the quickstart and the 512-GPU
 # scenario run, write the results folder `testbed up` writes (every summary valid, with
 # "backend": "sim" and no fidelity verdict), make no namespace; the same scenario twice gives
-# byte-identical records; a sweep runs and is compared; on the ideal switch, jobs of the
+# byte-identical records; a sweep runs and is compared; a spine failing mid-run reroutes the
+# job's flows and slows it; on the ideal switch, jobs of the
 # vClos paper's cluster run exactly their drawn durations; `verify: true` is refused at its
 # file:line:col; `up` refuses the 512-GPU file as too long to emulate and suggests `sim`;
 # an unknown option is a usage error.
@@ -70,6 +71,42 @@ off=$(jq '{vgg16: 0.25, bert: 0.12, resnet101: 0.05, resnet50: 0.04} as $alpha
 [ "$off" -eq 0 ] || fail "c512: $off jobs ran other than their duration on the ideal switch"
 note "CLUSTER512 (200 jobs, best): every JRT its drawn duration, mean JWT" \
 	"$(jq .totals.avg_jwt_paper_s "$d/summary.json") s"
+
+# a spine failing mid-run: failures.csv records it, the job's flows move onto the live spines
+# and it takes longer than without the failure (the uplinks are the bottleneck, 2:1)
+sim "$TB_TMP/r5" scenarios/failure-spine.yaml
+d=$(ls -d "$TB_TMP"/r5/fail-spine/*)
+[ "$(sed -n 2p "$d/failures.csv" | cut -d, -f1-5,16)" = "2000000000,node,down,s3,0,ok" ] ||
+	fail "failure-spine: failures.csv $(cat "$d/failures.csv")"
+grep -q "node   down   s3" "$TB_TMP/sim.out" || fail "failure-spine: no event line"
+sed '/^failures:/,$d' scenarios/failure-spine.yaml >"$TB_TMP/fs0.yaml"
+chmod 0644 "$TB_TMP/fs0.yaml"
+sim "$TB_TMP/r6" "$TB_TMP/fs0.yaml"
+j1=$(jq .totals.avg_jct_paper_s "$d/summary.json")
+j0=$(jq .totals.avg_jct_paper_s "$(ls -d "$TB_TMP"/r6/fail-spine/*)/summary.json")
+jq -en "$j1 > $j0 * 1.03" >/dev/null || fail "failure-spine: JCT $j1 s, without the failure $j0 s"
+[ "$(jq .totals.ok "$d/summary.json")" -eq 1 ] || fail "failure-spine: job not ok"
+note "spine s3 down at 2 s: JCT $j1 s against $j0 s without"
+# a job placed after a spine failed runs on the routes the failure left; one that arrives
+# after the repair runs on all of them again
+cat >"$TB_TMP/later.yaml" <<'EOF2'
+name: fail-later
+topology: {kind: leafspine, hosts_per_leaf: 2, leaves: 2, spines: 2, host_rate: 1Gbit}
+workload:
+  iterations: 2
+  jobs:
+    - {gpus: 4, bytes: 1MiB, compute: 1ms, arrival: 0s}
+    - {gpus: 4, bytes: 1MiB, compute: 1ms, arrival: 1s}
+    - {gpus: 4, bytes: 1MiB, compute: 1ms, arrival: 3s}
+failures:
+  - {at: 0.5s, node: s1, for: 2s}
+EOF2
+chmod 0644 "$TB_TMP/later.yaml"
+sim "$TB_TMP/r7" "$TB_TMP/later.yaml"
+d=$(ls -d "$TB_TMP"/r7/fail-later/*)
+[ "$(jq .totals.ok "$d/summary.json")" -eq 3 ] || fail "fail-later: $(cut -d, -f1,12,14 "$d/jobs.csv")"
+[ "$(cut -d, -f3,16 "$d/failures.csv" | tr '\n' ' ')" = "state,result down,ok up,ok " ] ||
+	fail "fail-later: $(cat "$d/failures.csv")"
 
 # refusals: what virtual time cannot run, at its position; a bad option
 for f in tests/fixtures/bad-sim/*.yaml; do

@@ -2,7 +2,8 @@
 /* Collective schedules executed on the flow model (sim/exec.h), on cases whose times are
  * known by hand: a ring all-reduce on one switch (2(N-1) rounds of M/N at the NIC rate),
  * with compute and iterations, with link latency, and with two ring hops sharing an uplink;
- * an aborted job; and, as properties, every message delivered exactly once and the same
+ * an aborted job; a spine failing mid-transfer, its flows moved onto the other spine; and, as
+ * properties, every message delivered exactly once and the same
  * inputs giving the same records. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -183,6 +184,88 @@ static void test_abort(void **state)
 	t_world_done(&w);
 }
 
+/* The spine rank 0's connection to rank 1 crosses in job id. */
+static uint32_t t_spine_of(const struct t_world *w, uint32_t id)
+{
+	const struct sim_job *j = &w->x.jobs.v[id];
+	const uint32_t *p = j->paths.v + j->ranks[0].path[0];
+	uint32_t h, node;
+
+	for (h = 0; h < p[0]; h++) {
+		node = w->t->ports.v[p[1 + h]].node;
+		if (w->t->nodes.v[node].role == TOPO_ROLE_SPINE)
+			return node;
+	}
+	fail_msg("no spine on the path");
+	return 0;
+}
+
+/* Spine `spine`'s cables down in a copy of w's topology, its ports down in the flow model;
+ * with reroute, the jobs moved onto the new plan (*nt, *np, *nplan kept for the caller). */
+static void t_fail_spine(struct t_world *w, uint32_t spine, bool reroute, struct topo **nt,
+			 struct topo_paths *np, struct route_plan *nplan)
+{
+	struct diag d = {0};
+	size_t k;
+
+	*nt = topo_copy(w->t);
+	assert_non_null(*nt);
+	for (k = 0; k < (*nt)->links.n; k++) {
+		struct topo_link *l = &(*nt)->links.v[k];
+
+		if ((*nt)->ports.v[l->port[0]].node != spine &&
+		    (*nt)->ports.v[l->port[1]].node != spine)
+			continue;
+		l->up = false;
+		assert_int_equal(sim_exec_port_state(&w->x, l->port[0], false), 0);
+		assert_int_equal(sim_exec_port_state(&w->x, l->port[1], false), 0);
+	}
+	assert_int_equal(paths_compute(*nt, np), 0);
+	assert_int_equal(route_plan_build(*nt, np, nplan, &d), 0);
+	if (reroute)
+		assert_int_equal(sim_exec_reroute(&w->x, *nt, nplan, &d), 0);
+}
+
+/* Two ranks on two leaves under two spines: the spine their ring crosses fails halfway
+ * through the first message. Rerouted, the message goes on over the other spine from where
+ * it was (every message still takes T_MSG); left where it was, it stalls for good. */
+static void test_spine_failure(void **state)
+{
+	static const uint32_t eps[] = {0, 2};
+	struct topo_paths np;
+	struct route_plan nplan;
+	struct t_world w;
+	struct topo *nt;
+	uint32_t spine, job, pass;
+	size_t i;
+
+	(void)state;
+	for (pass = 0; pass < 2; pass++) {
+		t_world_init(&w, 2, 2, 2, 0);
+		t_start(&w, 0, COLL_RING, 2, 2 * MB, 1, 0, eps);
+		assert_int_equal(sim_exec_run(&w.x, T_MSG / 2, &job), SIM_X_UNTIL);
+		spine = t_spine_of(&w, 0);
+		memset(&np, 0, sizeof(np));
+		memset(&nplan, 0, sizeof(nplan));
+		t_fail_spine(&w, spine, pass == 0, &nt, &np, &nplan);
+		if (pass == 0) {
+			assert_int_not_equal(t_spine_of(&w, 0), spine);
+			assert_int_equal(t_until_done(&w, 0), 2 * T_MSG);
+			assert_int_equal(w.rec.flows.n, 2 * 2);
+			for (i = 0; i < w.rec.flows.n; i++)
+				assert_int_equal(w.rec.flows.v[i].t_end - w.rec.flows.v[i].t_start,
+						 T_MSG);
+		} else {
+			assert_int_equal(sim_exec_run(&w.x, INT64_MAX, &job), SIM_X_IDLE);
+			assert_true(sim_exec_running(&w.x, 0));
+		}
+		t_world_done(&w); /* the exec borrowed nt: freed after it */
+		route_plan_done(&nplan);
+		paths_done(&np);
+		topo_free(nt);
+	}
+}
+
 /* Halving-doubling on 6 ranks (pre and post steps) across a 2-spine fabric, twice: every
  * SEND of every iteration arrives exactly once, and the run is the same each time. */
 static void t_hd_run(struct rec_run *out)
@@ -237,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_latency),
 		cmocka_unit_test(test_shared_uplink),
 		cmocka_unit_test(test_abort),
+		cmocka_unit_test(test_spine_failure),
 		cmocka_unit_test(test_exactly_once_and_deterministic),
 	};
 

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+/* failures.csv and its terminal lines, from either backend's network events (see run.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "orchestrator/run.h"
+
+int run_netev_write(const char *dir, const struct rec_netev *v, size_t n, struct diag *d)
+{
+	char path[512], line[1024];
+	FILE *f;
+	size_t i;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "%s/failures.csv", dir);
+	f = fopen(path, "we");
+	if (!f)
+		return diag_set(d, -errno, "writing %s: %s", path, strerror(errno));
+	fprintf(f, "%s\n", REC_NETEV_HEADER);
+	for (i = 0; i < n; i++) {
+		if (rec_netev_format(line, sizeof(line), &v[i]) >= (int)sizeof(line))
+			err = -EOVERFLOW;
+		else
+			fputs(line, f); /* rows end in a newline */
+	}
+	if (fclose(f) && !err)
+		err = -errno;
+	return err ? diag_set(d, err, "writing %s: %s", path, strerror(-err)) : 0;
+}
+
+static void ms(char *buf, size_t len, int64_t ns)
+{
+	if (ns == REC_NEVER)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.2f ms", (double)ns / 1e6);
+}
+
+char *run_netev_summary(const struct rec_netev *v, size_t n, char *buf, size_t len)
+{
+	char rt[32], pt[32], dk[32];
+	size_t i, o = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && o < len; i++) {
+		const struct rec_netev *e = &v[i];
+
+		ms(rt, sizeof(rt), e->routes_ns);
+		ms(pt, sizeof(pt), e->probe_ns);
+		ms(dk, sizeof(dk), e->dark_ns);
+		o += (size_t)snprintf(
+			buf + o, len - o,
+			"%8.3f s  %-6s %-6s %-20s rerouted in %s, probe %s %s (%u/%u)%s%s"
+			"%s%s\n",
+			(double)e->t / 1e9, e->event, e->state, e->target, rt,
+			e->probe[0] ? e->probe : "-", pt, e->probe_answered, e->probe_sent,
+			e->dark_ns != REC_NEVER ? ", dark " : "", e->dark_ns != REC_NEVER ? dk : "",
+			strcmp(e->result, "ok") ? ": " : "",
+			strcmp(e->result, "ok") ? e->result : "");
+	}
+	return buf;
+}
