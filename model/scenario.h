@@ -78,6 +78,12 @@ struct scn_shaping {
 
 enum scn_policy {
 	SCN_POLICY_ECMP,
+	SCN_POLICY_GREEDY, /* greedy routing §3.4.1: the runner tags every connection's path */
+};
+
+enum scn_greedy_order {
+	SCN_GREEDY_BUSIEST_TOR, /* the authors' code: ToRs with the most commodities first */
+	SCN_GREEDY_INPUT, /* jobs in start order, each rank's connections in rank order */
 };
 
 struct scn_seed {
@@ -90,6 +96,7 @@ struct scn_routing {
 	uint32_t seed; /* base ECMP seed; each switch derives its own */
 	VEC(struct scn_seed) seeds; /* per-switch overrides */
 	bool spray; /* untagged packets pick a next hop per packet (nft numgen), not per flow */
+	enum scn_greedy_order order; /* greedy: the order commodities are assigned in */
 };
 
 struct scn_addressing {

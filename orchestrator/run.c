@@ -79,8 +79,11 @@ void run_done(struct run *r)
 
 	if (r->be)
 		r->be->done(r);
-	for (i = 0; r->jobs && i < r->njobs; i++)
+	for (i = 0; r->jobs && i < r->njobs; i++) {
 		free(r->jobs[i].eps);
+		free(r->jobs[i].conns);
+	}
+	vec_free(&r->routes);
 	free(r->jobs);
 	r->jobs = NULL;
 	sched_done(&r->sched);

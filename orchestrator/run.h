@@ -27,6 +27,23 @@ struct run;
 #define RUN_STOP_USER 1 /* Ctrl-C: abort running jobs, wait for them, write the results */
 #define RUN_STOP_DOWN 2 /* `testbed down` takes the testbed: end now, write nothing */
 
+/* A connection a job's collective sends over (rank src to rank dst) and the DSCP path tag the
+ * routing policy gave it (0: the switches' hash). */
+struct run_conn {
+	uint32_t src, dst;
+	uint8_t tag;
+};
+
+/* A decision of the routing policy (routing.csv). */
+struct run_route_rec {
+	int64_t t; /* on the backend's clock */
+	char trigger[16]; /* "start", "end", "failure": what asked for it first */
+	uint32_t commodities; /* connections assigned */
+	uint32_t retagged; /* connections whose tag changed */
+	uint32_t max_load, lower_bound; /* most commodities on one link; the least possible */
+	int64_t decide_ns; /* wall time of the decision (candidates and assignment) */
+};
+
 /* A job as the runner runs it: the backend's sizes and times (emulated ones, or paper units
  * in virtual time), and what happened. */
 struct run_job {
@@ -44,6 +61,8 @@ struct run_job {
 	uint32_t verified; /* ranks that verified */
 	bool submitted, running, aborting;
 	bool node_lost; /* the reason is an emu-node's death, the root cause */
+	struct run_conn *conns; /* under a routing policy, while running: what it sends over */
+	uint32_t nconns;
 };
 
 /* What runs the ranks. The runner calls these; the backend reports each rank's end with
@@ -71,6 +90,10 @@ struct run_backend {
 	int (*write)(struct run *r, const char *dir, struct diag *d);
 	/* The network events it carried out (failures.csv's rows, *n of them), or NULL. */
 	const struct rec_netev *(*netevs)(const struct run *r, size_t *n);
+	/* The topology and routing plan in force now (failures change them). */
+	void (*view)(const struct run *r, const struct topo **t, const struct route_plan **plan);
+	/* Job j's connections v[0..n) get their tags (run_conn.tag) from now on. 0 or -errno. */
+	int (*retag)(struct run *r, uint32_t j, const struct run_conn *v, size_t n, struct diag *d);
 	void (*done)(struct run *r);
 };
 
@@ -95,6 +118,8 @@ struct run {
 	struct sched sched;
 	struct rec_run rec;
 	bool stopping;
+	char route_why[16]; /* a routing policy's trigger since its last decision, or "" */
+	VEC(struct run_route_rec) routes; /* its decisions */
 };
 
 /* Jobs of the workload, in arrival order, ids 0.. (paper units): its jobs entries, generated

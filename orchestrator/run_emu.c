@@ -271,5 +271,7 @@ const struct run_backend run_emu_backend = {
 	.finish = emu_finish,
 	.write = run_net_write,
 	.netevs = run_net_events,
+	.view = run_net_view,
+	.retag = run_emu_retag,
 	.done = emu_done,
 };

@@ -23,6 +23,8 @@ void run_node_lost(struct run *r, uint32_t ep, const char *why);
  * emu-nodes. */
 int run_emu_start(struct run *r, uint32_t j, struct diag *d);
 void run_emu_abort(struct run *r, uint32_t j);
+/* Sends CTL_TAG for each connection of v to its source rank's emu-node. 0. */
+int run_emu_retag(struct run *r, uint32_t j, const struct run_conn *v, size_t n, struct diag *d);
 
 /* Joins each sender's flow record with its receiver's into r->rec.flows. */
 void run_emu_join_flows(struct run *r);

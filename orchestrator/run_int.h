@@ -16,4 +16,19 @@ void run_end_job(struct run *r, uint32_t j, enum rec_status st, const char *why)
 void run_fail_job(struct run *r, uint32_t j, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* The collective parameters of job rj, as its ranks build their schedule. */
+struct coll_params run_job_coll(const struct run_job *rj);
+
+/* Routing policies (run_route.c). A trigger of the policy (greedy routing §3.4.2: a job
+ * starting or ending, a failure): the next run_route_update decides again. */
+void run_route_trigger(struct run *r, const char *why);
+/* Job j started: the connections its schedule sends over, for the policy. 0 or -errno. */
+int run_route_job(struct run *r, uint32_t j, struct diag *d);
+/* After a trigger, the policy assigns every running job's connections a path and the backend
+ * re-tags those that changed. A no-op under ECMP. 0 or -errno (a policy that cannot decide
+ * fails the run: its jobs' paths would be the hash's, not the policy's). */
+int run_route_update(struct run *r, struct diag *d);
+/* routing.csv under dir, when a policy decided anything. 0 or -errno with d set. */
+int run_route_write(const struct run *r, const char *dir, struct diag *d);
+
 #endif

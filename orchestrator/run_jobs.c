@@ -248,3 +248,13 @@ void run_scale_job(const struct run *r, struct run_job *rj)
 	rj->start = rj->finish = REC_NEVER;
 	rj->status = REC_NOT_STARTED;
 }
+
+struct coll_params run_job_coll(const struct run_job *rj)
+{
+	return (struct coll_params){.kind = rj->spec.kind,
+				    .algo = rj->spec.algo,
+				    .nranks = rj->spec.gpus,
+				    .bytes = rj->bytes,
+				    .elem = rj->spec.elem ? rj->spec.elem : 4,
+				    .group = rj->spec.group};
+}

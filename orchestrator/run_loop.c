@@ -88,6 +88,7 @@ int run_loop(struct run *r, struct diag *d)
 			arrivals(r, now);
 		err = run_start_jobs(r, d);
 		r->be->tick(r, now);
+		err = err ? err : run_route_update(r, d);
 		if (!err)
 			err = r->be->wait(r, next_due(r), d);
 		if (r->progress && wall_ns() - last_report >= REPORT_NS) {

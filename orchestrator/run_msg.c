@@ -35,12 +35,7 @@ static struct ctl_job *job_msg(const struct run *r, const struct run_job *rj)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	m->h = (struct ctl_hdr){CTL_JOB, CTL_VERSION, len};
 	m->job = rj->spec.id;
-	m->coll = (struct coll_params){.kind = rj->spec.kind,
-				       .algo = rj->spec.algo,
-				       .nranks = n,
-				       .bytes = rj->bytes,
-				       .elem = rj->spec.elem ? rj->spec.elem : 4,
-				       .group = rj->spec.group};
+	m->coll = run_job_coll(rj);
 	m->iterations = rj->spec.iterations;
 	m->verify = r->e->w.verify;
 	m->compute_ns = rj->compute_ns;
@@ -77,6 +72,25 @@ int run_emu_start(struct run *r, uint32_t j, struct diag *d)
 	free(m);
 	if (err)
 		run_fail_job(r, j, "could not hand the job to every emu-node");
+	return 0;
+}
+
+int run_emu_retag(struct run *r, uint32_t j, const struct run_conn *v, size_t n, struct diag *d)
+{
+	const struct run_job *rj = &r->jobs[j];
+	struct ctl_tag m = {{CTL_TAG, CTL_VERSION, sizeof(m)}, j, 0, 0, {0}};
+	size_t i;
+
+	(void)d;
+	for (i = 0; i < n; i++) {
+		struct run_node *nd = &run_emu(r)->nodes[rj->eps[v[i].src]];
+
+		m.peer = v[i].dst;
+		m.tag = v[i].tag;
+		/* a node that died fails its job on its own (run_node_lost) */
+		if (nd->job == (int32_t)j && nd->fd >= 0)
+			(void)emu_send(nd->fd, &m, sizeof(m));
+	}
 	return 0;
 }
 

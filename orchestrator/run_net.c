@@ -44,6 +44,14 @@ void run_net_done(struct run *r)
 	run_emu(r)->net = NULL;
 }
 
+void run_net_view(const struct run *r, const struct topo **t, const struct route_plan **plan)
+{
+	const struct run_net *n = run_emu(r)->net;
+
+	*t = n ? n->ctl.t : r->t;
+	*plan = n ? &n->ctl.plan : r->plan;
+}
+
 bool run_ocs_pending(const struct run *r)
 {
 	return run_emu(r)->net && run_emu(r)->net->reconf.next;
@@ -126,6 +134,7 @@ static void fire_cables(struct run *r, const struct fail_event *ev)
 	for (i = 0; !err && i < ev->cable_n; i++)
 		err = netctl_cable_state(&n->ctl, n->plan.cables.v[ev->cable_off + i], ev->up, &d);
 	err = err ? err : netctl_commit(&n->ctl, &st, &d);
+	run_route_trigger(r, "failure");
 	if (!e)
 		return;
 	e->routes_ns = err ? REC_NEVER : netctl_now() - t0;
@@ -161,6 +170,7 @@ static void finish_reconf(struct run *r)
 	int err;
 
 	err = ocs_reconf_finish(&n->ctl, &n->reconf, &d);
+	run_route_trigger(r, "rewire");
 	n->reconf_rec = -1;
 	if (!e)
 		goto out;

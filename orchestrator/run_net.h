@@ -70,6 +70,9 @@ int run_net_write(struct run *r, const char *dir, struct diag *d);
  * first in its reason so that a long message cannot cut it off. */
 const char *run_net_why(const struct run *r, int64_t since, char *buf, size_t len);
 
+/* The topology and plan the control plane has in force now (the backend's view). */
+void run_net_view(const struct run *r, const struct topo **t, const struct route_plan **plan);
+
 /* The events recorded so far (*n of them): the backend's netevs. */
 const struct rec_netev *run_net_events(const struct run *r, size_t *n);
 

@@ -12,6 +12,7 @@
 static int start_job(struct run *r, uint32_t j, const uint32_t *eps, struct diag *d)
 {
 	struct run_job *rj = &r->jobs[j];
+	int err;
 
 	rj->eps = malloc(rj->spec.gpus * sizeof(*eps));
 	if (!rj->eps)
@@ -19,7 +20,8 @@ static int start_job(struct run *r, uint32_t j, const uint32_t *eps, struct diag
 	memcpy(rj->eps, eps, rj->spec.gpus * sizeof(*eps));
 	rj->start = rj->last_progress = run_now(r);
 	rj->running = true;
-	return r->be->start(r, j, d);
+	err = r->be->start(r, j, d);
+	return err ? err : run_route_job(r, j, d);
 }
 
 int run_start_jobs(struct run *r, struct diag *d)
@@ -46,6 +48,10 @@ void run_end_job(struct run *r, uint32_t j, enum rec_status st, const char *why)
 		snprintf(rj->reason, sizeof(rj->reason), "%s", why);
 	sched_finish(&r->sched, j);
 	r->finished++;
+	free(rj->conns);
+	rj->conns = NULL;
+	rj->nconns = 0;
+	run_route_trigger(r, "end");
 }
 
 void run_fail_job(struct run *r, uint32_t j, const char *fmt, ...)

@@ -157,6 +157,7 @@ static void fire(struct run *r, const struct fail_event *ev)
 	snprintf(e->target, sizeof(e->target), "%s", ev->target);
 	e->probe_ns = e->dark_ns = REC_NEVER;
 	err = fire_cables(r, ev, e, &d);
+	run_route_trigger(r, "failure");
 	e->routes_ns = err ? REC_NEVER : 0; /* the control plane takes no virtual time */
 	snprintf(e->result, sizeof(e->result), "%.*s", (int)sizeof(e->result) - 1,
 		 err ? d.msg : "ok");
@@ -179,6 +180,28 @@ static int sim_write(struct run *r, const char *dir, struct diag *d)
 	return run_netev_write(dir, n->recs.v, n->recs.n, d);
 }
 
+static void sim_view(const struct run *r, const struct topo **t, const struct route_plan **plan)
+{
+	const struct run_sim_net *n = &state(r)->net;
+
+	*t = n->t ? n->t : r->t;
+	*plan = n->t ? &n->routes : r->plan;
+}
+
+static int sim_retag(struct run *r, uint32_t j, const struct run_conn *v, size_t n, struct diag *d)
+{
+	struct sim_exec *x = &state(r)->x;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < n; i++)
+		err = sim_exec_tag(x, j, v[i].src, v[i].dst, v[i].tag);
+	if (err)
+		return diag_set(d, err, "job %u: no connection from rank %u to rank %u", j,
+				v[i - 1].src, v[i - 1].dst);
+	return sim_exec_retrace(x, j, d);
+}
+
 static const struct rec_netev *sim_netevs(const struct run *r, size_t *n)
 {
 	*n = state(r)->net.recs.n;
@@ -189,12 +212,7 @@ static int sim_start(struct run *r, uint32_t j, struct diag *d)
 {
 	const struct run_job *rj = &r->jobs[j];
 	struct sim_job_in in = {.id = j,
-				.coll = {.kind = rj->spec.kind,
-					 .algo = rj->spec.algo,
-					 .nranks = rj->spec.gpus,
-					 .bytes = rj->bytes,
-					 .elem = rj->spec.elem ? rj->spec.elem : 4,
-					 .group = rj->spec.group},
+				.coll = run_job_coll(rj),
 				.iterations = rj->spec.iterations,
 				.compute_ns = rj->compute_ns,
 				.eps = rj->eps};
@@ -291,5 +309,7 @@ const struct run_backend run_sim_backend = {
 	.finish = sim_finish,
 	.write = sim_write,
 	.netevs = sim_netevs,
+	.view = sim_view,
+	.retag = sim_retag,
 	.done = sim_done,
 };

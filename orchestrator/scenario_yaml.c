@@ -301,7 +301,8 @@ _Static_assert(sizeof(enum scn_gen) == sizeof(int) && sizeof(enum scn_qdisc) == 
 		       sizeof(enum coll_kind) == sizeof(int) &&
 		       sizeof(enum coll_algo) == sizeof(int) &&
 		       sizeof(enum sched_queue) == sizeof(int) &&
-		       sizeof(enum sched_place) == sizeof(int),
+		       sizeof(enum sched_place) == sizeof(int) &&
+		       sizeof(enum scn_greedy_order) == sizeof(int),
 	       "enums are int-sized");
 
 static const struct scn_yaml_keyword qdisc_names[] = {
@@ -320,6 +321,13 @@ static const struct scn_yaml_keyword cc_names[] = {
 
 static const struct scn_yaml_keyword policy_names[] = {
 	{"ecmp", SCN_POLICY_ECMP},
+	{"greedy", SCN_POLICY_GREEDY},
+	{NULL, 0},
+};
+
+static const struct scn_yaml_keyword greedy_order_names[] = {
+	{"busiest-tor", SCN_GREEDY_BUSIEST_TOR},
+	{"input", SCN_GREEDY_INPUT},
 	{NULL, 0},
 };
 
@@ -355,6 +363,7 @@ static const struct scn_yaml_field routing_fields[] = {
 	UINT("seed", s.routing.seed, false, 0, UINT32_MAX),
 	FIELD("seeds", set_seeds, s.routing.seeds, __typeof__(((BASE *)0)->s.routing.seeds), false),
 	FIELD("spray", scn_yaml_bool, s.routing.spray, bool, false),
+	ENUM("order", s.routing.order, enum scn_greedy_order, false, greedy_order_names),
 };
 
 static const struct scn_yaml_field addressing_fields[] = {

@@ -139,6 +139,14 @@ int route_trace(const struct topo *t, const struct route_plan *plan, uint32_t sr
 int route_trace_ports(const struct topo *t, const struct route_plan *plan, uint32_t src,
 		      const struct route_flow *f, uint32_t *ports, uint32_t max);
 
+#define ROUTE_TRACE_MAX 64 /* hops route_trace_width follows */
+
+/* How many paths a DSCP tag can choose between for flow f from src: the member count of the
+ * first hash group on its path that honours a tag (tags 1..that pick them), 0 when there is
+ * none (one path only). Or -EHOSTUNREACH, -ELOOP. */
+int route_trace_width(const struct topo *t, const struct route_plan *plan, uint32_t src,
+		      const struct route_flow *f);
+
 /* The flow from rank a to rank b of job `job` placed on endpoints eps (indexes into
  * t->endpoints) on the one TCP connection the pair shares (traffic/sport.h): the lower rank's
  * bound source port (first candidate) to the higher rank's FLOW_DPORT, and back. */

@@ -24,9 +24,10 @@ static bool is_edge(const struct route_plan *plan, uint32_t node, uint32_t port)
 	return false;
 }
 
-/* The nft stage: a group whose prefixes hold daddr picks a member by tag or hash. */
+/* The nft stage: a group whose prefixes hold daddr picks a member by tag or hash. Where a
+ * tag would be honoured, *width (if not yet set) gets the group's member count. */
 static uint32_t group_pick(const struct route_plan *plan, uint32_t node, const struct route_flow *f,
-			   bool tag_ok)
+			   bool tag_ok, uint32_t *width)
 {
 	const struct route_node *rn = &plan->nodes.v[node];
 	uint32_t g, i, idx;
@@ -39,6 +40,8 @@ static uint32_t group_pick(const struct route_plan *plan, uint32_t node, const s
 				break;
 		if (i == grp->pfx_n)
 			continue;
+		if (tag_ok && !*width)
+			*width = grp->nh_n;
 		if (tag_ok && f->tag && f->tag <= grp->nh_n)
 			idx = f->tag - 1u;
 		else
@@ -70,7 +73,8 @@ static uint32_t main_pick(const struct route_plan *plan, uint32_t node, uint32_t
 /* The walk behind both: the nodes visited (src first) into nodes, or the ports left through
  * into ports (one fewer), whichever is not NULL; at most max entries. */
 static int walk(const struct topo *t, const struct route_plan *plan, uint32_t src,
-		const struct route_flow *f, uint32_t *nodes, uint32_t *ports, uint32_t max)
+		const struct route_flow *f, uint32_t *nodes, uint32_t *ports, uint32_t max,
+		uint32_t *width)
 {
 	uint32_t node = src, in_port = TOPO_NONE, n = 0, port;
 
@@ -87,7 +91,7 @@ static int walk(const struct topo *t, const struct route_plan *plan, uint32_t sr
 			return -ELOOP;
 		if (!local && !t->nodes.v[node].forwards)
 			return -EHOSTUNREACH;
-		port = group_pick(plan, node, f, local || is_edge(plan, node, in_port));
+		port = group_pick(plan, node, f, local || is_edge(plan, node, in_port), width);
 		if (port == TOPO_NONE)
 			port = main_pick(plan, node, f->daddr);
 		if (port == TOPO_NONE)
@@ -103,13 +107,26 @@ static int walk(const struct topo *t, const struct route_plan *plan, uint32_t sr
 int route_trace(const struct topo *t, const struct route_plan *plan, uint32_t src,
 		const struct route_flow *f, uint32_t *hops, uint32_t max)
 {
-	return walk(t, plan, src, f, hops, NULL, max);
+	uint32_t width = 0;
+
+	return walk(t, plan, src, f, hops, NULL, max, &width);
 }
 
 int route_trace_ports(const struct topo *t, const struct route_plan *plan, uint32_t src,
 		      const struct route_flow *f, uint32_t *ports, uint32_t max)
 {
-	return walk(t, plan, src, f, NULL, ports, max);
+	uint32_t width = 0;
+
+	return walk(t, plan, src, f, NULL, ports, max, &width);
+}
+
+int route_trace_width(const struct topo *t, const struct route_plan *plan, uint32_t src,
+		      const struct route_flow *f)
+{
+	uint32_t ports[ROUTE_TRACE_MAX], width = 0;
+	int r = walk(t, plan, src, f, NULL, ports, ROUTE_TRACE_MAX, &width);
+
+	return r < 0 ? r : (int)width;
 }
 
 struct route_flow route_job_flow(const struct topo *t, const uint32_t *eps, uint32_t job,

@@ -68,6 +68,7 @@ static void rank_free(struct sim_rank *rk)
 	free(rk->in);
 	free(rk->t_step);
 	free(rk->path);
+	free(rk->tag);
 	free(rk->lat);
 	coll_plan_run_done(&rk->run);
 	coll_plan_done(&rk->plan);
@@ -118,7 +119,8 @@ static int rank_init(struct sim_job *j, uint32_t k)
 	rk->t_step = calloc(rk->plan.n + 1, sizeof(*rk->t_step));
 	rk->path = calloc(rk->plan.npeers + 1, sizeof(*rk->path));
 	rk->lat = calloc(rk->plan.npeers + 1, sizeof(*rk->lat));
-	if (!rk->in || !rk->t_step || !rk->path || !rk->lat)
+	rk->tag = calloc(rk->plan.npeers + 1, sizeof(*rk->tag));
+	if (!rk->in || !rk->t_step || !rk->path || !rk->lat || !rk->tag)
 		return -ENOMEM;
 	for (i = 0; i < rk->plan.npeers; i++)
 		rk->in[i].waiting = COLL_PLAN_NONE;
@@ -175,6 +177,7 @@ static int trace_paths(const struct sim_exec *x, struct sim_job *j, const uint32
 				route_job_flow(x->t, j->eps, j->id, k, rk->plan.peers[i]);
 			const uint32_t *use = ports;
 
+			f.tag = rk->tag[i];
 			src = x->t->endpoints.v[j->eps[k]];
 			hops = route_trace_ports(x->t, x->plan, src, &f, ports, SIM_PATH_MAX);
 			if (hops <= 0 && !old)
@@ -343,6 +346,7 @@ static int take_message(struct sim_exec *x, struct sim_job *j, uint32_t k, uint3
 	f->seq = rk->plan.seq[s];
 	f->phase = st->phase;
 	f->bytes = st->len;
+	f->tag = in->q.v[in->head].tag;
 	f->t_start = in->q.v[in->head].t_send;
 	f->t_end = x->net.now;
 	if (++in->head == in->q.n)
@@ -395,7 +399,8 @@ static int on_deliver(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_
 	uint32_t peer = j->ranks[k].plan.steps[s].peer;
 	struct sim_rank *rv = &j->ranks[peer];
 	int pi = coll_plan_peer(&rv->plan, k);
-	struct sim_arrival a = {j->ranks[k].t_step[s]};
+	int si = coll_plan_peer(&j->ranks[k].plan, peer);
+	struct sim_arrival a = {j->ranks[k].t_step[s], si >= 0 ? j->ranks[k].tag[si] : 0};
 	struct sim_chan_in *in;
 
 	if (pi < 0)
@@ -510,6 +515,27 @@ int sim_exec_reroute(struct sim_exec *x, const struct topo *t, const struct rout
 		if (x->jobs.v[i].active)
 			r = job_reroute(x, &x->jobs.v[i], d);
 	return r;
+}
+
+int sim_exec_tag(struct sim_exec *x, uint32_t job, uint32_t rank, uint32_t peer, uint8_t tag)
+{
+	struct sim_job *j = job_of(x, job);
+	int pi;
+
+	if (!j || rank >= j->nranks)
+		return -EINVAL;
+	pi = coll_plan_peer(&j->ranks[rank].plan, peer);
+	if (pi < 0)
+		return -EINVAL;
+	j->ranks[rank].tag[pi] = tag;
+	return 0;
+}
+
+int sim_exec_retrace(struct sim_exec *x, uint32_t job, struct diag *d)
+{
+	struct sim_job *j = job_of(x, job);
+
+	return j ? job_reroute(x, j, d) : diag_set(d, -EINVAL, "job %u is not running", job);
 }
 
 int sim_exec_port_state(struct sim_exec *x, uint32_t port, bool up)

@@ -37,6 +37,7 @@ struct sim_job_in {
 /* One message queued at its receiver: the bytes are in, the RECV has not taken them yet. */
 struct sim_arrival {
 	int64_t t_send; /* when its SEND started */
+	uint8_t tag; /* the DSCP path tag its connection carried then */
 };
 
 struct sim_chan_in {
@@ -51,6 +52,7 @@ struct sim_rank {
 	struct sim_chan_in *in; /* per peer index: the connection's receive side */
 	int64_t *t_step; /* per step: when it started this iteration */
 	uint32_t *path; /* per peer index: its path's offset in sim_job.paths (hops, ports...) */
+	uint8_t *tag; /* per peer index: the DSCP path tag its packets carry (0: none) */
 	int64_t *lat; /* per peer index: the path's latency, ns */
 	uint32_t iter;
 	int64_t t_start, t_compute_end;
@@ -117,6 +119,16 @@ int sim_exec_run(struct sim_exec *x, int64_t until, uint32_t *job);
  * Instant in virtual time. 0 or -ENOMEM (d set). */
 int sim_exec_reroute(struct sim_exec *x, const struct topo *t, const struct route_plan *plan,
 		     struct diag *d);
+
+/* Rank `rank` of job `job` marks its packets toward rank `peer` with DSCP path tag `tag`
+ * (0: none) from the next sim_exec_retrace of the job on. 0, or -EINVAL for a job that is not
+ * running or a pair that exchanges nothing. */
+int sim_exec_tag(struct sim_exec *x, uint32_t job, uint32_t rank, uint32_t peer, uint8_t tag);
+
+/* Job `job`'s connections traced again with their tags, its flows in flight moved onto the
+ * new paths (what they sent stays sent). Instant in virtual time. 0, -EINVAL (not running),
+ * or -ENOMEM (d set). */
+int sim_exec_retrace(struct sim_exec *x, uint32_t job, struct diag *d);
 
 /* Takes port's direction of a link (link id = port id) down or up: flows over it stall at
  * rate 0 while it is down. 0 or -EINVAL. */

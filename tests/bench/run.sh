@@ -6,7 +6,9 @@
 #      (one batch per namespace, as a script-based tool would do it).
 #   2. up and down of the 64-accelerator Hx2Mesh; 3. emu-node against iperf3; 4. ring
 #      all-reduce against its ideal time; 5. counter sampling cost; 6. Hx2Mesh all-to-all;
-#   7. the cost of a spine failure; 8. testbed sim on 512 GPUs and on the vClos paper's CLUSTER512 (events per second).
+#   7. the cost of a spine failure; 8. testbed sim on 512 GPUs, on the vClos paper's
+#      CLUSTER512 and on the greedy routing paper's 2,048 NICs (events per second), and one
+#      decision of the greedy controller at that scale.
 # Usage: run.sh BUILD_DIR
 set -eu
 BUILD=$(cd "${1:-build}" && pwd)
@@ -128,5 +130,5 @@ echo
 echo "bench: failing one of four spines mid-run, against the same run without it (issue 5, acceptance 6)"
 "$ROOT/tests/bench/failure.sh" "$BUILD"
 echo
-echo "bench: the virtual-time backend on 512 GPUs: 300 jobs, and the vClos paper's 5,000 (issue 11, acceptance 3)"
+echo "bench: the virtual-time backend on 512 to 2,048 GPUs: 300 jobs, the vClos paper's 5,000, the greedy routing paper's cluster and its controller (issues 11, 12)"
 "$ROOT/tests/bench/sim.sh" "$BUILD"
