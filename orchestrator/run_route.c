@@ -135,7 +135,7 @@ static int decide(struct run *r, struct run_route_rec *rec, struct diag *d)
 	struct greedy_conn *c = NULL;
 	uint32_t *choice = NULL, n = 0;
 	int64_t t0 = wall_ns();
-	int err, load;
+	int err, load, lb;
 
 	r->be->view(r, &t, &plan);
 	err = commodities(r, &c, &n);
@@ -149,7 +149,8 @@ static int decide(struct run *r, struct run_route_rec *rec, struct diag *d)
 	rec->decide_ns = wall_ns() - t0;
 	rec->commodities = n;
 	rec->max_load = load > 0 ? (uint32_t)load : 0;
-	rec->lower_bound = err ? 0 : (uint32_t)greedy_lower_bound(&g.in);
+	lb = err ? 0 : greedy_lower_bound(&g.in);
+	rec->lower_bound = lb > 0 ? (uint32_t)lb : 0;
 	if (!err)
 		err = apply(r, &g, c, n, choice, &rec->retagged, d);
 	free(choice);

@@ -113,7 +113,7 @@ static uint32_t greedy_pick(const struct greedy_in *in, const uint32_t *load, ui
 	return best;
 }
 
-/* ---- the authors' order: busiest ToR first (seed 000 §3.2, sortTorConnections) ---- */
+/* ---- the authors' order: busiest ToR first (the authors' code, sortTorConnections) ---- */
 
 struct greedy_member {
 	uint32_t grp, c;
@@ -437,51 +437,73 @@ out:
 	return ret;
 }
 
-/* Commodities with candidates in group grp of this kind, counted from their first (index c),
- * over the group's smallest candidate count, rounded up. */
-static uint32_t greedy_group_bound(const struct greedy_in *in, uint32_t c, bool dst)
+/* The link a candidate leaves its source ToR by (dst: enters its destination ToR by). */
+static uint32_t greedy_end_link(const struct greedy_in *in, const struct greedy_cand *k, bool dst)
 {
-	const struct greedy_comm *cm = in->comms;
-	uint32_t grp = dst ? cm[c].dst_grp : cm[c].src_grp, n = 0, k = UINT32_MAX;
-
-	for (; c < in->ncomm; c++) {
-		if (!cm[c].cand_n || (dst ? cm[c].dst_grp : cm[c].src_grp) != grp)
-			continue;
-		n++;
-		k = cm[c].cand_n < k ? cm[c].cand_n : k;
-	}
-	return n / k + (n % k != 0);
+	return in->links[k->link_off + (dst ? k->link_n - 1 : 0)];
 }
 
-/* Whether commodity c is the first with candidates in its group. Scanning back needs no
- * scratch memory (the bound has no error to return); quadratic in the commodities at worst. */
-static bool greedy_group_first(const struct greedy_in *in, uint32_t c, bool dst)
+static int greedy_u32_cmp(const void *a, const void *b)
 {
-	const struct greedy_comm *cm = in->comms;
-	uint32_t grp = dst ? cm[c].dst_grp : cm[c].src_grp, i;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
-	for (i = 0; i < c; i++) {
-		if (cm[i].cand_n && (dst ? cm[i].dst_grp : cm[i].src_grp) == grp)
-			return false;
-	}
-	return true;
+	return (x > y) - (x < y);
 }
 
-/* Greedy routing §4 and seed 000 §3.3: ceil(ToR degree / alive spines) per ToR and direction. */
-int greedy_lower_bound(const struct greedy_in *in)
+/* Group `grp`'s bound: its commodities with candidates, over the distinct links their
+ * candidates leave (enter) the ToR by, rounded up. links has room for every candidate. */
+static uint32_t greedy_group_bound(const struct greedy_in *in, uint32_t grp, bool dst,
+				   uint32_t *links)
 {
-	uint32_t c, l, top = 0;
-	int dst;
+	uint32_t c, k, n = 0, m = 0, u = 0;
 
 	for (c = 0; c < in->ncomm; c++) {
-		if (!in->comms[c].cand_n)
+		const struct greedy_comm *cm = &in->comms[c];
+
+		if (!cm->cand_n || (dst ? cm->dst_grp : cm->src_grp) != grp)
 			continue;
-		for (dst = 0; dst <= 1; dst++) {
-			if (!greedy_group_first(in, c, dst))
+		n++;
+		for (k = 0; k < cm->cand_n; k++)
+			if (in->cands[cm->cand_off + k].link_n)
+				links[m++] = greedy_end_link(in, &in->cands[cm->cand_off + k], dst);
+	}
+	qsort(links, m, sizeof(*links), greedy_u32_cmp);
+	for (k = 0; k < m; k++)
+		u += !k || links[k] != links[k - 1];
+	return u ? n / u + (n % u != 0) : 0;
+}
+
+/* Greedy routing §4 (Theorem 2's setting): every commodity of a source ToR leaves it by the
+ * first link of the candidate it takes, so one of those links carries at least the group's
+ * commodities over their count; the same for the last links into a destination ToR. Without
+ * failures this is ceil(ToR degree / spines), the optimum (Koenig). */
+int greedy_lower_bound(const struct greedy_in *in)
+{
+	uint32_t c, l, top = 0, total = 0, *links, *done;
+	int dst;
+
+	for (c = 0; c < in->ncomm; c++)
+		total += in->comms[c].cand_n;
+	links = malloc((total + 1) * sizeof(*links));
+	done = calloc(in->ncomm + 1, sizeof(*done)); /* bit 0: source group done; bit 1: dest */
+	if (!links || !done) {
+		free(links);
+		free(done);
+		return -ENOMEM;
+	}
+	for (c = 0; c < in->ncomm; c++)
+		for (dst = 0; in->comms[c].cand_n && dst <= 1; dst++) {
+			uint32_t grp = dst ? in->comms[c].dst_grp : in->comms[c].src_grp, i;
+
+			if (done[c] & (1u << dst))
 				continue;
-			l = greedy_group_bound(in, c, dst);
+			for (i = c; i < in->ncomm; i++) /* mark the group's members done */
+				if ((dst ? in->comms[i].dst_grp : in->comms[i].src_grp) == grp)
+					done[i] |= 1u << dst;
+			l = greedy_group_bound(in, grp, dst, links);
 			top = l > top ? l : top;
 		}
-	}
+	free(links);
+	free(done);
 	return top > INT_MAX ? INT_MAX : (int)top;
 }

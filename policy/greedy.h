@@ -58,10 +58,12 @@ int greedy_optimal(const struct greedy_in *in, uint64_t limit, uint32_t *choice)
  * commodities whose chosen candidate loads it. -ENOMEM or -EINVAL, else >= 0. */
 int greedy_max_load(const struct greedy_in *in, const uint32_t *choice);
 
-/* A lower bound on any assignment's maximum link load: over every source and every
- * destination group, ceil(commodities with candidates / their candidate count), where every
- * commodity of the group has the same candidate count (the paper's ceil(max ToR degree /
- * alive spines), exact without failures by Koenig's theorem); 0 without commodities. */
+/* A lower bound on any assignment's maximum link load: over every source group, its
+ * commodities with candidates over the number of distinct first links of their candidates
+ * (the ToR's uplinks they may take), rounded up; the same over the last links into every
+ * destination group. Without failures, the paper's ceil(max ToR degree / spines), exact by
+ * Koenig's theorem. 0 without commodities; -ENOMEM. Assumes the links each candidate gives
+ * are in path order (greedy_paths.h builds them so). */
 int greedy_lower_bound(const struct greedy_in *in);
 
 #endif

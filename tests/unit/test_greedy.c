@@ -138,7 +138,7 @@ static void t_check_choice(const struct t_inst *x, const uint32_t *choice)
 	}
 }
 
-/* ---- the paper's toy example (§2.3 Fig. 2, seed 000 §5.3 S0) ---- */
+/* ---- the paper's toy example (greedy routing §2.3, Fig. 2) ---- */
 
 /* D = [0 1 0 0; 1 0 1 0; 1 0 0 0; 0 0 0 0], ToRs t1..t4 as 0..3 */
 static const struct t_pair t_toy[] = {{0, 1}, {1, 0}, {1, 2}, {2, 0}};
@@ -493,6 +493,27 @@ static void test_empty_and_bounds(void **state)
 	t_free(&x);
 }
 
+/* One cable failed, not a spine: the link from spine 1 down into ToR 1 is gone, so the
+ * commodity 0 -> 1 has spine 0 only while 0 -> 2 keeps both. The bound counts the uplinks the
+ * source group may use (two), not its smallest candidate count (one): ceil(2 / 2) = 1, which
+ * the optimum reaches (0 -> 1 on spine 0, 0 -> 2 on spine 1). */
+static void test_bound_link_failure(void **state)
+{
+	static const struct t_pair p[] = {{0, 1}, {0, 2}};
+	uint32_t choice[2];
+	struct t_inst x;
+
+	(void)state;
+	t_clos(&x, 3, 2, 0, p, 2);
+	x.comms[0].cand_n = 1; /* its spine-1 candidate (the second) is gone */
+	assert_int_equal(greedy_lower_bound(&x.in), 1);
+	assert_int_equal(greedy_optimal(&x.in, T_LIMIT, choice), 1);
+	assert_int_equal(choice[0], 0);
+	assert_int_equal(choice[1], 1);
+	assert_int_equal(greedy_assign(&x.in, GREEDY_ORDER_INPUT, choice), 1);
+	t_free(&x);
+}
+
 /* Outside a Clos: a candidate listing a link twice loads it once (loads count commodities),
  * and one loading no link costs nothing. */
 static void test_odd_candidates(void **state)
@@ -610,7 +631,7 @@ int main(void)
 		cmocka_unit_test(test_koenig),	       cmocka_unit_test(test_limit),
 		cmocka_unit_test(test_bad_input),      cmocka_unit_test(test_empty_and_bounds),
 		cmocka_unit_test(test_odd_candidates), cmocka_unit_test(test_deterministic),
-		cmocka_unit_test(test_paper_scale),
+		cmocka_unit_test(test_paper_scale),    cmocka_unit_test(test_bound_link_failure),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
