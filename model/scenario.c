@@ -18,6 +18,7 @@ void scn_init(struct scenario *s)
 	s->shaping.ack_priority = true;
 	s->shaping.mtu = 1500;
 	s->routing.policy = SCN_POLICY_ECMP;
+	s->routing.optimal_limit = 1000000000ULL;
 	s->routing.seed = 1;
 	s->addressing.base = (198u << 24) | (18u << 16);
 	s->addressing.plen = 15;

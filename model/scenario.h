@@ -79,6 +79,7 @@ struct scn_shaping {
 enum scn_policy {
 	SCN_POLICY_ECMP,
 	SCN_POLICY_GREEDY, /* greedy routing §3.4.1: the runner tags every connection's path */
+	SCN_POLICY_OPTIMAL, /* the least maximum link load, by exact search (the paper's ILP) */
 };
 
 enum scn_greedy_order {
@@ -97,6 +98,7 @@ struct scn_routing {
 	VEC(struct scn_seed) seeds; /* per-switch overrides */
 	bool spray; /* untagged packets pick a next hop per packet (nft numgen), not per flow */
 	enum scn_greedy_order order; /* greedy: the order commodities are assigned in */
+	uint64_t optimal_limit; /* optimal: the most assignments its search may face */
 };
 
 struct scn_addressing {

@@ -126,6 +126,29 @@ static enum greedy_order order_of(const struct run *r)
 							 : GREEDY_ORDER_BUSIEST_TOR;
 }
 
+/* The policy's assignment: its maximum link load, or -errno with d set. */
+static int assign(const struct run *r, const struct greedy_in *in, uint32_t *choice, struct diag *d)
+{
+	const struct scn_routing *rt = &r->e->s.routing;
+	int load;
+
+	if (rt->policy == SCN_POLICY_GREEDY) {
+		load = greedy_assign(in, order_of(r), choice);
+		return load < 0 ? diag_set(d, load, "routing.policy greedy: %s", strerror(-load))
+				: load;
+	}
+	load = greedy_optimal(in, rt->optimal_limit, choice);
+	if (load == -E2BIG)
+		return diag_set(
+			d, load,
+			"routing.policy optimal: the %u running connections have %llu "
+			"possible assignments, over routing.optimal_limit (%llu); raise the "
+			"limit (the search may then take long) or use greedy",
+			in->ncomm, (unsigned long long)greedy_assignments(in),
+			(unsigned long long)rt->optimal_limit);
+	return load < 0 ? diag_set(d, load, "routing.policy optimal: %s", strerror(-load)) : load;
+}
+
 /* Greedy routing §3.4.2: every active commodity is assigned again, from zero loads. */
 static int decide(struct run *r, struct run_route_rec *rec, struct diag *d)
 {
@@ -143,9 +166,9 @@ static int decide(struct run *r, struct run_route_rec *rec, struct diag *d)
 	choice = err ? NULL : calloc(n + 1, sizeof(*choice));
 	if (!err && !choice)
 		err = diag_set(d, -ENOMEM, "out of memory");
-	load = err ? 0 : greedy_assign(&g.in, order_of(r), choice);
+	load = err ? 0 : assign(r, &g.in, choice, d);
 	if (load < 0)
-		err = diag_set(d, load, "routing.policy greedy: %s", strerror(-load));
+		err = load;
 	rec->decide_ns = wall_ns() - t0;
 	rec->commodities = n;
 	rec->max_load = load > 0 ? (uint32_t)load : 0;

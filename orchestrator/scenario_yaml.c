@@ -322,6 +322,7 @@ static const struct scn_yaml_keyword cc_names[] = {
 static const struct scn_yaml_keyword policy_names[] = {
 	{"ecmp", SCN_POLICY_ECMP},
 	{"greedy", SCN_POLICY_GREEDY},
+	{"optimal", SCN_POLICY_OPTIMAL},
 	{NULL, 0},
 };
 
@@ -364,6 +365,7 @@ static const struct scn_yaml_field routing_fields[] = {
 	FIELD("seeds", set_seeds, s.routing.seeds, __typeof__(((BASE *)0)->s.routing.seeds), false),
 	FIELD("spray", scn_yaml_bool, s.routing.spray, bool, false),
 	ENUM("order", s.routing.order, enum scn_greedy_order, false, greedy_order_names),
+	FIELD("optimal_limit", scn_yaml_u64, s.routing.optimal_limit, uint64_t, false),
 };
 
 static const struct scn_yaml_field addressing_fields[] = {

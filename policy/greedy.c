@@ -327,10 +327,10 @@ struct greedy_bb {
 	uint32_t *cur; /* choice being tried, per commodity */
 	uint32_t *best_choice;
 	uint32_t best; /* the best maximum load found; only strictly smaller ones are kept */
+	uint32_t floor; /* the lower bound: a solution there ends the search */
 };
 
-/* The product of the candidate counts, saturating at UINT64_MAX. */
-static uint64_t greedy_space(const struct greedy_in *in)
+uint64_t greedy_assignments(const struct greedy_in *in)
 {
 	uint64_t p = 1, n;
 	uint32_t c;
@@ -358,7 +358,7 @@ static void greedy_bb_dfs(struct greedy_bb *b, uint32_t d, uint32_t top)
 		return;
 	}
 	c = b->free[d];
-	for (i = 0; i < b->in->comms[c].cand_n && top < b->best; i++) {
+	for (i = 0; i < b->in->comms[c].cand_n && top < b->best && b->best > b->floor; i++) {
 		k = greedy_cand_of(b->in, c, i);
 		l = k->link_n ? greedy_cand_peak(b->in, b->load, k) + 1 : 0;
 		if (l >= b->best)
@@ -418,7 +418,7 @@ int greedy_optimal(const struct greedy_in *in, uint64_t limit, uint32_t *choice)
 	ret = greedy_check(in);
 	if (ret)
 		return ret;
-	if (greedy_space(in) > limit)
+	if (greedy_assignments(in) > limit)
 		return -E2BIG;
 	/* greedy's load is an upper bound (it is an assignment); starting one above it keeps the
 	 * lexicographically first optimum, even when greedy's own choice is optimal too */
@@ -428,6 +428,12 @@ int greedy_optimal(const struct greedy_in *in, uint64_t limit, uint32_t *choice)
 	ret = greedy_bb_init(&b, in, choice);
 	if (ret)
 		goto out;
+	/* solutions come in lexicographic order with falling loads: the first to reach the
+	 * lower bound is the lexicographically first optimum, and nothing is left to find */
+	ret = greedy_lower_bound(in);
+	if (ret < 0)
+		goto out;
+	b.floor = (uint32_t)ret;
 	b.best = (uint32_t)g + 1;
 	top = greedy_bb_fix(&b);
 	greedy_bb_dfs(&b, 0, top);

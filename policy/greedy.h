@@ -49,10 +49,14 @@ int greedy_assign(const struct greedy_in *in, enum greedy_order order, uint32_t 
 
 /* The assignment with the smallest maximum link load, by branch and bound over the
  * commodities' candidates (ties: the first found in lexicographic order of choices, so the
- * result is deterministic). Refuses, with -E2BIG, an instance whose search space (the product
- * of the candidate counts) exceeds `limit`. Returns the maximum link load (>= 0), or -ENOMEM,
- * -EINVAL, -E2BIG. */
+ * result is deterministic), which stops at the first that reaches greedy_lower_bound. Refuses, with
+ * -E2BIG, an instance whose search space (the product of the candidate counts) exceeds `limit`.
+ * Returns the maximum link load (>= 0), or -ENOMEM, -EINVAL, -E2BIG. */
 int greedy_optimal(const struct greedy_in *in, uint64_t limit, uint32_t *choice);
+
+/* How many assignments there are: the product of the commodities' candidate counts (none
+ * counts as one), saturating at UINT64_MAX. */
+uint64_t greedy_assignments(const struct greedy_in *in);
 
 /* The maximum link load of an assignment: over every directed link, the number of
  * commodities whose chosen candidate loads it. -ENOMEM or -EINVAL, else >= 0. */

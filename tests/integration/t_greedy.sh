@@ -6,7 +6,9 @@
 # tag on both backends (flows.csv); the kernel's per-link byte counters show the traffic on
 # the links the model's tagged paths give it (each switch-to-switch link direction within 10%
 # of the largest of virtual time's figure for it); and ECMP with seed 1, whose hash puts two
-# flows on one link, makes the jobs at least 1.3 x slower than greedy, on both backends.
+# flows on one link, makes the jobs at least 1.3 x slower than greedy, on both backends. The
+# exact optimum (routing.policy: optimal) gives greedy's load and times; over its
+# optimal_limit it stops the run, naming the limit.
 #
 #          s0      s1
 #      l0   l1   l2   l3
@@ -57,6 +59,19 @@ awk '{ if ($2 > max) max = $2 } END { exit !(NR > 0 && max > 0) }' "$TB_TMP/byte
 awk '{ if ($2 > max) max = $2; d = $3 - $2; if (d < 0) d = -d; if (d > dev) dev = d }
 	END { exit !(dev <= 0.10 * max) }' "$TB_TMP/bytes" ||
 	fail "kernel counters off the model's tagged paths (link,dir sim emu):\n$(cat "$TB_TMP/bytes")"
+
+# the exact optimum reaches the same load and the same times in virtual time
+run sim os optimal
+[ "$(cut -d, -f5,6 "$RUN_DIR/routing.csv" | sort -u | tr '\n' ' ')" = "1,1 max_load,lower_bound " ] ||
+	fail "optimal: $(cat "$RUN_DIR/routing.csv")"
+jq -en "$(jct "$RUN_DIR") == $(jct "$sim_g")" >/dev/null || fail "optimal $(jct "$RUN_DIR") s, greedy $(jct "$sim_g") s"
+# over its limit: the run stops, naming the limit
+f=$(scenario_as scenarios/greedy-toy.yaml gr$$ol '/^sweep:/,$d' \
+	's/^  policy: greedy/  policy: optimal\n  optimal_limit: 10/')
+rc=0
+"$TB" sim --results "$TB_TMP/results" "$f" >"$TB_TMP/ol.log" 2>&1 || rc=$?
+grep -q "16 possible assignments, over routing.optimal_limit (10)" "$TB_TMP/ol.log" && ((rc == 1)) ||
+	fail "optimal over its limit: exit $rc, $(cat "$TB_TMP/ol.log")"
 
 run sim es ecmp
 sim_e=$RUN_DIR
