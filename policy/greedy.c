@@ -469,9 +469,11 @@ static uint32_t greedy_group_bound(const struct greedy_in *in, uint32_t grp, boo
 		if (!cm->cand_n || (dst ? cm->dst_grp : cm->src_grp) != grp)
 			continue;
 		n++;
-		for (k = 0; k < cm->cand_n; k++)
-			if (in->cands[cm->cand_off + k].link_n)
-				links[m++] = greedy_end_link(in, &in->cands[cm->cand_off + k], dst);
+		for (k = 0; k < cm->cand_n; k++) {
+			if (!in->cands[cm->cand_off + k].link_n)
+				return 0; /* it can load nothing: no bound from this group */
+			links[m++] = greedy_end_link(in, &in->cands[cm->cand_off + k], dst);
+		}
 	}
 	qsort(links, m, sizeof(*links), greedy_u32_cmp);
 	for (k = 0; k < m; k++)

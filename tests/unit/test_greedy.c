@@ -541,6 +541,7 @@ static void test_odd_candidates(void **state)
 	/* twice the first commodity: greedy ties onto the link, the optimum loads nothing */
 	comms2[1] = comms[0];
 	assert_int_equal(greedy_assign(&in2, GREEDY_ORDER_BUSIEST_TOR, choice), 1);
+	assert_int_equal(greedy_lower_bound(&in2), 0); /* a candidate loads nothing */
 	assert_int_equal(greedy_optimal(&in2, 4, choice), 0);
 	assert_int_equal(choice[0], 1);
 	assert_int_equal(choice[1], 1);
