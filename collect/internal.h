@@ -22,4 +22,18 @@ int col_job_ids(const struct col_metrics *m, uint32_t **ids);
 /* Position in m->jobs of the job with this id, or -1. */
 long col_job_find(const struct col_metrics *m, const uint32_t *ids, uint32_t id);
 
+struct rec_run;
+
+/* A routing policy's decisions (routing.csv) summed up. */
+struct col_routing {
+	size_t decisions;
+	uint64_t retagged;
+	uint32_t commodities_max;
+	uint32_t max_load, lower_bound; /* the worst decision's, with its bound */
+	double decide_ms_mean, decide_ms_max;
+};
+
+/* Sums r->routes into *out (zero without decisions). */
+void col_routing_sum(const struct rec_run *r, struct col_routing *out);
+
 #endif

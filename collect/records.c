@@ -14,6 +14,7 @@ const char rec_flow_header[] =
 	"job,iter,src,dst,src_node,dst_node,seq,phase,bytes,t_start_ns,t_end_ns,tag";
 const char rec_sample_header[] = "t_ns,link,dir,tx_bytes,tx_packets,drops,backlog";
 const char rec_cpu_header[] = "t_ns,busy,softirq";
+const char rec_route_header[] = "t_ns,trigger,commodities,retagged,max_load,lower_bound,decide_ns";
 
 static const char *const statuses[] = {
 	[REC_OK] = "ok",
@@ -38,6 +39,7 @@ void rec_run_done(struct rec_run *r)
 	vec_free(&r->flows);
 	vec_free(&r->samples);
 	vec_free(&r->cpu);
+	vec_free(&r->routes);
 }
 
 int rec_job_csv(char *buf, size_t len, const struct rec_job *j)
@@ -242,6 +244,41 @@ int rec_cpu_parse(const char *line, struct rec_cpu *out)
 	if (col_csv_r_end(&r))
 		return -EINVAL;
 	*out = c;
+	return 0;
+}
+
+int rec_route_csv(char *buf, size_t len, const struct rec_route *x)
+{
+	struct col_csv_w w;
+
+	col_csv_w_init(&w, buf, len);
+	col_csv_time(&w, x->t);
+	col_csv_str(&w, x->trigger, sizeof(x->trigger));
+	col_csv_u64(&w, x->commodities);
+	col_csv_u64(&w, x->retagged);
+	col_csv_u64(&w, x->max_load);
+	col_csv_u64(&w, x->lower_bound);
+	col_csv_time(&w, x->decide_ns);
+	return col_csv_w_end(&w);
+}
+
+int rec_route_parse(const char *line, struct rec_route *out)
+{
+	struct col_csv_r r;
+	struct rec_route x;
+
+	memset(&x, 0, sizeof(x));
+	col_csv_r_init(&r, line);
+	x.t = col_csv_get_time(&r);
+	col_csv_get_str(&r, x.trigger, sizeof(x.trigger));
+	x.commodities = col_csv_get_u32(&r);
+	x.retagged = col_csv_get_u32(&r);
+	x.max_load = col_csv_get_u32(&r);
+	x.lower_bound = col_csv_get_u32(&r);
+	x.decide_ns = col_csv_get_time(&r);
+	if (col_csv_r_end(&r))
+		return -EINVAL;
+	*out = x;
 	return 0;
 }
 

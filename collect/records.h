@@ -85,6 +85,16 @@ struct rec_cpu {
 	double softirq;
 };
 
+/* routing.csv: one decision of a routing policy (routing.policy greedy or optimal). */
+struct rec_route {
+	int64_t t;
+	char trigger[REC_NAME_MAX]; /* start, end, failure, rewire: what asked for it first */
+	uint32_t commodities; /* connections assigned */
+	uint32_t retagged; /* connections whose path tag changed */
+	uint32_t max_load, lower_bound; /* most commodities on one link; the least possible */
+	int64_t decide_ns; /* wall time the decision took, on the machine that ran it */
+};
+
 /* The whole run, as the collector sees it. */
 struct rec_run {
 	double dilation; /* D = size_scale / rate_scale */
@@ -94,6 +104,7 @@ struct rec_run {
 	VEC(struct rec_flow) flows;
 	VEC(struct rec_sample) samples;
 	VEC(struct rec_cpu) cpu;
+	VEC(struct rec_route) routes; /* only under a routing policy */
 };
 
 /* Frees the vectors (r itself is the caller's); r may be NULL. */
@@ -108,17 +119,19 @@ void rec_run_done(struct rec_run *r);
  * for a malformed one (wrong field count, bad number, unknown name, text too long); *out is
  * only written on success. */
 extern const char rec_job_header[], rec_iter_header[], rec_flow_header[], rec_sample_header[],
-	rec_cpu_header[];
+	rec_cpu_header[], rec_route_header[];
 int rec_job_csv(char *buf, size_t len, const struct rec_job *j);
 int rec_iter_csv(char *buf, size_t len, const struct rec_iter *i);
 int rec_flow_csv(char *buf, size_t len, const struct rec_flow *f);
 int rec_sample_csv(char *buf, size_t len, const struct rec_sample *s);
 int rec_cpu_csv(char *buf, size_t len, const struct rec_cpu *c);
+int rec_route_csv(char *buf, size_t len, const struct rec_route *x);
 int rec_job_parse(const char *line, struct rec_job *j);
 int rec_iter_parse(const char *line, struct rec_iter *i);
 int rec_flow_parse(const char *line, struct rec_flow *f);
 int rec_sample_parse(const char *line, struct rec_sample *s);
 int rec_cpu_parse(const char *line, struct rec_cpu *c);
+int rec_route_parse(const char *line, struct rec_route *x);
 
 /* Length of the first record in text, its "\n" included (a newline inside quotes does not
  * end it); the whole rest of text if it has no end. Readers split a file with this. */

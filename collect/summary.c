@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collect/internal.h"
 #include "collect/summary.h"
 
 static int set(json_t *o, const char *k, json_t *v)
@@ -287,6 +288,54 @@ static json_t *links_arr(const struct col_metrics *m)
 	return a ? done(a, err) : NULL;
 }
 
+void col_routing_sum(const struct rec_run *r, struct col_routing *out)
+{
+	double sum = 0;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < r->routes.n; i++) {
+		const struct rec_route *x = &r->routes.v[i];
+		double ms = x->decide_ns == REC_NEVER ? 0 : (double)x->decide_ns / 1e6;
+
+		out->retagged += x->retagged;
+		if (x->commodities > out->commodities_max)
+			out->commodities_max = x->commodities;
+		if (x->max_load > out->max_load ||
+		    (x->max_load == out->max_load && x->lower_bound > out->lower_bound)) {
+			out->max_load = x->max_load;
+			out->lower_bound = x->lower_bound;
+		}
+		sum += ms;
+		out->decide_ms_max = ms > out->decide_ms_max ? ms : out->decide_ms_max;
+	}
+	out->decisions = r->routes.n;
+	out->decide_ms_mean = r->routes.n ? sum / (double)r->routes.n : 0;
+}
+
+/* A routing policy's decisions (routing.csv), or null without any. */
+static json_t *routing_obj(const struct rec_run *r)
+{
+	struct col_routing x;
+	json_t *o;
+	int err = 0;
+
+	col_routing_sum(r, &x);
+	if (!x.decisions)
+		return json_null();
+	o = json_object();
+	if (!o)
+		return NULL;
+	err |= set(o, "decisions", json_integer((json_int_t)x.decisions));
+	err |= set(o, "retagged", json_integer((json_int_t)x.retagged));
+	err |= set(o, "commodities_max", json_integer(x.commodities_max));
+	err |= set(o, "max_load", json_integer(x.max_load));
+	err |= set(o, "lower_bound", json_integer(x.lower_bound));
+	err |= set(o, "decide_ms_mean", json_real(x.decide_ms_mean));
+	err |= set(o, "decide_ms_max", json_real(x.decide_ms_max));
+	return done(o, err);
+}
+
 json_t *col_summary_json(const struct rec_run *r, const struct col_metrics *m,
 			 const struct col_summary_meta *meta)
 {
@@ -311,6 +360,7 @@ json_t *col_summary_json(const struct rec_run *r, const struct col_metrics *m,
 	err |= set(o, "jobs", jobs_arr(r, m));
 	err |= set(o, "flows", obj(flows_obj, m));
 	err |= set(o, "links", links_arr(m));
+	err |= set(o, "routing", routing_obj(r));
 	return done(o, err);
 }
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "collect/csv.h"
+#include "collect/internal.h"
 #include "collect/summary.h"
 
 #define VAL_MAX 32
@@ -124,6 +125,21 @@ static void totals(struct col_out *o, const struct col_metrics *m)
 		       (unsigned long long)t->drops);
 }
 
+/* A routing policy's decisions, if it took any. */
+static void routing(struct col_out *o, const struct rec_run *r)
+{
+	struct col_routing x;
+
+	col_routing_sum(r, &x);
+	if (x.decisions)
+		col_out_printf(
+			o,
+			"routing: %zu decisions, %.3f ms mean and %.3f ms at most each, %llu "
+			"connections re-tagged; worst max load %u (lower bound %u)\n",
+			x.decisions, x.decide_ms_mean, x.decide_ms_max,
+			(unsigned long long)x.retagged, x.max_load, x.lower_bound);
+}
+
 int col_summary_txt(char *buf, size_t len, const struct rec_run *r, const struct col_metrics *m,
 		    const struct col_summary_meta *meta)
 {
@@ -133,6 +149,7 @@ int col_summary_txt(char *buf, size_t len, const struct rec_run *r, const struct
 	head(&o, m, meta);
 	jobs(&o, r, m);
 	totals(&o, m);
+	routing(&o, r);
 	return col_out_ret(&o);
 }
 

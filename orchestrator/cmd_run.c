@@ -181,31 +181,6 @@ static int execute(struct run *r, struct progress *pg, const char *who, struct d
 	return err;
 }
 
-/* One line on the routing policy's decisions, if it took any. */
-static void print_routing(const struct run *r)
-{
-	int64_t max_ns = 0, sum_ns = 0;
-	uint32_t retagged = 0, worst = 0, bound = 0;
-	size_t i, n = r->routes.n;
-
-	for (i = 0; i < n; i++) {
-		const struct run_route_rec *x = &r->routes.v[i];
-
-		sum_ns += x->decide_ns;
-		max_ns = x->decide_ns > max_ns ? x->decide_ns : max_ns;
-		retagged += x->retagged;
-		if (x->max_load > worst) {
-			worst = x->max_load;
-			bound = x->lower_bound;
-		}
-	}
-	if (n)
-		printf("routing: %zu decisions, %.3f ms mean and %.3f ms at most each, %u "
-		       "connections re-tagged; worst max load %u (lower bound %u) (routing.csv)\n",
-		       n, (double)sum_ns / (double)n / 1e6, (double)max_ns / 1e6, retagged, worst,
-		       bound);
-}
-
 static void print_results(const struct run *r, const struct res_run *x, const char *txt,
 			  const char *dir, const struct cmd_run_opts *o, const char *who)
 {
@@ -249,7 +224,6 @@ static int report(struct run *r, const char *dir, const struct cmd_run_opts *o, 
 	if (warn.msg[0])
 		fprintf(stderr, "%s: plots: %s\n", who, warn.msg);
 	print_results(r, &x, txt, dir, o, who);
-	print_routing(r);
 	if (r->be->netevs) {
 		size_t nev;
 		const struct rec_netev *v = r->be->netevs(r, &nev);

@@ -174,8 +174,16 @@ static int parse_cpu(const char *s, void *p)
 {
 	return rec_cpu_parse(s, p);
 }
+static int fmt_route(char *b, size_t n, const void *p)
+{
+	return rec_route_csv(b, n, p);
+}
+static int parse_route(const char *s, void *p)
+{
+	return rec_route_parse(s, p);
+}
 
-enum { K_JOBS, K_ITERS, K_FLOWS, K_LINKS, K_CPU, K_N };
+enum { K_JOBS, K_ITERS, K_FLOWS, K_LINKS, K_CPU, K_ROUTES, K_N };
 
 static const struct csv_kind kinds[K_N] = {
 	{"jobs.csv", rec_job_header, sizeof(struct rec_job), fmt_job, parse_job},
@@ -183,6 +191,7 @@ static const struct csv_kind kinds[K_N] = {
 	{"flows.csv", rec_flow_header, sizeof(struct rec_flow), fmt_flow, parse_flow},
 	{"links.csv", rec_sample_header, sizeof(struct rec_sample), fmt_sample, parse_sample},
 	{"cpu.csv", rec_cpu_header, sizeof(struct rec_cpu), fmt_cpu, parse_cpu},
+	{"routing.csv", rec_route_header, sizeof(struct rec_route), fmt_route, parse_route},
 };
 
 /* The vector of rec holding kind k, as a raw (data, n, cap) triple. */
@@ -201,8 +210,11 @@ static void vec_of(struct rec_run *rec, int k, void ***data, size_t **n, size_t 
 	case K_LINKS:
 		*data = (void **)&rec->samples.v, *n = &rec->samples.n, *cap = &rec->samples.cap;
 		break;
-	default:
+	case K_CPU:
 		*data = (void **)&rec->cpu.v, *n = &rec->cpu.n, *cap = &rec->cpu.cap;
+		break;
+	default:
+		*data = (void **)&rec->routes.v, *n = &rec->routes.n, *cap = &rec->routes.cap;
 	}
 }
 
@@ -238,6 +250,8 @@ int res_records_write(const char *dir, const struct rec_run *rec, struct diag *d
 
 	for (k = 0; !r && k < K_N; k++) {
 		vec_of(w, k, &data, &n, &cap);
+		if (k == K_ROUTES && !*n)
+			continue; /* no routing policy decided anything */
 		r = write_csv(dir, &kinds[k], *data, *n);
 		if (r)
 			return diag_set(d, r, "writing %s/%s: %s", dir, kinds[k].file,
@@ -279,8 +293,8 @@ int res_records_read(const char *dir, struct rec_run *rec, struct diag *d)
 
 	for (k = 0; k < K_N; k++) {
 		r = res_read_file(dir, kinds[k].file, &text, &len);
-		if (r == -ENOENT && (k == K_LINKS || k == K_CPU))
-			continue; /* a run without sampling */
+		if (r == -ENOENT && (k == K_LINKS || k == K_CPU || k == K_ROUTES))
+			continue; /* a run without sampling, or without a routing policy */
 		if (r)
 			return diag_set(d, r, "%s/%s: %s", dir, kinds[k].file, strerror(-r));
 		r = parse_csv(text, len, k, rec, &line);

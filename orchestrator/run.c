@@ -83,7 +83,6 @@ void run_done(struct run *r)
 		free(r->jobs[i].eps);
 		free(r->jobs[i].conns);
 	}
-	vec_free(&r->routes);
 	free(r->jobs);
 	r->jobs = NULL;
 	sched_done(&r->sched);

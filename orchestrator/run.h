@@ -34,16 +34,6 @@ struct run_conn {
 	uint8_t tag;
 };
 
-/* A decision of the routing policy (routing.csv). */
-struct run_route_rec {
-	int64_t t; /* on the backend's clock */
-	char trigger[16]; /* "start", "end", "failure": what asked for it first */
-	uint32_t commodities; /* connections assigned */
-	uint32_t retagged; /* connections whose tag changed */
-	uint32_t max_load, lower_bound; /* most commodities on one link; the least possible */
-	int64_t decide_ns; /* wall time of the decision (candidates and assignment) */
-};
-
 /* A job as the runner runs it: the backend's sizes and times (emulated ones, or paper units
  * in virtual time), and what happened. */
 struct run_job {
@@ -119,7 +109,6 @@ struct run {
 	struct rec_run rec;
 	bool stopping;
 	char route_why[16]; /* a routing policy's trigger since its last decision, or "" */
-	VEC(struct run_route_rec) routes; /* its decisions */
 };
 
 /* Jobs of the workload, in arrival order, ids 0.. (paper units): its jobs entries, generated

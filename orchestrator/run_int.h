@@ -25,10 +25,9 @@ void run_route_trigger(struct run *r, const char *why);
 /* Job j started: the connections its schedule sends over, for the policy. 0 or -errno. */
 int run_route_job(struct run *r, uint32_t j, struct diag *d);
 /* After a trigger, the policy assigns every running job's connections a path and the backend
- * re-tags those that changed. A no-op under ECMP. 0 or -errno (a policy that cannot decide
+ * re-tags those that changed; the decision goes to r->rec.routes (routing.csv). A no-op under
+ * ECMP. 0 or -errno (a policy that cannot decide
  * fails the run: its jobs' paths would be the hash's, not the policy's). */
 int run_route_update(struct run *r, struct diag *d);
-/* routing.csv under dir, when a policy decided anything. 0 or -errno with d set. */
-int run_route_write(const struct run *r, const char *dir, struct diag *d);
 
 #endif

@@ -101,9 +101,6 @@ int run_write(struct run *r, const char *dir, struct diag *d)
 	err = err ? err : res_write_topology(dir, r->t, &r->e->s.shaping);
 	if (err)
 		return diag_set(d, err, "writing results to %s: %s", dir, strerror(-err));
-	err = run_route_write(r, dir, d);
-	if (err)
-		return err;
 	return r->be->write ? r->be->write(r, dir, d) : 0;
 }
 

@@ -11,8 +11,6 @@
 #include "orchestrator/run_int.h"
 #include "policy/greedy_paths.h"
 
-#define ROUTE_HEADER "t_ns,trigger,commodities,retagged,max_load,lower_bound,decide_ns"
-
 static bool active(const struct run *r)
 {
 	return r->e->s.routing.policy != SCN_POLICY_ECMP;
@@ -150,7 +148,7 @@ static int assign(const struct run *r, const struct greedy_in *in, uint32_t *cho
 }
 
 /* Greedy routing §3.4.2: every active commodity is assigned again, from zero loads. */
-static int decide(struct run *r, struct run_route_rec *rec, struct diag *d)
+static int decide(struct run *r, struct rec_route *rec, struct diag *d)
 {
 	const struct topo *t;
 	const struct route_plan *plan;
@@ -184,11 +182,11 @@ static int decide(struct run *r, struct run_route_rec *rec, struct diag *d)
 
 int run_route_update(struct run *r, struct diag *d)
 {
-	struct run_route_rec *rec;
+	struct rec_route *rec;
 
 	if (!r->route_why[0])
 		return 0;
-	rec = vec_grow(&r->routes);
+	rec = vec_grow(&r->rec.routes);
 	if (!rec)
 		return diag_set(d, -ENOMEM, "out of memory");
 	memset(rec, 0, sizeof(*rec));
@@ -196,30 +194,4 @@ int run_route_update(struct run *r, struct diag *d)
 	snprintf(rec->trigger, sizeof(rec->trigger), "%s", r->route_why);
 	r->route_why[0] = '\0';
 	return decide(r, rec, d);
-}
-
-int run_route_write(const struct run *r, const char *dir, struct diag *d)
-{
-	char path[512];
-	FILE *f;
-	size_t i;
-	int err = 0;
-
-	if (!active(r))
-		return 0;
-	snprintf(path, sizeof(path), "%s/routing.csv", dir);
-	f = fopen(path, "we");
-	if (!f)
-		return diag_set(d, -errno, "writing %s: %s", path, strerror(errno));
-	fprintf(f, "%s\n", ROUTE_HEADER);
-	for (i = 0; i < r->routes.n; i++) {
-		const struct run_route_rec *x = &r->routes.v[i];
-
-		fprintf(f, "%lld,%s,%u,%u,%u,%u,%lld\n", (long long)x->t, x->trigger,
-			x->commodities, x->retagged, x->max_load, x->lower_bound,
-			(long long)x->decide_ns);
-	}
-	if (fclose(f))
-		err = -errno;
-	return err ? diag_set(d, err, "writing %s: %s", path, strerror(-err)) : 0;
 }

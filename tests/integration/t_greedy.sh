@@ -49,6 +49,10 @@ emu_g=$RUN_DIR
 for d in "$sim_g" "$emu_g"; do
 	awk -F, 'NR > 1 && ($5 != 1 || $6 != 1) { bad = 1 } END { exit bad || NR < 2 }' \
 		"$d/routing.csv" || fail "greedy decisions: $(cat "$d/routing.csv")"
+	"$TB_BUILD/tools/schema_check" docs/summary.schema.json "$d/summary.json" >/dev/null ||
+		fail "summary.json invalid"
+	[ "$(jq -c '.routing | [.decisions, .max_load, .lower_bound, .retagged]' "$d/summary.json")" = \
+		"[$(($(wc -l <"$d/routing.csv") - 1)),1,1,4]" ] || fail "summary routing: $(jq -c .routing "$d/summary.json")"
 done
 [ "$(tags "$sim_g")" = "$(tags "$emu_g")" ] ||
 	fail "tags differ:$(diff <(tags "$sim_g") <(tags "$emu_g"))"
@@ -77,6 +81,8 @@ run sim es ecmp
 sim_e=$RUN_DIR
 run up ee ecmp
 emu_e=$RUN_DIR
+[ "$(jq .routing "$emu_e/summary.json")" = null ] && [ ! -e "$emu_e/routing.csv" ] ||
+	fail "ECMP: a routing.csv or summary routing"
 for pair in "$sim_g $sim_e sim" "$emu_g $emu_e emulation"; do
 	set -- $pair
 	jq -en "$(jct "$2") >= 1.3 * $(jct "$1")" >/dev/null ||

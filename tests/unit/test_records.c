@@ -136,6 +136,15 @@ static void test_other_lines(void **state)
 	assert_string_equal(line, "100000000,0.25,0.10000000000000001\n");
 	assert_int_equal(strchr(rec_job_header, '\n'), NULL);
 	assert_string_equal(rec_cpu_header, "t_ns,busy,softirq");
+	{
+		struct rec_route r = {5, "failure", 1728, 12, 2, 2, 800000};
+
+		rec_route_csv(line, sizeof(line), &r);
+		assert_string_equal(line, "5,failure,1728,12,2,2,800000\n");
+		assert_string_equal(rec_route_header,
+				    "t_ns,trigger,commodities,retagged,max_load,lower_bound,"
+				    "decide_ns");
+	}
 }
 
 static void t_iter_round(void)
@@ -195,6 +204,26 @@ static void t_cpu_round(void)
 	assert_true(a.t == b.t && a.busy == b.busy && a.softirq == b.softirq);
 }
 
+static void t_route_round(void)
+{
+	static const char *const why[] = {"start", "end", "failure", "rewire"};
+	struct rec_route a = {.t = t_time(),
+			      .commodities = (uint32_t)t_rand(),
+			      .retagged = (uint32_t)t_rand(),
+			      .max_load = (uint32_t)t_rand(),
+			      .lower_bound = (uint32_t)t_rand(),
+			      .decide_ns = t_time()};
+	struct rec_route b;
+	char line[T_LINE];
+
+	snprintf(a.trigger, sizeof(a.trigger), "%s", why[t_rand() % 4]);
+	rec_route_csv(line, sizeof(line), &a);
+	assert_int_equal(rec_route_parse(line, &b), 0);
+	assert_true(a.t == b.t && !strcmp(a.trigger, b.trigger) && a.decide_ns == b.decide_ns);
+	assert_true(a.commodities == b.commodities && a.retagged == b.retagged);
+	assert_true(a.max_load == b.max_load && a.lower_bound == b.lower_bound);
+}
+
 /* Property: any record survives write -> parse exactly. */
 static void test_random_round_trips(void **state)
 {
@@ -215,6 +244,7 @@ static void test_random_round_trips(void **state)
 		t_flow_round();
 		t_sample_round();
 		t_cpu_round();
+		t_route_round();
 	}
 }
 
