@@ -26,7 +26,8 @@ static void ends(const struct topo *t, const uint32_t *ports, int hops, struct g
 	c->dst_grp = t->ports.v[ports[hops - 1]].node;
 }
 
-/* Candidate `tag` (1-based) of flow f from src: its fabric links appended. */
+/* Candidate `tag` (0: the path the hash gives) of flow f from src: its fabric links appended;
+ * the count of them, or -EINVAL (no route), -ENOMEM. */
 static int add_cand(struct greedy_paths *g, const struct topo *t, const struct route_plan *plan,
 		    uint32_t src, struct route_flow f, uint8_t tag, struct greedy_comm *c)
 {
@@ -46,27 +47,37 @@ static int add_cand(struct greedy_paths *g, const struct topo *t, const struct r
 		if (fabric(t, ports[i]) && vec_push(&g->links, ports[i]))
 			return -ENOMEM;
 	k->link_n = (uint32_t)g->links.n - k->link_off;
-	if (tag == 1)
+	if (tag <= 1)
 		ends(t, ports, hops, c);
-	return 0;
+	return (int)k->link_n;
 }
 
+/* A connection with paths to choose from has one candidate per tag; one with a single path
+ * over the fabric (a spine left) has that one, so that it counts in the loads; one that
+ * crosses no switch-to-switch link (under one ToR) has none. */
 static int add_conn(struct greedy_paths *g, const struct topo *t, const struct route_plan *plan,
 		    const struct greedy_conn *cn)
 {
 	struct route_flow f = route_job_flow(t, cn->eps, cn->job, cn->src, cn->dst);
 	uint32_t src = t->endpoints.v[cn->eps[cn->src]];
 	struct greedy_comm c = {.cand_off = (uint32_t)g->cands.n};
-	int width = route_trace_width(t, plan, src, &f), k, err = 0;
+	int width = route_trace_width(t, plan, src, &f), k, r = 0;
 
 	if (width < 0)
 		return -EINVAL;
 	if (width > ROUTE_TAG_MAX)
 		width = ROUTE_TAG_MAX;
-	for (k = 1; !err && width > 1 && k <= width; k++)
-		err = add_cand(g, t, plan, src, f, (uint8_t)k, &c);
-	c.cand_n = width > 1 ? (uint32_t)width : 0;
-	return err ? err : vec_push(&g->comms, c);
+	if (width > 1) {
+		for (k = 1; r >= 0 && k <= width; k++)
+			r = add_cand(g, t, plan, src, f, (uint8_t)k, &c);
+		c.cand_n = (uint32_t)width;
+	} else {
+		r = add_cand(g, t, plan, src, f, 0, &c);
+		c.cand_n = r > 0;
+		if (r == 0) /* nothing to load: take its candidate back */
+			g->cands.n--;
+	}
+	return r < 0 ? r : vec_push(&g->comms, c);
 }
 
 int greedy_paths_build(struct greedy_paths *g, const struct topo *t, const struct route_plan *plan,

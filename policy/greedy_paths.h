@@ -3,7 +3,8 @@
  * sends over, with the paths DSCP tags can give it as candidates (policy/greedy.h), and the
  * tag that carries out an assignment. A connection's candidates are the paths its 5-tuple
  * (route_job_flow) takes under tags 1..K at the first hash group that honours a tag (a leaf's
- * uplinks: one path per spine, in next-hop order, which is spine order); the links a
+ * uplinks: one path per spine, in next-hop order, which is spine order; a connection with
+ * one path over the fabric has it as its only candidate, so that it counts); the links a
  * candidate loads are its switch-to-switch ones (greedy routing §3.4.1 counts the ToR-spine
  * links; an endpoint's own link is the same for every candidate). Pure. */
 #ifndef POLICY_GREEDY_PATHS_H
@@ -38,10 +39,10 @@ int greedy_paths_build(struct greedy_paths *g, const struct topo *t, const struc
 void greedy_paths_done(struct greedy_paths *g);
 
 /* The DSCP tag that puts commodity i on its candidate choice: choice + 1, or 0 (the hash)
- * for a commodity without a choice. */
+ * for a commodity without a choice (one path, or none over the fabric). */
 static inline uint8_t greedy_paths_tag(const struct greedy_paths *g, uint32_t i, uint32_t choice)
 {
-	return g->comms.v[i].cand_n ? (uint8_t)(choice + 1) : 0;
+	return g->comms.v[i].cand_n > 1 ? (uint8_t)(choice + 1) : 0;
 }
 
 #endif

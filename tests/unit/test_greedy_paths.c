@@ -2,7 +2,8 @@
 /* The greedy routing paper's commodities on a built leaf-spine (policy/greedy_paths.h): a
  * connection across leaves has one candidate per spine, in spine order, each loading exactly
  * its uplink and its downlink; tag k takes spine k-1; a connection under one leaf has no
- * candidate; with a spine down, the candidates are the live spines. And greedy over them puts
+ * candidate; with a spine down, the candidates are the live spines, and with one left its path
+ * is the only candidate. And greedy over them puts
  * the paper's toy demand (§2.3, Fig. 2) on distinct links. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -123,6 +124,14 @@ static void test_failed_spine(void **state)
 	assert_int_equal(g.comms.v[0].cand_n, 2);
 	t_check_cand(&w, &g, 0, 0, 0, 0, 1);
 	t_check_cand(&w, &g, 0, 1, 0, 2, 1);
+	greedy_paths_done(&g);
+	t_world_done(&w);
+	/* one spine left: the path it gives is the one candidate, and needs no tag */
+	t_world_init(&w, 2, 2, 2, 1);
+	assert_int_equal(greedy_paths_build(&g, w.t, &w.plan, c, 1, &d), 0);
+	assert_int_equal(g.comms.v[0].cand_n, 1);
+	t_check_cand(&w, &g, 0, 0, 0, 0, 1);
+	assert_int_equal(greedy_paths_tag(&g, 0, 0), 0);
 	greedy_paths_done(&g);
 	t_world_done(&w);
 }
