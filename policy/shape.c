@@ -18,17 +18,17 @@ uint32_t shape_frame(const struct scn_shaping *cfg)
 	return (cfg->mtu ? cfg->mtu : SHAPE_MTU) + SHAPE_ETH_HLEN;
 }
 
-/* About 1 ms of data for htb and 2 ms for tbf, so timer granularity does not cap the rate,
- * and at least four frames: tbf drops a frame larger than its bucket. tbf sends only when
- * its watchdog timer fires, and tokens past the bucket are lost: on a VM whose timers fire
- * late, a 1 ms bucket held one Reno flow at 100 Mbit/s to 89-91 Mbit/s of goodput (0.92-0.95
- * of the rate on the wire, tests/integration/t_util.sh), 2 ms to 94-95 (0.99 of it), as htb
- * reaches with 1 ms. */
+/* About 1 ms of data, so timer granularity does not cap the rate, and at least four frames:
+ * tbf drops a frame larger than its bucket. tbf also gets at least two of the GSO packets it
+ * is fed (SHAPE_GSO_SEGS frames each): it sends only when its watchdog fires, and tokens past
+ * the bucket are lost, so a bucket of one such packet (12.5 KB at 100 Mbit/s) needs every
+ * wake-up on time; on a VM whose timers fire late it held one Reno flow to 0.89-0.93 of the
+ * rate (tests/integration/t_util.sh), two packets' worth to 0.99. */
 static uint32_t derive_burst(uint64_t bytes_per_s, uint32_t frame, enum shape_kind kind)
 {
-	uint64_t ms = kind == SHAPE_TBF ? 2 : 1;
+	uint64_t floor = (kind == SHAPE_TBF ? 2ULL * SHAPE_GSO_SEGS : 4ULL) * frame;
 
-	return (uint32_t)max_u64(bytes_per_s * ms / 1000, 4ULL * frame);
+	return (uint32_t)max_u64(bytes_per_s / 1000, floor);
 }
 
 /* About 1 ms of data, at least SHAPE_QUEUE_FRAMES frames, plus the bandwidth-delay product of

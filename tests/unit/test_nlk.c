@@ -315,15 +315,15 @@ static void test_shape_derive(void **state)
 	(void)state;
 	assert_int_equal(shape_derive(100000000ULL, 0, &cfg, &sp, &d), 0);
 	assert_int_equal(sp.kind, SHAPE_TBF);
-	assert_int_equal(sp.burst, 25000); /* tbf: 2 ms at 100 Mbit/s */
+	assert_int_equal(sp.burst, 2 * SHAPE_GSO_SEGS * SHAPE_FRAME); /* tbf: two GSO packets */
 	assert_int_equal(sp.limit, SHAPE_QUEUE_FRAMES * SHAPE_FRAME); /* the floor */
 	assert_int_equal(shape_derive(1000000000ULL, 0, &cfg, &sp, &d), 0);
-	assert_int_equal(sp.burst, 250000);
+	assert_int_equal(sp.burst, 125000); /* 1 ms at 1 Gbit/s */
 	assert_int_equal(sp.limit, 125000); /* 1 ms */
 	assert_int_equal(shape_derive(1000000000ULL, 5000000, &cfg, &sp, &d), 0);
 	assert_int_equal(sp.limit, 125000 + 1250000); /* plus the delay's BDP, both ways */
 	assert_int_equal(shape_derive(10000000ULL, 0, &cfg, &sp, &d), 0);
-	assert_int_equal(sp.burst, 4 * SHAPE_FRAME); /* floor of four frames */
+	assert_int_equal(sp.burst, 2 * SHAPE_GSO_SEGS * SHAPE_FRAME); /* tbf's floor */
 	assert_int_equal(shape_derive(0, 0, &cfg, &sp, &d), 0);
 	assert_int_equal(sp.kind, SHAPE_NONE);
 	assert_int_equal(shape_derive(20000000000ULL, 0, &cfg, &sp, &d), -ERANGE);
@@ -346,18 +346,20 @@ static void test_shape_mtu(void **state)
 	assert_int_equal(shape_frame(&cfg), 9014);
 	assert_int_equal(shape_derive(100000000ULL, 0, &cfg, &sp, NULL), 0);
 	assert_int_equal(sp.frame, 9014);
-	assert_int_equal(sp.burst, 4 * 9014); /* 2 ms (25000) would hold two frames only */
+	assert_int_equal(sp.burst, 2 * SHAPE_GSO_SEGS * 9014); /* two GSO packets of 9014 */
 	assert_int_equal(sp.limit, SHAPE_QUEUE_FRAMES * 9014);
 	assert_int_equal(shape_derive(10000000000ULL, 0, &cfg, &sp, NULL), 0);
-	assert_int_equal(sp.burst, 2500000); /* tbf: 2 ms at 10 Gbit/s, above four frames */
+	assert_int_equal(sp.burst, 1250000); /* 1 ms at 10 Gbit/s, above the floor */
 	assert_int_equal(sp.limit, 1250000);
 	cfg.mtu = 1500;
 	assert_int_equal(shape_derive(100000000ULL, 0, &cfg, &sp, NULL), 0);
 	assert_int_equal(sp.limit, SHAPE_QUEUE_FRAMES * SHAPE_FRAME); /* as without the field */
-	assert_int_equal(sp.burst, 25000);
-	cfg.qdisc = SCN_QDISC_HTB; /* htb: 1 ms */
+	assert_int_equal(sp.burst, 2 * SHAPE_GSO_SEGS * SHAPE_FRAME);
+	cfg.qdisc = SCN_QDISC_HTB; /* htb: 1 ms, at least four frames */
 	assert_int_equal(shape_derive(100000000ULL, 0, &cfg, &sp, NULL), 0);
 	assert_int_equal(sp.burst, 12500);
+	assert_int_equal(shape_derive(10000000ULL, 0, &cfg, &sp, NULL), 0);
+	assert_int_equal(sp.burst, 4 * SHAPE_FRAME);
 	cfg.qdisc = SCN_QDISC_TBF;
 	assert_int_equal(shape_gso_segs(&cfg), SHAPE_GSO_SEGS); /* counted in frames */
 }
