@@ -34,16 +34,6 @@ static struct topo *view_of(const struct topo *phys, const uint32_t *xc)
 	return v;
 }
 
-static int plan_for(const struct topo *t, struct topo_paths *p, struct route_plan *plan,
-		    struct diag *d)
-{
-	int r = paths_compute(t, p);
-
-	if (r)
-		return diag_set(d, r, "computing paths: out of memory");
-	return route_plan_build(t, p, plan, d);
-}
-
 int netctl_init(struct netctl *c, const struct topo *t, const int *nsfd, struct diag *d)
 {
 	memset(c, 0, sizeof(*c));
@@ -62,7 +52,7 @@ int netctl_init(struct netctl *c, const struct topo *t, const int *nsfd, struct 
 	c->t = view_of(c->phys, c->xc);
 	if (!c->t)
 		return diag_set(d, -ENOMEM, "out of memory");
-	return plan_for(c->t, &c->paths, &c->plan, d);
+	return route_plan_for(c->t, &c->paths, &c->plan, d);
 }
 
 void netctl_done(struct netctl *c)
@@ -144,7 +134,7 @@ int netctl_commit(struct netctl *c, struct netctl_stats *st, struct diag *d)
 
 	memset(st, 0, sizeof(*st));
 	nt = view_of(c->phys, c->xc);
-	r = nt ? plan_for(nt, &np, &nplan, d) : diag_set(d, -ENOMEM, "out of memory");
+	r = nt ? route_plan_for(nt, &np, &nplan, d) : diag_set(d, -ENOMEM, "out of memory");
 	if (!r && route_diff_build(c->t, &c->plan, nt, &nplan, &df))
 		r = diag_set(d, -ENOMEM, "out of memory");
 	t1 = netctl_now();

@@ -74,17 +74,6 @@ static int64_t sim_next_due(const struct run *r)
 	return at < s->next_sample ? at : s->next_sample;
 }
 
-/* The routing plan for topology t, into *p and *plan. 0 or -errno with d set. */
-static int plan_for(const struct topo *t, struct topo_paths *p, struct route_plan *plan,
-		    struct diag *d)
-{
-	int err = paths_compute(t, p);
-
-	if (err)
-		return diag_set(d, err, "computing paths: out of memory");
-	return route_plan_build(t, p, plan, d);
-}
-
 /* What the kernel would change: namespaces and route, rule and neighbour requests. */
 static void count_ops(const struct topo *ot, const struct route_plan *op, const struct topo *nt,
 		      const struct route_plan *np, struct rec_netev *e)
@@ -122,7 +111,7 @@ static int fire_cables(struct run *r, const struct fail_event *ev, struct rec_ne
 		sim_exec_port_state(&state(r)->x, nt->links.v[k].port[0], ev->up);
 		sim_exec_port_state(&state(r)->x, nt->links.v[k].port[1], ev->up);
 	}
-	err = err ? err : plan_for(nt, &np, &nplan, d);
+	err = err ? err : route_plan_for(nt, &np, &nplan, d);
 	if (err) { /* the jobs stay on what they were traced over */
 		route_plan_done(&nplan);
 		paths_done(&np);

@@ -339,3 +339,13 @@ void route_plan_done(struct route_plan *plan)
 	vec_free(&plan->ports);
 	vec_free(&plan->prefixes);
 }
+
+int route_plan_for(const struct topo *t, struct topo_paths *p, struct route_plan *plan,
+		   struct diag *d)
+{
+	int r = paths_compute(t, p);
+
+	if (r)
+		return diag_set(d, r, "computing paths: out of memory");
+	return route_plan_build(t, p, plan, d);
+}

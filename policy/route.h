@@ -75,6 +75,11 @@ int route_plan_build(const struct topo *t, const struct topo_paths *p, struct ro
 		     struct diag *d);
 void route_plan_done(struct route_plan *plan);
 
+/* Shortest paths of t into *p, then its plan into *plan: what a topology change rebuilds (the
+ * control plane, virtual time). 0 or -ENOMEM with d set; release both either way. */
+int route_plan_for(const struct topo *t, struct topo_paths *p, struct route_plan *plan,
+		   struct diag *d);
+
 /* Mark and table of the per-next-hop table for port position i of a node. */
 static inline uint32_t route_port_table(uint32_t pos)
 {
