@@ -31,6 +31,7 @@ struct col_routing {
 	uint32_t commodities_max;
 	uint32_t max_load, lower_bound; /* the worst decision's, with its bound */
 	double decide_ms_mean, decide_ms_max;
+	double paths_ms_max; /* failures and rewires: the longest to new paths; < 0 if none */
 };
 
 /* Sums r->routes into *out (zero without decisions). */

@@ -14,7 +14,8 @@ const char rec_flow_header[] =
 	"job,iter,src,dst,src_node,dst_node,seq,phase,bytes,t_start_ns,t_end_ns,tag";
 const char rec_sample_header[] = "t_ns,link,dir,tx_bytes,tx_packets,drops,backlog";
 const char rec_cpu_header[] = "t_ns,busy,softirq";
-const char rec_route_header[] = "t_ns,trigger,commodities,retagged,max_load,lower_bound,decide_ns";
+const char rec_route_header[] =
+	"t_ns,trigger,commodities,retagged,max_load,lower_bound,decide_ns,paths_ns";
 
 static const char *const statuses[] = {
 	[REC_OK] = "ok",
@@ -259,6 +260,7 @@ int rec_route_csv(char *buf, size_t len, const struct rec_route *x)
 	col_csv_u64(&w, x->max_load);
 	col_csv_u64(&w, x->lower_bound);
 	col_csv_time(&w, x->decide_ns);
+	col_csv_time(&w, x->paths_ns);
 	return col_csv_w_end(&w);
 }
 
@@ -276,6 +278,7 @@ int rec_route_parse(const char *line, struct rec_route *out)
 	x.max_load = col_csv_get_u32(&r);
 	x.lower_bound = col_csv_get_u32(&r);
 	x.decide_ns = col_csv_get_time(&r);
+	x.paths_ns = col_csv_get_time(&r);
 	if (col_csv_r_end(&r))
 		return -EINVAL;
 	*out = x;

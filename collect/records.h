@@ -93,6 +93,9 @@ struct rec_route {
 	uint32_t retagged; /* connections whose path tag changed */
 	uint32_t max_load, lower_bound; /* most commodities on one link; the least possible */
 	int64_t decide_ns; /* wall time the decision took, on the machine that ran it */
+	/* a failure or rewire: from the event to the new paths handed to the ranks (the
+	 * kernel's reroute, then the decision); REC_NEVER for other triggers */
+	int64_t paths_ns;
 };
 
 /* The whole run, as the collector sees it. */

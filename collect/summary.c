@@ -294,6 +294,7 @@ void col_routing_sum(const struct rec_run *r, struct col_routing *out)
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
+	out->paths_ms_max = -1;
 	for (i = 0; i < r->routes.n; i++) {
 		const struct rec_route *x = &r->routes.v[i];
 		double ms = x->decide_ns == REC_NEVER ? 0 : (double)x->decide_ns / 1e6;
@@ -308,6 +309,8 @@ void col_routing_sum(const struct rec_run *r, struct col_routing *out)
 		}
 		sum += ms;
 		out->decide_ms_max = ms > out->decide_ms_max ? ms : out->decide_ms_max;
+		if (x->paths_ns != REC_NEVER && (double)x->paths_ns / 1e6 > out->paths_ms_max)
+			out->paths_ms_max = (double)x->paths_ns / 1e6;
 	}
 	out->decisions = r->routes.n;
 	out->decide_ms_mean = r->routes.n ? sum / (double)r->routes.n : 0;
@@ -333,6 +336,8 @@ static json_t *routing_obj(const struct rec_run *r)
 	err |= set(o, "lower_bound", json_integer(x.lower_bound));
 	err |= set(o, "decide_ms_mean", json_real(x.decide_ms_mean));
 	err |= set(o, "decide_ms_max", json_real(x.decide_ms_max));
+	err |= set(o, "event_to_paths_ms_max",
+		   x.paths_ms_max < 0 ? json_null() : json_real(x.paths_ms_max));
 	return done(o, err);
 }
 

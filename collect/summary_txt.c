@@ -138,6 +138,10 @@ static void routing(struct col_out *o, const struct rec_run *r)
 			"connections re-tagged; worst max load %u (lower bound %u)\n",
 			x.decisions, x.decide_ms_mean, x.decide_ms_max,
 			(unsigned long long)x.retagged, x.max_load, x.lower_bound);
+	if (x.decisions && x.paths_ms_max >= 0)
+		col_out_printf(
+			o, "routing: new paths out %.3f ms after a failure or rewire, at most\n",
+			x.paths_ms_max);
 }
 
 int col_summary_txt(char *buf, size_t len, const struct rec_run *r, const struct col_metrics *m,

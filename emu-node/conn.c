@@ -14,29 +14,47 @@
 
 #include "emu-node/node.h"
 
-static struct conn *conn_new(int fd)
+void conn_sock_opts(int fd, uint8_t tag)
 {
-	struct conn *cn = calloc(1, sizeof(*cn));
-	int one = 1;
+	int one = 1, tos = tag << 2; /* the tag is the DSCP, the upper six bits of the TOS */
 
-	if (!cn)
-		return NULL;
-	cn->fd = fd;
-	cn->tx.kind = OP_CONN_TX;
-	cn->rx.kind = OP_CONN_RX;
-	cn->tx_step = cn->rx_step = COLL_PLAN_NONE;
 	/* collectives end in sub-MSS tails: Nagle would hold them for an ACK, and with
 	 * delayed ACKs that costs up to 40 ms per message */
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	(void)setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
+}
+
+static struct conn *conn_new(int fd)
+{
+	struct conn *cn = calloc(1, sizeof(*cn));
+	uint32_t i;
+
+	if (!cn)
+		return NULL;
+	for (i = 0; i < CONN_SOCKS; i++)
+		cn->sock[i] = -1;
+	cn->sock[0] = fd;
+	cn->nsock = 1;
+	cn->mv_fd = -1;
+	cn->tx.kind = OP_CONN_TX;
+	cn->rx.kind = OP_CONN_RX;
+	cn->mv.kind = OP_CONN_MOVE;
+	cn->tx_step = cn->rx_step = COLL_PLAN_NONE;
+	conn_sock_opts(fd, 0);
 	return cn;
 }
 
 void conn_free(struct conn *cn)
 {
+	uint32_t i;
+
 	if (!cn)
 		return;
-	if (cn->fd >= 0)
-		close(cn->fd);
+	for (i = 0; i < cn->nsock; i++)
+		if (cn->sock[i] >= 0)
+			close(cn->sock[i]);
+	if (cn->mv_fd >= 0)
+		close(cn->mv_fd);
 	free(cn->rx_tmp);
 	free(cn);
 }
@@ -54,8 +72,13 @@ const char *conn_peer_name(const struct rank *rk, uint32_t rank, char *buf, size
 void conn_set_tag(struct conn *cn, uint8_t tag)
 {
 	int tos = tag << 2; /* the tag is the DSCP, the upper six bits of the TOS byte */
+	uint32_t i;
 
-	(void)setsockopt(cn->fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
+	for (i = 0; i < cn->nsock; i++)
+		if (cn->sock[i] >= 0)
+			(void)setsockopt(cn->sock[i], IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
+	if (cn->mv_fd >= 0)
+		(void)setsockopt(cn->mv_fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
 	cn->tag = tag;
 }
 
@@ -111,7 +134,7 @@ static void conn_accepted(struct ctx *c, int fd)
 	cn->state = CONN_HELLO;
 	cn->next = c->lobby;
 	c->lobby = cn;
-	io_uring_prep_recv(loop_sqe(c, &cn->rx), cn->fd, &cn->hello, sizeof(cn->hello),
+	io_uring_prep_recv(loop_sqe(c, &cn->rx), cn->sock[0], &cn->hello, sizeof(cn->hello),
 			   MSG_WAITALL);
 }
 
@@ -129,13 +152,19 @@ void conn_on_accept(struct ctx *c, int res, bool more)
 }
 
 /* An accepted connection joins rk's job as the peer its hello names: a lower rank of the
- * schedule not yet connected. Anything else is a stray and is closed. */
+ * schedule not yet connected, or (a move) the next socket of one that is. Anything else is a
+ * stray and is closed. */
 static void conn_attach(struct ctx *c, struct rank *rk, struct conn *cn)
 {
 	int pi = coll_plan_peer(&rk->plan, cn->hello.rank);
 
 	conn_lobby_unlink(c, cn);
-	if (pi < 0 || cn->hello.rank >= rk->spec.rank || rk->conns[pi]) {
+	if (pi >= 0 && cn->hello.gen && rk->spec.moves && rk->conns[pi] &&
+	    rk->conns[pi]->state == CONN_UP && !rk->conns[pi]->dead) {
+		move_attach(rk, rk->conns[pi], cn);
+		return;
+	}
+	if (pi < 0 || cn->hello.rank >= rk->spec.rank || rk->conns[pi] || cn->hello.gen) {
 		conn_free(cn);
 		return;
 	}
@@ -159,7 +188,7 @@ static void conn_on_hello(struct ctx *c, struct conn *cn, int res)
 		conn_free(cn);
 		return;
 	}
-	if (rk && rk->state == RANK_CONNECTING && rk->spec.job == cn->hello.job)
+	if (rk && rk->spec.job == cn->hello.job && (rk->state == RANK_CONNECTING || cn->hello.gen))
 		conn_attach(c, rk, cn);
 }
 
@@ -181,14 +210,30 @@ void conn_adopt_lobby(struct ctx *c, struct rank *rk)
 	}
 }
 
-/* Binds fd to the first free candidate of flow_sport() for this connection. No SO_REUSEADDR:
- * a port held by a TIME_WAIT socket then fails here, synchronously, and the next is tried. */
+int conn_bind_port(int fd, uint16_t port)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET,
+				 .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_ANY)};
+	int one = 1;
+
+	/* a port the runner chose: a TIME_WAIT socket of an earlier connection on it is no
+	 * reason to take another (connect still refuses the very same 4-tuple) */
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	return bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
+}
+
+/* Binds fd to the port the runner chose, or else to the first free candidate of flow_sport()
+ * for this connection. No SO_REUSEADDR there: a port held by a TIME_WAIT socket then fails
+ * here, synchronously, and the next is tried. */
 static int conn_bind_sport(struct rank *rk, int fd, uint32_t peer)
 {
 	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY)};
 	uint32_t i;
-	uint16_t port;
+	uint16_t port = rk->peers[peer].sport;
 
+	if (port)
+		return conn_bind_port(fd, port);
 	for (i = 0; i < FLOW_SPORT_N; i++) {
 		port = flow_sport(rk->spec.job, rk->spec.rank, peer, i);
 		if (port == rk->ctx->hello.port)
@@ -221,6 +266,7 @@ int conn_connect(struct rank *rk, uint32_t pi)
 		close(fd);
 		return -ENOMEM;
 	}
+	cn->sport = rk->peers[rank].sport;
 	cn->owner = rk;
 	cn->pi = pi;
 	cn->rank = rank;
@@ -251,7 +297,7 @@ static void conn_on_connected(struct rank *rk, struct conn *cn, int res)
 		.rank = rk->spec.rank,
 	};
 	cn->state = CONN_HELLO;
-	io_uring_prep_send(loop_sqe(rk->ctx, &cn->tx), cn->fd, &cn->hello, sizeof(cn->hello),
+	io_uring_prep_send(loop_sqe(rk->ctx, &cn->tx), cn->sock[0], &cn->hello, sizeof(cn->hello),
 			   MSG_NOSIGNAL | MSG_WAITALL);
 }
 
@@ -267,6 +313,7 @@ static void conn_on_hello_sent(struct rank *rk, struct conn *cn, int res)
 	}
 	cn->state = CONN_UP;
 	rank_conn_up(rk);
+	move_want(rk, cn); /* a new port came while it was connecting */
 }
 
 /* A dead connection's completions only clear its ops' busy flags, which rank_reap_dying
@@ -295,9 +342,17 @@ void conn_on_rx(struct ctx *c, struct conn *cn, int res)
 
 void conn_kill(struct ctx *c, struct conn *cn)
 {
+	uint32_t i;
+
 	if (cn->dead)
 		return;
 	cn->dead = true;
-	if (cn->tx.busy || cn->rx.busy)
-		io_uring_prep_cancel_fd(loop_sqe(c, NULL), cn->fd, IORING_ASYNC_CANCEL_ALL);
+	if (!cn->tx.busy && !cn->rx.busy && !cn->mv.busy)
+		return;
+	for (i = 0; i < cn->nsock; i++)
+		if (cn->sock[i] >= 0)
+			io_uring_prep_cancel_fd(loop_sqe(c, NULL), cn->sock[i],
+						IORING_ASYNC_CANCEL_ALL);
+	if (cn->mv_fd >= 0)
+		io_uring_prep_cancel_fd(loop_sqe(c, NULL), cn->mv_fd, IORING_ASYNC_CANCEL_ALL);
 }

@@ -195,7 +195,7 @@ static void ctl_dispatch(struct ctx *c, int type)
 		break;
 	case CTL_TAG:
 		if (c->cur && c->cur->spec.job == t->job)
-			rank_set_tag(c->cur, t->peer, t->tag);
+			rank_set_path(c->cur, t->peer, t->tag, t->sport);
 		break;
 	case CTL_ABORT:
 		/* a job that already finished has sent its CTL_DONE: nothing to abort */

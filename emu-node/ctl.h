@@ -10,7 +10,8 @@
  *   node   -> CTL_REC_FLOWS ...    flow records, a batch per iteration
  *   node   -> CTL_REC_ITER ...     one per iteration
  *   node   -> CTL_DONE             the rank finished (or failed: status < 0, reason)
- *   runner -> CTL_TAG              (any time) new DSCP path tag toward a peer of the job
+ *   runner -> CTL_TAG              (any time) new DSCP path tag toward a peer of the job, or
+ *                                  (routing.enforce sport) a new source port for the pair
  *   runner -> CTL_ABORT            stop the current job (another rank failed); node answers
  *                                  CTL_DONE with status -ECANCELED
  *   runner -> CTL_STOP             exit (0)
@@ -73,11 +74,13 @@ struct ctl_ready {
 	uint32_t node;
 };
 
-/* A peer of this rank: its address and the DSCP path tag to put on the connection. */
+/* A peer of this rank: its address and the DSCP path tag to put on the connection, and the
+ * source port to bind it to (the lower rank, routing.enforce sport; 0: flow_sport's). */
 struct ctl_peer {
 	uint32_t addr; /* host byte order */
 	uint8_t tag; /* 0 = ECMP hash, 1..63 = path tag (ARCHITECTURE.md "Routing") */
-	uint8_t pad[3];
+	uint8_t pad;
+	uint16_t sport;
 };
 
 struct ctl_job {
@@ -87,6 +90,8 @@ struct ctl_job {
 	struct coll_params coll; /* nranks, bytes (emulated), kind, algo, elem, group */
 	uint32_t iterations;
 	uint32_t verify; /* carry real floats and check the result */
+	uint32_t moves; /* routing.enforce sport: connections may move to new source ports */
+	uint32_t pad;
 	uint64_t compute_ns; /* compute phase per iteration, emulated time */
 	uint64_t start_ns; /* CLOCK_MONOTONIC instant of the first iteration's start */
 	uint64_t progress_ns; /* fail the job if no step completes for this long (0 = never) */
@@ -98,7 +103,8 @@ struct ctl_tag {
 	uint32_t job;
 	uint32_t peer; /* rank */
 	uint8_t tag;
-	uint8_t pad[3];
+	uint8_t pad;
+	uint16_t sport; /* the lower rank: move the connection to this source port (0: stay) */
 };
 
 struct ctl_abort {
@@ -158,7 +164,7 @@ struct ctl_conn_hello {
 	uint32_t magic; /* CTL_CONN_MAGIC */
 	uint32_t job;
 	uint32_t rank; /* the connecting rank */
-	uint32_t pad;
+	uint32_t gen; /* 0: the first socket; k: the k-th move's (routing.enforce sport) */
 };
 
 #define CTL_CONN_MAGIC 0x74626e31u /* "tbn1" */

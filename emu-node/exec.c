@@ -29,8 +29,8 @@ static void exec_tx_next(struct rank *rk, struct conn *cn)
 	if (rk->spec.verify)
 		src = (const char *)rk->buf + st->off + cn->tx_done;
 	/* MSG_WAITALL: the ring retries a partial send itself, one completion per piece */
-	io_uring_prep_send(loop_sqe(rk->ctx, &cn->tx), cn->fd, src, exec_piece(rk, st, cn->tx_done),
-			   MSG_NOSIGNAL | MSG_WAITALL);
+	io_uring_prep_send(loop_sqe(rk->ctx, &cn->tx), cn->sock[cn->txs], src,
+			   exec_piece(rk, st, cn->tx_done), MSG_NOSIGNAL | MSG_WAITALL);
 }
 
 static char *exec_rx_dst(struct rank *rk, const struct conn *cn, const struct coll_step *st)
@@ -49,8 +49,14 @@ static void exec_rx_next(struct rank *rk, struct conn *cn)
 	const struct coll_step *st = exec_step(rk, cn->rx_step);
 	char *dst = exec_rx_dst(rk, cn, st) + cn->rx_got;
 
-	io_uring_prep_recv(loop_sqe(rk->ctx, &cn->rx), cn->fd, dst, cn->rx_piece - cn->rx_got,
-			   MSG_WAITALL);
+	io_uring_prep_recv(loop_sqe(rk->ctx, &cn->rx), cn->sock[cn->rxs], dst,
+			   cn->rx_piece - cn->rx_got, MSG_WAITALL);
+}
+
+void exec_rx_resume(struct rank *rk, struct conn *cn)
+{
+	if (cn->rx_step != COLL_PLAN_NONE)
+		exec_rx_next(rk, cn);
 }
 
 /* Verify: a reduce receives into a buffer of its own, one piece at a time. */
@@ -155,6 +161,7 @@ void exec_on_tx(struct rank *rk, struct conn *cn, int res)
 		return;
 	}
 	cn->tx_step = COLL_PLAN_NONE;
+	move_tx_idle(rk, cn); /* a message boundary: the place to change sockets */
 	exec_step_done(rk, s);
 }
 
@@ -172,6 +179,12 @@ void exec_on_rx(struct rank *rk, struct conn *cn, int res)
 	const struct coll_step *st = exec_step(rk, cn->rx_step);
 	uint32_t s = cn->rx_step;
 
+	if (res == 0 && move_rx_end(rk, cn)) {
+		exec_rx_next(rk, cn); /* the sender moved on to the next socket */
+		return;
+	}
+	if (res == 0 && cn->rx_eof)
+		return; /* its next socket is on the way: move_attach posts the receive */
 	if (res <= 0) {
 		exec_conn_error(rk, cn, false, res);
 		return;

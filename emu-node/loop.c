@@ -116,6 +116,9 @@ static void loop_dispatch(struct ctx *c, const struct io_uring_cqe *cqe)
 	case OP_CONN_RX:
 		conn_on_rx(c, node_container_of(op, struct conn, rx), cqe->res);
 		break;
+	case OP_CONN_MOVE:
+		move_on_op(node_container_of(op, struct conn, mv), cqe->res);
+		break;
 	case OP_TIMER:
 		rank_on_timer(node_container_of(op, struct rank, timer), cqe->res);
 		break;

@@ -28,6 +28,7 @@ enum op_kind {
 	OP_CONN_RX, /* hello, data receives */
 	OP_TIMER, /* start instant, compute phase */
 	OP_WATCHDOG,
+	OP_CONN_MOVE, /* connect and hello of a connection's next socket (emu-node/move.c) */
 };
 
 struct op {
@@ -41,10 +42,29 @@ enum conn_state {
 	CONN_UP, /* carries data */
 };
 
-/* A data connection. Accepted ones wait in ctx->lobby until their hello names the job. */
+#define CONN_SOCKS 8 /* sockets a connection may span while it moves (move.c) */
+
+enum move_state {
+	MOVE_NONE,
+	MOVE_CONNECTING,
+	MOVE_HELLO,
+};
+
+/* A data connection. Accepted ones wait in ctx->lobby until their hello names the job.
+ * It starts as one socket; under routing.enforce sport it may move to new ones (move.c),
+ * each direction on its own: sock[txs] sends, sock[rxs] receives, oldest first. */
 struct conn {
 	struct op tx, rx; /* at most one send and one receive in flight */
-	int fd;
+	int sock[CONN_SOCKS]; /* -1: closed, or not here yet */
+	uint8_t nsock, txs, rxs;
+	bool rx_eof; /* sock[rxs] ended and the next socket is not here yet */
+	uint32_t gen0; /* the move that made sock[0] (0: the first connection) */
+	uint16_t sport; /* lower rank: the source port of the newest socket */
+	struct op mv; /* lower rank: the next socket's connect and hello */
+	enum move_state mv_state;
+	int mv_fd;
+	uint16_t mv_port;
+	struct ctl_conn_hello mv_hello;
 	enum conn_state state;
 	bool dead; /* being torn down: completions are only counted */
 	uint8_t tag; /* DSCP path tag the socket carries */
@@ -147,6 +167,10 @@ void conn_on_rx(struct ctx *c, struct conn *cn, int res);
 int conn_connect(struct rank *rk, uint32_t pi);
 void conn_adopt_lobby(struct ctx *c, struct rank *rk);
 void conn_set_tag(struct conn *cn, uint8_t tag);
+/* Binds fd to port, over a TIME_WAIT socket of an earlier connection if need be. 0 or -errno. */
+int conn_bind_port(int fd, uint16_t port);
+/* TCP_NODELAY and the DSCP tag on a data socket. */
+void conn_sock_opts(int fd, uint8_t tag);
 /* Starts tearing cn down: cancels its ops; its rank frees it once none is busy. */
 void conn_kill(struct ctx *c, struct conn *cn);
 void conn_free(struct conn *cn);
@@ -157,7 +181,9 @@ const char *conn_peer_name(const struct rank *rk, uint32_t rank, char *buf, size
 void rank_start(struct ctx *c, const struct ctl_job *msg);
 void rank_conn_up(struct rank *rk);
 void rank_on_timer(struct rank *rk, int res);
-void rank_set_tag(struct rank *rk, uint32_t peer, uint8_t tag);
+/* The runner's path for the connection to peer: a DSCP tag, and (the lower rank, routing.enforce
+ * sport) a source port, 0 for none. */
+void rank_set_path(struct rank *rk, uint32_t peer, uint8_t tag, uint16_t sport);
 void rank_on_watchdog(struct rank *rk, int res);
 void rank_fail(struct rank *rk, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -168,7 +194,24 @@ void rank_reap_dying(struct ctx *c);
 void rank_free(struct rank *rk);
 void rank_iter_end(struct rank *rk);
 
+/* move.c: routing.enforce sport moves a connection to a socket on a new source port */
+/* The lower rank: starts moving cn to the port its peer entry names, if it differs and no
+ * move is under way. */
+void move_want(struct rank *rk, struct conn *cn);
+void move_on_op(struct conn *cn, int res);
+/* The higher rank: cn, a lobby connection whose hello names generation > 0, becomes the
+ * next socket of rk's connection `head`. */
+void move_attach(struct rank *rk, struct conn *head, struct conn *cn);
+/* Between two sends: the sending side goes to the newest socket. */
+void move_tx_idle(struct rank *rk, struct conn *cn);
+/* A receive met the end of sock[rxs]: true when it went on to the next socket (post the
+ * receive again), false while that socket is not here yet (move_* posts it when it comes),
+ * or when the job does not move connections (the peer closed it: an error). */
+bool move_rx_end(struct rank *rk, struct conn *cn);
+
 /* exec.c */
+/* Posts the receive in flight on cn again (it moved to another socket). */
+void exec_rx_resume(struct rank *rk, struct conn *cn);
 void exec_begin(struct rank *rk);
 void exec_on_tx(struct rank *rk, struct conn *cn, int res);
 void exec_on_rx(struct rank *rk, struct conn *cn, int res);

@@ -117,16 +117,22 @@ void rank_conn_up(struct rank *rk)
 		rank_wait_start(rk);
 }
 
-void rank_set_tag(struct rank *rk, uint32_t peer, uint8_t tag)
+void rank_set_path(struct rank *rk, uint32_t peer, uint8_t tag, uint16_t sport)
 {
+	struct conn *cn;
 	int pi;
 
 	if (peer >= rk->spec.coll.nranks)
 		return;
 	rk->peers[peer].tag = tag;
+	if (sport)
+		rk->peers[peer].sport = sport;
 	pi = coll_plan_peer(&rk->plan, peer);
-	if (pi >= 0 && rk->conns[pi] && !rk->conns[pi]->dead)
-		conn_set_tag(rk->conns[pi], tag);
+	cn = pi >= 0 ? rk->conns[pi] : NULL;
+	if (!cn || cn->dead)
+		return;
+	conn_set_tag(cn, tag);
+	move_want(rk, cn);
 }
 
 /* A zero compute phase is a zero timeout too: the ring, not recursion, takes a rank without
@@ -298,7 +304,8 @@ static bool rank_quiet(const struct rank *rk)
 	if (rk->timer.busy || rk->watchdog.busy)
 		return false;
 	for (pi = 0; rk->conns && pi < rk->plan.npeers; pi++)
-		if (rk->conns[pi] && (rk->conns[pi]->tx.busy || rk->conns[pi]->rx.busy))
+		if (rk->conns[pi] &&
+		    (rk->conns[pi]->tx.busy || rk->conns[pi]->rx.busy || rk->conns[pi]->mv.busy))
 			return false;
 	return true;
 }

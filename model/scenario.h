@@ -80,11 +80,19 @@ enum scn_policy {
 	SCN_POLICY_ECMP,
 	SCN_POLICY_GREEDY, /* greedy routing §3.4.1: the runner tags every connection's path */
 	SCN_POLICY_OPTIMAL, /* the least maximum link load, by exact search (the paper's ILP) */
+	SCN_POLICY_EDGE_COLORING, /* the paper's baseline: a Koenig edge coloring of ToR pairs */
+	SCN_POLICY_ANNEALING, /* the paper's baseline: Hedera's simulated annealing */
 };
 
 enum scn_greedy_order {
 	SCN_GREEDY_BUSIEST_TOR, /* the authors' code: ToRs with the most commodities first */
 	SCN_GREEDY_INPUT, /* jobs in start order, each rank's connections in rank order */
+};
+
+/* How the runner pins the paths a policy chose. */
+enum scn_enforce {
+	SCN_ENFORCE_TAG, /* a DSCP path tag on the connection, honoured by every switch */
+	SCN_ENFORCE_SPORT, /* greedy routing §3.5.3: a source port the switches' hash lands */
 };
 
 struct scn_seed {
@@ -99,6 +107,8 @@ struct scn_routing {
 	bool spray; /* untagged packets pick a next hop per packet (nft numgen), not per flow */
 	enum scn_greedy_order order; /* greedy: the order commodities are assigned in */
 	uint64_t optimal_limit; /* optimal: the most assignments its search may face */
+	enum scn_enforce enforce; /* greedy and optimal: how their paths are pinned */
+	uint32_t line, col; /* where the file gives routing.policy; 0 if it does not */
 };
 
 struct scn_addressing {

@@ -44,6 +44,11 @@ int cmd_world_load_sim(const char *path, const uint32_t *choice, struct cmd_worl
 		       struct diag *d);
 void cmd_world_done(struct cmd_world *w);
 
+/* routing.policy optimal: refuses (-EINVAL, at the policy's file:line:col) a world whose jobs
+ * that start at time 0 already give the exact search more assignments than
+ * routing.optimal_limit. 0 otherwise, or -ENOMEM. */
+int route_check_optimal(const struct cmd_world *w, struct diag *d);
+
 /* Emulation's wall-time lower bound for w's jobs (run_emu_wall_ns), written as "at least X
  * of wall time here (...)" into buf. Returns whether it exceeds run.max_wall, in which case
  * `up` refuses the file and `testbed sim` is the way to run it. */

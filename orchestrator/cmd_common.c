@@ -73,7 +73,8 @@ static int world_load(const char *path, const uint32_t *choice, bool sim, struct
 	r = paths_compute(w->t, &w->paths);
 	if (r)
 		return diag_set(d, r, "computing paths: out of memory");
-	return route_plan_build(w->t, &w->paths, &w->plan, d);
+	r = route_plan_build(w->t, &w->paths, &w->plan, d);
+	return r ? r : route_check_optimal(w, d);
 }
 
 int cmd_world_load_variant(const char *path, const uint32_t *choice, struct cmd_world *w,

@@ -72,8 +72,11 @@ struct exp_run {
 /* One axis of a sweep: a dotted path of a scalar field and the values it takes (the texts
  * as written; docs/scenario.md, `sweep`). */
 struct exp_sweep_axis {
-	char path[128];
+	char path[128]; /* "cases" for sweep.cases */
 	bool seed; /* listed under sweep.seeds: averaged over, not compared */
+	/* sweep.cases: each value is a case, a mapping of paths to values set together; values
+	 * holds their labels ("kind=best", "policy=greedy enforce=sport") */
+	bool cases;
 	uint32_t line, col; /* of the path, for messages */
 	VEC(char *) values; /* owned */
 };

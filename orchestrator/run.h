@@ -27,11 +27,16 @@ struct run;
 #define RUN_STOP_USER 1 /* Ctrl-C: abort running jobs, wait for them, write the results */
 #define RUN_STOP_DOWN 2 /* `testbed down` takes the testbed: end now, write nothing */
 
-/* A connection a job's collective sends over (rank src to rank dst) and the DSCP path tag the
- * routing policy gave it (0: the switches' hash). */
+/* A connection a job's collective sends over (rank src to rank dst) and how the routing
+ * policy pinned its path: a DSCP path tag (0: the switches' hash), or under routing.enforce
+ * sport the source port of the TCP connection the pair shares (0: flow_sport's first), the
+ * same in both directions' entries. */
 struct run_conn {
 	uint32_t src, dst;
 	uint8_t tag;
+	uint16_t sport;
+	uint16_t moves; /* times the pair's connection moved to a new port */
+	uint32_t rev; /* the entry of dst -> src, or UINT32_MAX if dst sends src nothing */
 };
 
 /* A job as the runner runs it: the backend's sizes and times (emulated ones, or paper units
@@ -50,6 +55,7 @@ struct run_job {
 	uint32_t done; /* ranks that ended (run_rank_ended) */
 	uint32_t verified; /* ranks that verified */
 	bool submitted, running, aborting;
+	bool launched; /* handed to the backend (its start came after the routing decision) */
 	bool node_lost; /* the reason is an emu-node's death, the root cause */
 	struct run_conn *conns; /* under a routing policy, while running: what it sends over */
 	uint32_t nconns;
@@ -65,7 +71,8 @@ struct run_backend {
 	int64_t (*now)(const struct run *r);
 	/* Its own next deadline (a failure, a sample), INT64_MAX if none. */
 	int64_t (*next)(const struct run *r);
-	/* Hands job j, placed on r->jobs[j].eps, to its ranks. */
+	/* Hands job j, placed on r->jobs[j].eps, to its ranks, its connections pinned as
+	 * r->jobs[j].conns says (if it has any). */
 	int (*start)(struct run *r, uint32_t j, struct diag *d);
 	/* Job j failed (run_fail_job): stop its ranks, which then report their end. */
 	void (*abort)(struct run *r, uint32_t j);
@@ -82,7 +89,9 @@ struct run_backend {
 	const struct rec_netev *(*netevs)(const struct run *r, size_t *n);
 	/* The topology and routing plan in force now (failures change them). */
 	void (*view)(const struct run *r, const struct topo **t, const struct route_plan **plan);
-	/* Job j's connections v[0..n) get their tags (run_conn.tag) from now on. 0 or -errno. */
+	/* Job j's connections v[0..n) get their tags (run_conn.tag) from now on, and under
+	 * routing.enforce sport (run_conn.sport not 0, src the lower rank) move to the port.
+	 * 0 or -errno. */
 	int (*retag)(struct run *r, uint32_t j, const struct run_conn *v, size_t n, struct diag *d);
 	void (*done)(struct run *r);
 };
@@ -109,6 +118,7 @@ struct run {
 	struct rec_run rec;
 	bool stopping;
 	char route_why[16]; /* a routing policy's trigger since its last decision, or "" */
+	int64_t route_event; /* the first failure or rewire since then (-1: none) */
 };
 
 /* Jobs of the workload, in arrival order, ids 0.. (paper units): its jobs entries, generated

@@ -21,7 +21,9 @@ struct coll_params run_job_coll(const struct run_job *rj);
 
 /* Routing policies (run_route.c). A trigger of the policy (greedy routing §3.4.2: a job
  * starting or ending, a failure): the next run_route_update decides again. */
-void run_route_trigger(struct run *r, const char *why);
+/* Asks the routing policy for a new decision, because of `why`; at: when the failure or
+ * rewire behind it happened (-1 for a job's start or end). */
+void run_route_trigger(struct run *r, const char *why, int64_t at);
 /* Job j started: the connections its schedule sends over, for the policy. 0 or -errno. */
 int run_route_job(struct run *r, uint32_t j, struct diag *d);
 /* After a trigger, the policy assigns every running job's connections a path and the backend

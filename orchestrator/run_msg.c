@@ -46,9 +46,31 @@ static struct ctl_job *job_msg(const struct run *r, const struct run_job *rj)
 	m->start_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec + 10000000ULL +
 		      500000ULL * n;
 	m->progress_ns = rj->progress_ns;
+	m->moves = rj->conns && r->e->s.routing.enforce == SCN_ENFORCE_SPORT;
 	for (k = 0; k < n; k++)
 		m->peers[k].addr = r->t->nodes.v[r->t->endpoints.v[rj->eps[k]]].addr;
 	return m;
+}
+
+/* Rank k's view of the paths the routing policy pinned: its tag toward each peer, and the
+ * port of each connection it opens. */
+static void job_msg_rank(struct ctl_job *m, const struct run_job *rj, uint32_t k)
+{
+	uint32_t i;
+
+	m->rank = k;
+	for (i = 0; i < rj->spec.gpus; i++)
+		m->peers[i].tag = 0, m->peers[i].sport = 0;
+	for (i = 0; i < rj->nconns; i++) {
+		const struct run_conn *c = &rj->conns[i];
+
+		if (c->src == k)
+			m->peers[c->dst].tag = c->tag;
+		if (c->src == k && k < c->dst)
+			m->peers[c->dst].sport = c->sport;
+		if (c->dst == k && k < c->src)
+			m->peers[c->src].sport = c->sport;
+	}
 }
 
 int run_emu_start(struct run *r, uint32_t j, struct diag *d)
@@ -63,7 +85,7 @@ int run_emu_start(struct run *r, uint32_t j, struct diag *d)
 	for (k = 0; k < rj->spec.gpus; k++) {
 		struct run_node *n = &run_emu(r)->nodes[rj->eps[k]];
 
-		m->rank = k;
+		job_msg_rank(m, rj, k);
 		n->job = (int32_t)j;
 		n->rank = k;
 		if (n->fd < 0 || emu_send(n->fd, m, m->h.len))
@@ -78,7 +100,7 @@ int run_emu_start(struct run *r, uint32_t j, struct diag *d)
 int run_emu_retag(struct run *r, uint32_t j, const struct run_conn *v, size_t n, struct diag *d)
 {
 	const struct run_job *rj = &r->jobs[j];
-	struct ctl_tag m = {{CTL_TAG, CTL_VERSION, sizeof(m)}, j, 0, 0, {0}};
+	struct ctl_tag m = {{CTL_TAG, CTL_VERSION, sizeof(m)}, j, 0, 0, 0, 0};
 	size_t i;
 
 	(void)d;
@@ -87,6 +109,7 @@ int run_emu_retag(struct run *r, uint32_t j, const struct run_conn *v, size_t n,
 
 		m.peer = v[i].dst;
 		m.tag = v[i].tag;
+		m.sport = v[i].sport;
 		/* a node that died fails its job on its own (run_node_lost) */
 		if (nd->job == (int32_t)j && nd->fd >= 0)
 			(void)emu_send(nd->fd, &m, sizeof(m));

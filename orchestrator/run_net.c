@@ -134,7 +134,7 @@ static void fire_cables(struct run *r, const struct fail_event *ev)
 	for (i = 0; !err && i < ev->cable_n; i++)
 		err = netctl_cable_state(&n->ctl, n->plan.cables.v[ev->cable_off + i], ev->up, &d);
 	err = err ? err : netctl_commit(&n->ctl, &st, &d);
-	run_route_trigger(r, "failure");
+	run_route_trigger(r, "failure", e ? e->t : run_now(r));
 	if (!e)
 		return;
 	e->routes_ns = err ? REC_NEVER : netctl_now() - t0;
@@ -170,7 +170,7 @@ static void finish_reconf(struct run *r)
 	int err;
 
 	err = ocs_reconf_finish(&n->ctl, &n->reconf, &d);
-	run_route_trigger(r, "rewire");
+	run_route_trigger(r, "rewire", e ? e->t : run_now(r));
 	n->reconf_rec = -1;
 	if (!e)
 		goto out;

@@ -20,8 +20,12 @@ static int start_job(struct run *r, uint32_t j, const uint32_t *eps, struct diag
 	memcpy(rj->eps, eps, rj->spec.gpus * sizeof(*eps));
 	rj->start = rj->last_progress = run_now(r);
 	rj->running = true;
-	err = r->be->start(r, j, d);
-	return err ? err : run_route_job(r, j, d);
+	/* the routing policy decides first, so the job starts on its paths */
+	err = run_route_job(r, j, d);
+	err = err ? err : run_route_update(r, d);
+	err = err ? err : r->be->start(r, j, d);
+	rj->launched = !err;
+	return err;
 }
 
 int run_start_jobs(struct run *r, struct diag *d)
@@ -51,7 +55,7 @@ void run_end_job(struct run *r, uint32_t j, enum rec_status st, const char *why)
 	free(rj->conns);
 	rj->conns = NULL;
 	rj->nconns = 0;
-	run_route_trigger(r, "end");
+	run_route_trigger(r, "end", -1);
 }
 
 void run_fail_job(struct run *r, uint32_t j, const char *fmt, ...)

@@ -146,7 +146,7 @@ static void fire(struct run *r, const struct fail_event *ev)
 	snprintf(e->target, sizeof(e->target), "%s", ev->target);
 	e->probe_ns = e->dark_ns = REC_NEVER;
 	err = fire_cables(r, ev, e, &d);
-	run_route_trigger(r, "failure");
+	run_route_trigger(r, "failure", e->t);
 	e->routes_ns = err ? REC_NEVER : 0; /* the control plane takes no virtual time */
 	snprintf(e->result, sizeof(e->result), "%.*s", (int)sizeof(e->result) - 1,
 		 err ? d.msg : "ok");
@@ -184,7 +184,7 @@ static int sim_retag(struct run *r, uint32_t j, const struct run_conn *v, size_t
 	int err = 0;
 
 	for (i = 0; !err && i < n; i++)
-		err = sim_exec_tag(x, j, v[i].src, v[i].dst, v[i].tag);
+		err = sim_exec_tag(x, j, v[i].src, v[i].dst, v[i].tag, v[i].sport);
 	if (err)
 		return diag_set(d, err, "job %u: no connection from rank %u to rank %u", j,
 				v[i - 1].src, v[i - 1].dst);
@@ -212,7 +212,8 @@ static int sim_start(struct run *r, uint32_t j, struct diag *d)
 		return diag_set(d, err, "out of memory (job %u, %u ranks)", j, rj->spec.gpus);
 	if (err) /* this job cannot run here; the others can */
 		run_fail_job(r, j, "%s", why.msg);
-	return 0;
+	/* the paths the routing policy chose, before any of its flows moves a byte */
+	return err || !rj->nconns ? 0 : sim_retag(r, j, rj->conns, rj->nconns, d);
 }
 
 /* Its ranks stop at once: the job ends now. */

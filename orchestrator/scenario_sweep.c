@@ -76,6 +76,62 @@ static int add_values(struct scn_yaml_ctx *c, struct exp_sweep_axis *a, yaml_nod
 	return 0;
 }
 
+/* The label of one case: "last=value" for each of its paths, in file order. */
+static int case_label(struct scn_yaml_ctx *c, yaml_node_t *m, char *buf, size_t len)
+{
+	yaml_node_pair_t *p;
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+		const char *k = scn_yaml_text(node(c, p->key)),
+			   *v = scn_yaml_text(node(c, p->value));
+		const char *dot;
+
+		if (!k || !path_ok(k) || !strcmp(k, "cases") || strlen(k) >= 128)
+			return scn_yaml_fail_value(c, node(c, p->key),
+						   "a field path such as routing.policy", "");
+		if (!v)
+			return scn_yaml_fail_value(c, node(c, p->value), "a scalar value", "");
+		dot = strrchr(k, '.');
+		o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%s=%s", o ? " " : "",
+				      dot ? dot + 1 : k, v);
+	}
+	return 0;
+}
+
+/* sweep.cases: a list of mappings, each a variant of its own. */
+static int add_cases(struct scn_yaml_ctx *c, struct exp_sweep_axis *a, yaml_node_t *list)
+{
+	yaml_node_item_t *it;
+	char label[256], *copy;
+	int r;
+
+	if (list->type != YAML_SEQUENCE_NODE ||
+	    list->data.sequence.items.start == list->data.sequence.items.top)
+		return scn_yaml_fail_value(
+			c, list, "a list of cases such as [{routing.policy: greedy}]", "");
+	for (it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++) {
+		yaml_node_t *m = node(c, *it);
+
+		if (m->type != YAML_MAPPING_NODE ||
+		    m->data.mapping.pairs.start == m->data.mapping.pairs.top)
+			return scn_yaml_fail_value(c, m,
+						   "a mapping of field paths to values such as "
+						   "{routing.policy: greedy}",
+						   "");
+		r = case_label(c, m, label, sizeof(label));
+		if (r)
+			return r;
+		copy = strdup(label);
+		if (!copy || vec_push(&a->values, copy)) {
+			free(copy);
+			return oom(c);
+		}
+	}
+	return 0;
+}
+
 /* Node ids of each axis's key and list, in axis order, for scn_sweep_apply. */
 struct ids {
 	VEC(int) key, list;
@@ -90,7 +146,7 @@ static int add_axis(struct scn_yaml_ctx *c, yaml_node_t *k, yaml_node_t *v, bool
 	size_t i, old;
 	int r;
 
-	if (!p || !path_ok(p) || strlen(p) >= sizeof(a->path))
+	if (!p || (!path_ok(p) && (seed || strcmp(p, "cases"))) || strlen(p) >= sizeof(a->path))
 		return scn_yaml_fail_value(c, k, "a field path such as routing.seed", "");
 	for (i = 0; i < s->axes.n; i++)
 		if (!strcmp(s->axes.v[i].path, p))
@@ -102,12 +158,13 @@ static int add_axis(struct scn_yaml_ctx *c, yaml_node_t *k, yaml_node_t *v, bool
 		return oom(c);
 	snprintf(a->path, sizeof(a->path), "%s", p);
 	a->seed = seed;
+	a->cases = !seed && !strcmp(p, "cases");
 	a->line = (uint32_t)k->start_mark.line + 1;
 	a->col = (uint32_t)k->start_mark.column + 1;
 	if (vec_push(&ids->key, node_id(c, k)) || vec_push(&ids->list, node_id(c, v)))
 		return oom(c);
 	old = scn_yaml_path_push(c, p);
-	r = add_values(c, a, v);
+	r = a->cases ? add_cases(c, a, v) : add_values(c, a, v);
 	c->path[old] = '\0';
 	return r;
 }
@@ -274,6 +331,30 @@ static int set_path(struct scn_yaml_ctx *c, const struct exp_sweep_axis *a, int 
 	return 0;
 }
 
+/* One case's paths, each set as an axis of its own would be, at the case's keys; a path the
+ * sweep also has as an axis is refused (which would win?). */
+static int set_case(struct scn_yaml_ctx *c, yaml_node_t *m)
+{
+	yaml_node_pair_t *p;
+	size_t i;
+	int r = 0;
+
+	for (p = m->data.mapping.pairs.start; !r && p < m->data.mapping.pairs.top; p++) {
+		struct exp_sweep_axis a = {0};
+		yaml_node_t *k = node(c, p->key);
+
+		snprintf(a.path, sizeof(a.path), "%s", scn_yaml_text(k));
+		for (i = 0; i < c->e->sweep.axes.n; i++)
+			if (!strcmp(c->e->sweep.axes.v[i].path, a.path))
+				return scn_yaml_fail_at(
+					c, &k->start_mark,
+					"sweep: %s is swept twice (first at line %u)", a.path,
+					c->e->sweep.axes.v[i].line);
+		r = set_path(c, &a, p->value, &k->start_mark);
+	}
+	return r;
+}
+
 static int sweep_node(struct scn_yaml_ctx *c)
 {
 	yaml_node_t *root = yaml_document_get_root_node(c->doc);
@@ -305,6 +386,9 @@ int scn_sweep_apply(struct scn_yaml_ctx *c)
 		if (v >= a->values.n)
 			r = diag_set(c->d, -EINVAL, "%s: sweep: %s has no value %u", c->file,
 				     a->path, v);
+		else if (a->cases)
+			r = set_case(c,
+				     node(c, node(c, ids.list.v[i])->data.sequence.items.start[v]));
 		else
 			r = set_path(c, a, node(c, ids.list.v[i])->data.sequence.items.start[v],
 				     &km);
@@ -362,6 +446,11 @@ void exp_sweep_label(const struct exp_sweep *s, const uint32_t *choice, bool see
 	for (i = 0; i < s->axes.n && o < len; i++) {
 		if (s->axes.v[i].seed != seed)
 			continue;
+		if (s->axes.v[i].cases) {
+			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? " " : "",
+					      s->axes.v[i].values.v[choice[i]]);
+			continue;
+		}
 		o += (size_t)snprintf(buf + o, len - o, "%s%s=%s", o ? " " : "", short_name(s, i),
 				      s->axes.v[i].values.v[choice[i]]);
 	}

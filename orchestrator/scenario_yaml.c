@@ -320,15 +320,20 @@ static const struct scn_yaml_keyword cc_names[] = {
 };
 
 static const struct scn_yaml_keyword policy_names[] = {
-	{"ecmp", SCN_POLICY_ECMP},
-	{"greedy", SCN_POLICY_GREEDY},
-	{"optimal", SCN_POLICY_OPTIMAL},
-	{NULL, 0},
+	{"ecmp", SCN_POLICY_ECMP},	     {"greedy", SCN_POLICY_GREEDY},
+	{"optimal", SCN_POLICY_OPTIMAL},     {"edge-coloring", SCN_POLICY_EDGE_COLORING},
+	{"annealing", SCN_POLICY_ANNEALING}, {NULL, 0},
 };
 
 static const struct scn_yaml_keyword greedy_order_names[] = {
 	{"busiest-tor", SCN_GREEDY_BUSIEST_TOR},
 	{"input", SCN_GREEDY_INPUT},
+	{NULL, 0},
+};
+
+static const struct scn_yaml_keyword enforce_names[] = {
+	{"tag", SCN_ENFORCE_TAG},
+	{"sport", SCN_ENFORCE_SPORT},
 	{NULL, 0},
 };
 
@@ -366,7 +371,27 @@ static const struct scn_yaml_field routing_fields[] = {
 	FIELD("spray", scn_yaml_bool, s.routing.spray, bool, false),
 	ENUM("order", s.routing.order, enum scn_greedy_order, false, greedy_order_names),
 	FIELD("optimal_limit", scn_yaml_u64, s.routing.optimal_limit, uint64_t, false),
+	ENUM("enforce", s.routing.enforce, enum scn_enforce, false, enforce_names),
 };
+
+/* A source port picks a path only where the switches hash per flow: spraying hashes none. */
+static int routing_check(struct scn_yaml_ctx *c, const struct map_read *m)
+{
+	struct scn_routing *rt = &c->e->s.routing;
+	yaml_node_t *n = given(m, "policy");
+
+	if (n) {
+		rt->line = (uint32_t)n->start_mark.line + 1;
+		rt->col = (uint32_t)n->start_mark.column + 1;
+	}
+	n = given(m, "enforce");
+	if (rt->enforce == SCN_ENFORCE_SPORT && rt->spray && n)
+		return scn_yaml_fail_at(c, &n->start_mark,
+					"routing.enforce: sport pins a path through the switches' "
+					"per-flow hash, which routing.spray: true turns off; use "
+					"enforce: tag, or spray: false");
+	return 0;
+}
 
 static const struct scn_yaml_field addressing_fields[] = {
 	FIELD("prefix", scn_yaml_prefix, s.addressing, struct scn_addressing, false),
@@ -625,7 +650,7 @@ static int run_check(struct scn_yaml_ctx *c, const struct map_read *m)
 static const struct section run_sec = TABLE(run_fields, run_check);
 
 static const struct section shaping_sec = TABLE(shaping_fields, shaping_check);
-static const struct section routing_sec = TABLE(routing_fields, NULL);
+static const struct section routing_sec = TABLE(routing_fields, routing_check);
 static const struct section addressing_sec = TABLE(addressing_fields, NULL);
 static const struct section transport_sec = TABLE(transport_fields, transport_check);
 static const struct section emulation_sec = TABLE(emulation_fields, NULL);

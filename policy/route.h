@@ -152,10 +152,21 @@ int route_trace_ports(const struct topo *t, const struct route_plan *plan, uint3
 int route_trace_width(const struct topo *t, const struct route_plan *plan, uint32_t src,
 		      const struct route_flow *f);
 
+/* The index into plan->groups of the hash group whose member a DSCP tag picks for flow f from
+ * src (the one route_trace_width counts), -ENOENT when there is none, or -EHOSTUNREACH,
+ * -ELOOP. Its member route_hash_pick(f, seed, nh_n) is the path the untagged flow takes. */
+int route_trace_group(const struct topo *t, const struct route_plan *plan, uint32_t src,
+		      const struct route_flow *f);
+
 /* The flow from rank a to rank b of job `job` placed on endpoints eps (indexes into
  * t->endpoints) on the one TCP connection the pair shares (traffic/sport.h): the lower rank's
  * bound source port (first candidate) to the higher rank's FLOW_DPORT, and back. */
 struct route_flow route_job_flow(const struct topo *t, const uint32_t *eps, uint32_t job,
 				 uint32_t a, uint32_t b);
+
+/* The same with the lower rank bound to source port sport (0: flow_sport's first candidate),
+ * as routing.enforce sport has it. */
+struct route_flow route_job_flow_port(const struct topo *t, const uint32_t *eps, uint32_t job,
+				      uint32_t a, uint32_t b, uint16_t sport);
 
 #endif

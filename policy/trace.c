@@ -24,10 +24,16 @@ static bool is_edge(const struct route_plan *plan, uint32_t node, uint32_t port)
 	return false;
 }
 
+/* The first hash group on a walk where a tag would be honoured: its member count and index
+ * into plan->groups (width 0: none met yet). */
+struct choice {
+	uint32_t width, group;
+};
+
 /* The nft stage: a group whose prefixes hold daddr picks a member by tag or hash. Where a
- * tag would be honoured, *width (if not yet set) gets the group's member count. */
+ * tag would be honoured, *ch (if not yet set) gets the group. */
 static uint32_t group_pick(const struct route_plan *plan, uint32_t node, const struct route_flow *f,
-			   bool tag_ok, uint32_t *width)
+			   bool tag_ok, struct choice *ch)
 {
 	const struct route_node *rn = &plan->nodes.v[node];
 	uint32_t g, i, idx;
@@ -40,8 +46,8 @@ static uint32_t group_pick(const struct route_plan *plan, uint32_t node, const s
 				break;
 		if (i == grp->pfx_n)
 			continue;
-		if (tag_ok && !*width)
-			*width = grp->nh_n;
+		if (tag_ok && !ch->width)
+			*ch = (struct choice){grp->nh_n, g};
 		if (tag_ok && f->tag && f->tag <= grp->nh_n)
 			idx = f->tag - 1u;
 		else
@@ -74,7 +80,7 @@ static uint32_t main_pick(const struct route_plan *plan, uint32_t node, uint32_t
  * into ports (one fewer), whichever is not NULL; at most max entries. */
 static int walk(const struct topo *t, const struct route_plan *plan, uint32_t src,
 		const struct route_flow *f, uint32_t *nodes, uint32_t *ports, uint32_t max,
-		uint32_t *width)
+		struct choice *ch)
 {
 	uint32_t node = src, in_port = TOPO_NONE, n = 0, port;
 
@@ -91,7 +97,7 @@ static int walk(const struct topo *t, const struct route_plan *plan, uint32_t sr
 			return -ELOOP;
 		if (!local && !t->nodes.v[node].forwards)
 			return -EHOSTUNREACH;
-		port = group_pick(plan, node, f, local || is_edge(plan, node, in_port), width);
+		port = group_pick(plan, node, f, local || is_edge(plan, node, in_port), ch);
 		if (port == TOPO_NONE)
 			port = main_pick(plan, node, f->daddr);
 		if (port == TOPO_NONE)
@@ -107,37 +113,57 @@ static int walk(const struct topo *t, const struct route_plan *plan, uint32_t sr
 int route_trace(const struct topo *t, const struct route_plan *plan, uint32_t src,
 		const struct route_flow *f, uint32_t *hops, uint32_t max)
 {
-	uint32_t width = 0;
+	struct choice ch = {0, 0};
 
-	return walk(t, plan, src, f, hops, NULL, max, &width);
+	return walk(t, plan, src, f, hops, NULL, max, &ch);
 }
 
 int route_trace_ports(const struct topo *t, const struct route_plan *plan, uint32_t src,
 		      const struct route_flow *f, uint32_t *ports, uint32_t max)
 {
-	uint32_t width = 0;
+	struct choice ch = {0, 0};
 
-	return walk(t, plan, src, f, NULL, ports, max, &width);
+	return walk(t, plan, src, f, NULL, ports, max, &ch);
 }
 
 int route_trace_width(const struct topo *t, const struct route_plan *plan, uint32_t src,
 		      const struct route_flow *f)
 {
-	uint32_t ports[ROUTE_TRACE_MAX], width = 0;
-	int r = walk(t, plan, src, f, NULL, ports, ROUTE_TRACE_MAX, &width);
+	uint32_t ports[ROUTE_TRACE_MAX];
+	struct choice ch = {0, 0};
+	int r = walk(t, plan, src, f, NULL, ports, ROUTE_TRACE_MAX, &ch);
 
-	return r < 0 ? r : (int)width;
+	return r < 0 ? r : (int)ch.width;
+}
+
+int route_trace_group(const struct topo *t, const struct route_plan *plan, uint32_t src,
+		      const struct route_flow *f)
+{
+	uint32_t ports[ROUTE_TRACE_MAX];
+	struct choice ch = {0, 0};
+	int r = walk(t, plan, src, f, NULL, ports, ROUTE_TRACE_MAX, &ch);
+
+	if (r < 0)
+		return r;
+	return ch.width ? (int)ch.group : -ENOENT;
+}
+
+struct route_flow route_job_flow_port(const struct topo *t, const uint32_t *eps, uint32_t job,
+				      uint32_t a, uint32_t b, uint16_t sport)
+{
+	struct route_flow f = {.saddr = t->nodes.v[t->endpoints.v[eps[a]]].addr,
+			       .daddr = t->nodes.v[t->endpoints.v[eps[b]]].addr,
+			       .proto = 6};
+
+	if (!sport)
+		sport = flow_sport(job, a < b ? a : b, a < b ? b : a, 0);
+	f.sport = a < b ? sport : FLOW_DPORT;
+	f.dport = a < b ? FLOW_DPORT : sport;
+	return f;
 }
 
 struct route_flow route_job_flow(const struct topo *t, const uint32_t *eps, uint32_t job,
 				 uint32_t a, uint32_t b)
 {
-	struct route_flow f = {.saddr = t->nodes.v[t->endpoints.v[eps[a]]].addr,
-			       .daddr = t->nodes.v[t->endpoints.v[eps[b]]].addr,
-			       .proto = 6};
-	uint16_t sport = flow_sport(job, a < b ? a : b, a < b ? b : a, 0);
-
-	f.sport = a < b ? sport : FLOW_DPORT;
-	f.dport = a < b ? FLOW_DPORT : sport;
-	return f;
+	return route_job_flow_port(t, eps, job, a, b, 0);
 }

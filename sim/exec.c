@@ -69,6 +69,7 @@ static void rank_free(struct sim_rank *rk)
 	free(rk->t_step);
 	free(rk->path);
 	free(rk->tag);
+	free(rk->sport);
 	free(rk->lat);
 	coll_plan_run_done(&rk->run);
 	coll_plan_done(&rk->plan);
@@ -120,7 +121,8 @@ static int rank_init(struct sim_job *j, uint32_t k)
 	rk->path = calloc(rk->plan.npeers + 1, sizeof(*rk->path));
 	rk->lat = calloc(rk->plan.npeers + 1, sizeof(*rk->lat));
 	rk->tag = calloc(rk->plan.npeers + 1, sizeof(*rk->tag));
-	if (!rk->in || !rk->t_step || !rk->path || !rk->lat || !rk->tag)
+	rk->sport = calloc(rk->plan.npeers + 1, sizeof(*rk->sport));
+	if (!rk->in || !rk->t_step || !rk->path || !rk->lat || !rk->tag || !rk->sport)
 		return -ENOMEM;
 	for (i = 0; i < rk->plan.npeers; i++)
 		rk->in[i].waiting = COLL_PLAN_NONE;
@@ -173,8 +175,8 @@ static int trace_paths(const struct sim_exec *x, struct sim_job *j, const uint32
 		struct sim_rank *rk = &j->ranks[k];
 
 		for (i = 0; i < rk->plan.npeers; i++) {
-			struct route_flow f =
-				route_job_flow(x->t, j->eps, j->id, k, rk->plan.peers[i]);
+			struct route_flow f = route_job_flow_port(x->t, j->eps, j->id, k,
+								  rk->plan.peers[i], rk->sport[i]);
 			const uint32_t *use = ports;
 
 			f.tag = rk->tag[i];
@@ -517,17 +519,21 @@ int sim_exec_reroute(struct sim_exec *x, const struct topo *t, const struct rout
 	return r;
 }
 
-int sim_exec_tag(struct sim_exec *x, uint32_t job, uint32_t rank, uint32_t peer, uint8_t tag)
+int sim_exec_tag(struct sim_exec *x, uint32_t job, uint32_t rank, uint32_t peer, uint8_t tag,
+		 uint16_t sport)
 {
 	struct sim_job *j = job_of(x, job);
-	int pi;
+	int pi, back;
 
-	if (!j || rank >= j->nranks)
+	if (!j || rank >= j->nranks || peer >= j->nranks)
 		return -EINVAL;
 	pi = coll_plan_peer(&j->ranks[rank].plan, peer);
-	if (pi < 0)
+	back = coll_plan_peer(&j->ranks[peer].plan, rank);
+	if (pi < 0 || back < 0)
 		return -EINVAL;
 	j->ranks[rank].tag[pi] = tag;
+	if (sport) /* one connection: both directions */
+		j->ranks[rank].sport[pi] = j->ranks[peer].sport[back] = sport;
 	return 0;
 }
 

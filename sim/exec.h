@@ -53,6 +53,7 @@ struct sim_rank {
 	int64_t *t_step; /* per step: when it started this iteration */
 	uint32_t *path; /* per peer index: its path's offset in sim_job.paths (hops, ports...) */
 	uint8_t *tag; /* per peer index: the DSCP path tag its packets carry (0: none) */
+	uint16_t *sport; /* per peer index: the connection's source port (0: flow_sport's) */
 	int64_t *lat; /* per peer index: the path's latency, ns */
 	uint32_t iter;
 	int64_t t_start, t_compute_end;
@@ -121,9 +122,11 @@ int sim_exec_reroute(struct sim_exec *x, const struct topo *t, const struct rout
 		     struct diag *d);
 
 /* Rank `rank` of job `job` marks its packets toward rank `peer` with DSCP path tag `tag`
- * (0: none) from the next sim_exec_retrace of the job on. 0, or -EINVAL for a job that is not
- * running or a pair that exchanges nothing. */
-int sim_exec_tag(struct sim_exec *x, uint32_t job, uint32_t rank, uint32_t peer, uint8_t tag);
+ * (0: none), and (sport not 0, routing.enforce sport) the pair's connection moves to source
+ * port sport, from the next sim_exec_retrace of the job on. 0, or -EINVAL for a job that is
+ * not running or a pair that exchanges nothing. */
+int sim_exec_tag(struct sim_exec *x, uint32_t job, uint32_t rank, uint32_t peer, uint8_t tag,
+		 uint16_t sport);
 
 /* Job `job`'s connections traced again with their tags, its flows in flight moved onto the
  * new paths (what they sent stays sent). Instant in virtual time. 0, -EINVAL (not running),

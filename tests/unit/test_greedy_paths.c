@@ -4,7 +4,9 @@
  * its uplink and its downlink; tag k takes spine k-1; a connection under one leaf has no
  * candidate; with a spine down, the candidates are the live spines, and with one left its path
  * is the only candidate. And greedy over them puts
- * the paper's toy demand (§2.3, Fig. 2) on distinct links. */
+ * the paper's toy demand (§2.3, Fig. 2) on distinct links. routing.enforce sport's ports
+ * (policy/greedy_sport.h) put both directions of a pair on the paths the tags would. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +20,8 @@
 #include "model/paths.h"
 #include "model/scenario.h"
 #include "policy/greedy_paths.h"
+#include "policy/greedy_sport.h"
+#include "traffic/sport.h"
 
 struct t_world {
 	struct scenario s;
@@ -160,12 +164,100 @@ static void test_toy(void **state)
 	t_world_done(&w);
 }
 
+#define T_PAIRS 1000
+
+/* The ports flow a -> b leaves through with source port `port` (tag 0) equal those it leaves
+ * through under tag want + 1; any path when want is GREEDY_ANY. */
+static void t_check_lands(const struct t_world *w, const struct greedy_pair *p, uint32_t a,
+			  uint32_t b, uint32_t want, uint16_t port)
+{
+	uint32_t hashed[ROUTE_TRACE_MAX], tagged[ROUTE_TRACE_MAX];
+	uint32_t src = w->t->endpoints.v[p->eps[a]];
+	struct route_flow f = route_job_flow_port(w->t, p->eps, p->job, a, b, port);
+	int n = route_trace_ports(w->t, &w->plan, src, &f, hashed, ROUTE_TRACE_MAX), m;
+
+	assert_true(n > 0);
+	if (want == GREEDY_ANY)
+		return;
+	f.tag = (uint8_t)(want + 1);
+	m = route_trace_ports(w->t, &w->plan, src, &f, tagged, ROUTE_TRACE_MAX);
+	assert_int_equal(n, m);
+	assert_memory_equal(hashed, tagged, (size_t)n * sizeof(*hashed));
+}
+
+static uint64_t t_next(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* Random pairs across leaves, random wanted spines per direction (or none): the port found
+ * lands each direction on its wanted path, the kernel's hash as route_trace has it; another
+ * move (gen) starts the search elsewhere. With spine `down` failed too. */
+static void t_sport_pairs(uint32_t spines, int down, uint32_t pairs)
+{
+	struct t_world w;
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	uint32_t i, eps[2], alive = spines - (down >= 0), moved = 0;
+
+	t_world_init(&w, 4, 4, spines, down);
+	for (i = 0; i < pairs; i++) {
+		struct greedy_pair p = {.job = (uint32_t)(t_next(&x) % 1000), .eps = eps};
+		uint16_t port, again;
+
+		eps[0] = (uint32_t)(t_next(&x) % 16);
+		eps[1] = (eps[0] + 4 * (1 + t_next(&x) % 3)) % 16; /* another leaf */
+		p.lo = 0;
+		p.hi = 1;
+		p.want_up = t_next(&x) % 4 ? (uint32_t)(t_next(&x) % alive) : GREEDY_ANY;
+		p.want_down = t_next(&x) % 4 ? (uint32_t)(t_next(&x) % alive) : GREEDY_ANY;
+		p.gen = (uint32_t)(t_next(&x) % 5);
+		assert_int_equal(greedy_sport(w.t, &w.plan, &p, &port), 0);
+		assert_true(port >= FLOW_SPORT_LO && port < FLOW_SPORT_LO + FLOW_SPORT_N);
+		assert_int_equal(greedy_sport_fits(w.t, &w.plan, &p, port), 1);
+		t_check_lands(&w, &p, 0, 1, p.want_up, port);
+		t_check_lands(&w, &p, 1, 0, p.want_down, port);
+		p.gen++;
+		assert_int_equal(greedy_sport(w.t, &w.plan, &p, &again), 0);
+		t_check_lands(&w, &p, 0, 1, p.want_up, again);
+		t_check_lands(&w, &p, 1, 0, p.want_down, again);
+		moved += again != port;
+	}
+	/* the search starts GREEDY_SPORT_STRIDE ports further: mostly another port */
+	assert_true(moved > pairs * 3 / 4);
+	t_world_done(&w);
+}
+
+static void test_sport(void **state)
+{
+	static const uint32_t eps[] = {0, 4}, same[] = {0, 1};
+	struct t_world w;
+	struct greedy_pair p = {.job = 1, .eps = eps, .lo = 0, .hi = 1, .want_up = 3};
+	uint16_t port;
+
+	(void)state;
+	t_sport_pairs(4, -1, T_PAIRS);
+	t_sport_pairs(4, 2, T_PAIRS);
+	t_sport_pairs(32, -1, 50); /* the paper's 32 spines: 1 port in 1,024 lands both */
+	/* a member the group does not have; a pair under one leaf has no choice to make */
+	t_world_init(&w, 4, 2, 3, -1);
+	assert_int_equal(greedy_sport(w.t, &w.plan, &p, &port), -EINVAL);
+	p.want_up = 1;
+	assert_int_equal(greedy_sport(w.t, &w.plan, &p, &port), 0);
+	p.eps = same;
+	assert_int_equal(greedy_sport_fits(w.t, &w.plan, &p, 0), 1);
+	t_world_done(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_candidates),
 		cmocka_unit_test(test_failed_spine),
 		cmocka_unit_test(test_toy),
+		cmocka_unit_test(test_sport),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -137,13 +137,16 @@ static void test_other_lines(void **state)
 	assert_int_equal(strchr(rec_job_header, '\n'), NULL);
 	assert_string_equal(rec_cpu_header, "t_ns,busy,softirq");
 	{
-		struct rec_route r = {5, "failure", 1728, 12, 2, 2, 800000};
+		struct rec_route r = {5, "failure", 1728, 12, 2, 2, 800000, 16000000};
 
 		rec_route_csv(line, sizeof(line), &r);
-		assert_string_equal(line, "5,failure,1728,12,2,2,800000\n");
+		assert_string_equal(line, "5,failure,1728,12,2,2,800000,16000000\n");
+		r.paths_ns = REC_NEVER;
+		rec_route_csv(line, sizeof(line), &r);
+		assert_string_equal(line, "5,failure,1728,12,2,2,800000,\n");
 		assert_string_equal(rec_route_header,
 				    "t_ns,trigger,commodities,retagged,max_load,lower_bound,"
-				    "decide_ns");
+				    "decide_ns,paths_ns");
 	}
 }
 
@@ -212,7 +215,8 @@ static void t_route_round(void)
 			      .retagged = (uint32_t)t_rand(),
 			      .max_load = (uint32_t)t_rand(),
 			      .lower_bound = (uint32_t)t_rand(),
-			      .decide_ns = t_time()};
+			      .decide_ns = t_time(),
+			      .paths_ns = t_time()};
 	struct rec_route b;
 	char line[T_LINE];
 
@@ -220,6 +224,7 @@ static void t_route_round(void)
 	rec_route_csv(line, sizeof(line), &a);
 	assert_int_equal(rec_route_parse(line, &b), 0);
 	assert_true(a.t == b.t && !strcmp(a.trigger, b.trigger) && a.decide_ns == b.decide_ns);
+	assert_true(a.paths_ns == b.paths_ns);
 	assert_true(a.commodities == b.commodities && a.retagged == b.retagged);
 	assert_true(a.max_load == b.max_load && a.lower_bound == b.lower_bound);
 }

@@ -227,6 +227,45 @@ static void test_refusals(void **state)
 	      "found '3'");
 }
 
+/* sweep.cases: each case sets its paths together, a variant of its own (times the other
+ * axes); its label names them; bad cases are refused at their place. */
+static void test_cases(void **state)
+{
+	static const char sw[] = "sweep:\n"
+				 "  cases:\n"
+				 "    - {topology.kind: best}\n"
+				 "    - {routing.policy: greedy, routing.enforce: sport}\n"
+				 "    - {routing.policy: ecmp}\n"
+				 "  workload.algorithm: [ring, hd]\n"
+				 "  seeds:\n"
+				 "    routing.seed: [1, 2]\n";
+	const uint32_t c1[3] = {1, 1, 1}, c0[3] = {0, 0, 0};
+	struct experiment e;
+	char label[128];
+
+	(void)state;
+	t_ok(sw, c1, &e);
+	assert_int_equal(e.sweep.variants, 6);
+	assert_int_equal(e.sweep.seeds, 2);
+	assert_true(e.sweep.axes.v[0].cases);
+	assert_int_equal(e.s.topology.gen, SCN_GEN_LEAFSPINE);
+	assert_int_equal(e.s.routing.policy, SCN_POLICY_GREEDY);
+	assert_int_equal(e.s.routing.enforce, SCN_ENFORCE_SPORT);
+	assert_int_equal(e.w.algo, COLL_HD);
+	exp_sweep_label(&e.sweep, c1, false, label, sizeof(label));
+	assert_string_equal(label, "policy=greedy enforce=sport algorithm=hd");
+	exp_done(&e);
+	t_ok(sw, c0, &e);
+	assert_int_equal(e.s.topology.gen, SCN_GEN_BEST);
+	assert_int_equal(e.s.routing.policy, SCN_POLICY_ECMP);
+	exp_done(&e);
+	t_bad("sweep:\n  cases: [best]\n", "t.yaml:14:11: sweep.cases: expected a mapping");
+	t_bad("sweep:\n  cases: [{nosuch: 1}]\n", "t.yaml:14:");
+	t_bad("sweep:\n  cases: [{routing.seed: 1}]\n  routing.seed: [1, 2]\n",
+	      "t.yaml:14:12: sweep: routing.seed is swept twice");
+	t_bad("sweep:\n  cases: [{routing.policy: vclos}]\n", "t.yaml:14:28: routing.policy:");
+}
+
 static void test_too_many_runs(void **state)
 {
 	char text[512];
@@ -253,6 +292,7 @@ int main(void)
 		cmocka_unit_test(test_variant_values), cmocka_unit_test(test_missing_and_entries),
 		cmocka_unit_test(test_labels),	       cmocka_unit_test(test_bad_value_at_sweep),
 		cmocka_unit_test(test_refusals),       cmocka_unit_test(test_too_many_runs),
+		cmocka_unit_test(test_cases),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
