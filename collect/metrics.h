@@ -207,6 +207,9 @@ enum col_metric {
 	COL_M_AVG_JWT, /* paper s */
 	COL_M_AVG_JRT,
 	COL_M_AVG_JCT,
+	/* paper s: per-iteration communication (the slowest rank's iteration less its
+	 * compute: the slowest ring's all-reduce), mean over iterations, then over jobs */
+	COL_M_AVG_COMM,
 	COL_M_STABILITY,
 	COL_M_FCT_P50,
 	COL_M_FCT_P99,

@@ -158,9 +158,9 @@ int col_summary_txt(char *buf, size_t len, const struct rec_run *r, const struct
 }
 
 static const char *const units[COL_M_N] = {
-	[COL_M_AVG_JWT] = "paper s",   [COL_M_AVG_JRT] = "paper s", [COL_M_AVG_JCT] = "paper s",
-	[COL_M_STABILITY] = "paper s", [COL_M_FCT_P50] = "paper s", [COL_M_FCT_P99] = "paper s",
-	[COL_M_BUSBW] = "B/s",	       [COL_M_UTIL] = "share",
+	[COL_M_AVG_JWT] = "paper s",  [COL_M_AVG_JRT] = "paper s",   [COL_M_AVG_JCT] = "paper s",
+	[COL_M_AVG_COMM] = "paper s", [COL_M_STABILITY] = "paper s", [COL_M_FCT_P50] = "paper s",
+	[COL_M_FCT_P99] = "paper s",  [COL_M_BUSBW] = "B/s",	     [COL_M_UTIL] = "share",
 };
 
 const char *col_metric_unit(enum col_metric k)

@@ -9,14 +9,29 @@
 #include "collect/metrics.h"
 
 static const char *const names[] = {
-	[COL_M_AVG_JWT] = "avg_jwt",	 [COL_M_AVG_JRT] = "avg_jrt", [COL_M_AVG_JCT] = "avg_jct",
-	[COL_M_STABILITY] = "stability", [COL_M_FCT_P50] = "fct_p50", [COL_M_FCT_P99] = "fct_p99",
-	[COL_M_BUSBW] = "busbw",	 [COL_M_UTIL] = "util_mean",
+	[COL_M_AVG_JWT] = "avg_jwt",   [COL_M_AVG_JRT] = "avg_jrt",	[COL_M_AVG_JCT] = "avg_jct",
+	[COL_M_AVG_COMM] = "avg_comm", [COL_M_STABILITY] = "stability", [COL_M_FCT_P50] = "fct_p50",
+	[COL_M_FCT_P99] = "fct_p99",   [COL_M_BUSBW] = "busbw",		[COL_M_UTIL] = "util_mean",
 };
 
 const char *col_metric_name(enum col_metric k)
 {
 	return (unsigned)k < COL_M_N ? names[k] : "?";
+}
+
+/* Mean over the jobs with complete iterations of their mean communication time; NAN if none. */
+static double avg_comm(const struct col_metrics *m)
+{
+	double sum = 0;
+	size_t i, n = 0;
+
+	for (i = 0; i < m->jobs.n; i++) {
+		if (isnan(m->jobs.v[i].comm_ns))
+			continue;
+		sum += m->jobs.v[i].comm_ns;
+		n++;
+	}
+	return n ? sum / (double)n : NAN;
 }
 
 void col_metric_values(const struct col_metrics *m, double v[COL_M_N])
@@ -26,6 +41,7 @@ void col_metric_values(const struct col_metrics *m, double v[COL_M_N])
 	v[COL_M_AVG_JWT] = col_paper_s(m, t->avg_jwt);
 	v[COL_M_AVG_JRT] = col_paper_s(m, t->avg_jrt);
 	v[COL_M_AVG_JCT] = col_paper_s(m, t->avg_jct);
+	v[COL_M_AVG_COMM] = col_paper_s(m, avg_comm(m));
 	v[COL_M_STABILITY] = col_paper_s(m, t->stability);
 	v[COL_M_FCT_P50] = col_paper_s(m, m->flows.fct_p50);
 	v[COL_M_FCT_P99] = col_paper_s(m, m->flows.fct_p99);

@@ -154,17 +154,25 @@ void conn_on_accept(struct ctx *c, int res, bool more)
 /* An accepted connection joins rk's job as the peer its hello names: a lower rank of the
  * schedule not yet connected, or (a move) the next socket of one that is. Anything else is a
  * stray and is closed. */
+static void conn_adopt_moves(struct ctx *c, struct rank *rk, uint32_t from);
+
 static void conn_attach(struct ctx *c, struct rank *rk, struct conn *cn)
 {
 	int pi = coll_plan_peer(&rk->plan, cn->hello.rank);
 
+	struct conn *head = pi >= 0 ? rk->conns[pi] : NULL;
+
 	conn_lobby_unlink(c, cn);
-	if (pi >= 0 && cn->hello.gen && rk->spec.moves && rk->conns[pi] &&
-	    rk->conns[pi]->state == CONN_UP && !rk->conns[pi]->dead) {
-		move_attach(rk, rk->conns[pi], cn);
+	if (pi >= 0 && cn->hello.gen && rk->spec.moves && !(head && head->dead)) {
+		if (head && head->state == CONN_UP) {
+			move_attach(rk, head, cn);
+		} else { /* its first socket's hello is still on the way */
+			cn->next = c->lobby;
+			c->lobby = cn;
+		}
 		return;
 	}
-	if (pi < 0 || cn->hello.rank >= rk->spec.rank || rk->conns[pi] || cn->hello.gen) {
+	if (pi < 0 || cn->hello.rank >= rk->spec.rank || head || cn->hello.gen) {
 		conn_free(cn);
 		return;
 	}
@@ -175,6 +183,20 @@ static void conn_attach(struct ctx *c, struct rank *rk, struct conn *cn)
 	rk->conns[pi] = cn;
 	conn_set_tag(cn, rk->peers[cn->rank].tag);
 	rank_conn_up(rk);
+	conn_adopt_moves(c, rk, cn->rank);
+}
+
+/* The sockets of later moves from rank `from` that came before its first one. */
+static void conn_adopt_moves(struct ctx *c, struct rank *rk, uint32_t from)
+{
+	struct conn *cn, *next;
+
+	for (cn = c->lobby; cn; cn = next) {
+		next = cn->next;
+		if (!cn->rx.busy && cn->hello.gen && cn->hello.job == rk->spec.job &&
+		    cn->hello.rank == from)
+			conn_attach(c, rk, cn);
+	}
 }
 
 /* A hello for a job this node has not been given yet waits in the lobby: the runner sends

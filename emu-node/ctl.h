@@ -7,6 +7,7 @@
  *   runner -> CTL_HELLO            who it is, where to listen
  *   node   -> CTL_READY            listening socket bound; root privileges dropped
  *   runner -> CTL_JOB              one rank of one job; a node runs at most one job at a time
+ *   node   -> CTL_PHASE            (routing.trigger phase) an iteration's collective began
  *   node   -> CTL_REC_FLOWS ...    flow records, a batch per iteration
  *   node   -> CTL_REC_ITER ...     one per iteration
  *   node   -> CTL_DONE             the rank finished (or failed: status < 0, reason)
@@ -51,6 +52,7 @@ enum ctl_type {
 	CTL_REC_FLOWS,
 	CTL_DONE,
 	CTL_ERROR,
+	CTL_PHASE,
 };
 
 struct ctl_hdr {
@@ -91,7 +93,7 @@ struct ctl_job {
 	uint32_t iterations;
 	uint32_t verify; /* carry real floats and check the result */
 	uint32_t moves; /* routing.enforce sport: connections may move to new source ports */
-	uint32_t pad;
+	uint32_t phases; /* routing.trigger phase: say when each collective begins (CTL_PHASE) */
 	uint64_t compute_ns; /* compute phase per iteration, emulated time */
 	uint64_t start_ns; /* CLOCK_MONOTONIC instant of the first iteration's start */
 	uint64_t progress_ns; /* fail the job if no step completes for this long (0 = never) */
@@ -105,6 +107,12 @@ struct ctl_tag {
 	uint8_t tag;
 	uint8_t pad;
 	uint16_t sport; /* the lower rank: move the connection to this source port (0: stay) */
+};
+
+struct ctl_phase {
+	struct ctl_hdr h;
+	uint32_t job, rank, iter;
+	uint32_t pad;
 };
 
 struct ctl_abort {

@@ -109,6 +109,23 @@ static void exec_kick(struct rank *rk)
 		exec_start(rk, s);
 }
 
+/* routing.trigger phase: the runner re-routes when a collective begins (and, from its
+ * iteration record, when it ends). */
+static void exec_phase(struct rank *rk)
+{
+	struct ctl_phase *m;
+
+	if (!rk->spec.phases)
+		return;
+	m = ctl_new(rk->ctx, CTL_PHASE, sizeof(*m));
+	if (!m)
+		return;
+	m->job = rk->spec.job;
+	m->rank = rk->spec.rank;
+	m->iter = rk->iter;
+	ctl_send(rk->ctx, m);
+}
+
 void exec_begin(struct rank *rk)
 {
 	const struct coll_params *p = &rk->spec.coll;
@@ -122,6 +139,7 @@ void exec_begin(struct rank *rk)
 			memcpy(rk->out, rk->buf, p->bytes);
 	}
 	coll_plan_run_reset(&rk->run);
+	exec_phase(rk);
 	exec_kick(rk);
 	if (rk->state == RANK_RUNNING && coll_plan_run_finished(&rk->run))
 		rank_iter_end(rk);

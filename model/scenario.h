@@ -89,6 +89,13 @@ enum scn_greedy_order {
 	SCN_GREEDY_INPUT, /* jobs in start order, each rank's connections in rank order */
 };
 
+/* When a policy other than ECMP decides, and over which jobs. */
+enum scn_trigger {
+	SCN_TRIGGER_JOB, /* a job's start and end: every running job's connections */
+	SCN_TRIGGER_PHASE, /* greedy routing §3.4.2 as its authors' code runs it: each collective
+			    * phase's start and end, over the jobs then in one */
+};
+
 /* How the runner pins the paths a policy chose. */
 enum scn_enforce {
 	SCN_ENFORCE_TAG, /* a DSCP path tag on the connection, honoured by every switch */
@@ -108,6 +115,7 @@ struct scn_routing {
 	enum scn_greedy_order order; /* greedy: the order commodities are assigned in */
 	uint64_t optimal_limit; /* optimal: the most assignments its search may face */
 	enum scn_enforce enforce; /* greedy and optimal: how their paths are pinned */
+	enum scn_trigger trigger; /* when they decide */
 	uint32_t line, col; /* where the file gives routing.policy; 0 if it does not */
 };
 

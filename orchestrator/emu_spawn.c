@@ -175,6 +175,8 @@ static uint32_t emu_fixed_len(uint16_t type)
 		return sizeof(struct ctl_ready);
 	case CTL_REC_ITER:
 		return sizeof(struct ctl_rec_iter);
+	case CTL_PHASE:
+		return sizeof(struct ctl_phase);
 	case CTL_DONE:
 		return sizeof(struct ctl_done);
 	case CTL_ERROR:

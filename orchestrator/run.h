@@ -56,6 +56,7 @@ struct run_job {
 	uint32_t verified; /* ranks that verified */
 	bool submitted, running, aborting;
 	bool launched; /* handed to the backend (its start came after the routing decision) */
+	uint32_t in_coll; /* routing.trigger phase: ranks inside an iteration's collective */
 	bool node_lost; /* the reason is an emu-node's death, the root cause */
 	struct run_conn *conns; /* under a routing policy, while running: what it sends over */
 	uint32_t nconns;

@@ -24,6 +24,10 @@ struct coll_params run_job_coll(const struct run_job *rj);
 /* Asks the routing policy for a new decision, because of `why`; at: when the failure or
  * rewire behind it happened (-1 for a job's start or end). */
 void run_route_trigger(struct run *r, const char *why, int64_t at);
+/* A rank of job j entered (coll) or left an iteration's collective: under routing.trigger
+ * phase, the job's first rank in starts a phase and its last one out ends it, each a
+ * decision over the jobs then in a phase. */
+void run_route_phase(struct run *r, uint32_t j, bool coll);
 /* Job j started: the connections its schedule sends over, for the policy. 0 or -errno. */
 int run_route_job(struct run *r, uint32_t j, struct diag *d);
 /* After a trigger, the policy assigns every running job's connections a path and the backend

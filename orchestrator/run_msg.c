@@ -47,6 +47,7 @@ static struct ctl_job *job_msg(const struct run *r, const struct run_job *rj)
 		      500000ULL * n;
 	m->progress_ns = rj->progress_ns;
 	m->moves = rj->conns && r->e->s.routing.enforce == SCN_ENFORCE_SPORT;
+	m->phases = rj->conns && r->e->s.routing.trigger == SCN_TRIGGER_PHASE;
 	for (k = 0; k < n; k++)
 		m->peers[k].addr = r->t->nodes.v[r->t->endpoints.v[rj->eps[k]]].addr;
 	return m;
@@ -176,6 +177,7 @@ static int on_iter(struct run *r, const struct ctl_rec_iter *m)
 
 	if (m->job < r->njobs)
 		r->jobs[m->job].last_progress = run_now(r);
+	run_route_phase(r, m->job, false);
 	return vec_push(&r->rec.iters, it);
 }
 
@@ -191,6 +193,12 @@ static int dispatch(struct run *r, uint32_t ep, const void *buf, size_t len)
 		return on_flows(r, buf, len);
 	case CTL_REC_ITER:
 		return len < sizeof(struct ctl_rec_iter) ? -EPROTO : on_iter(r, buf);
+	case CTL_PHASE:
+		if (len < sizeof(struct ctl_phase))
+			return -EPROTO;
+		if (run_emu(r)->nodes[ep].job == (int32_t)((const struct ctl_phase *)buf)->job)
+			run_route_phase(r, ((const struct ctl_phase *)buf)->job, true);
+		return 0;
 	case CTL_DONE:
 		if (len < sizeof(struct ctl_done))
 			return -EPROTO;

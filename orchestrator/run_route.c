@@ -32,6 +32,30 @@ void run_route_trigger(struct run *r, const char *why, int64_t at)
 		r->route_event = at;
 }
 
+static bool by_phase(const struct run *r)
+{
+	return r->e->s.routing.trigger == SCN_TRIGGER_PHASE;
+}
+
+void run_route_phase(struct run *r, uint32_t j, bool coll)
+{
+	struct run_job *rj = j < r->njobs ? &r->jobs[j] : NULL;
+
+	if (!rj || !rj->running || !active(r) || !by_phase(r))
+		return;
+	if (coll && rj->in_coll++ == 0)
+		run_route_trigger(r, "phase-start", -1);
+	else if (!coll && rj->in_coll && --rj->in_coll == 0)
+		run_route_trigger(r, "phase-end", -1);
+}
+
+/* Whether job j's connections are commodities now: it runs, and under routing.trigger phase
+ * it is inside a collective. */
+static bool counts(const struct run *r, const struct run_job *rj)
+{
+	return rj->running && !rj->aborting && (!by_phase(r) || rj->in_coll);
+}
+
 static int by_pair(const void *a, const void *b, void *arg)
 {
 	const struct run_conn *c = arg;
@@ -86,7 +110,8 @@ int run_route_job(struct run *r, uint32_t j, struct diag *d)
 	if (!rj->conns || pair_up(rj->conns, n))
 		return diag_set(d, -ENOMEM, "out of memory");
 	rj->nconns = n;
-	run_route_trigger(r, "start", -1);
+	if (!by_phase(r)) /* under phases, the job counts from its first collective on */
+		run_route_trigger(r, "start", -1);
 	return 0;
 }
 
@@ -104,7 +129,7 @@ static int commodities(const struct run *r, struct greedy_conn **out, uint32_t *
 	uint32_t j, i, total = 0;
 
 	for (j = 0; j < r->njobs; j++)
-		total += r->jobs[j].running && !r->jobs[j].aborting ? r->jobs[j].nconns : 0;
+		total += counts(r, &r->jobs[j]) ? r->jobs[j].nconns : 0;
 	*out = calloc(total + 1, sizeof(**out));
 	if (!*out)
 		return -ENOMEM;
@@ -112,7 +137,7 @@ static int commodities(const struct run *r, struct greedy_conn **out, uint32_t *
 	for (j = 0; j < r->njobs; j++) {
 		const struct run_job *rj = &r->jobs[j];
 
-		for (i = 0; rj->running && !rj->aborting && i < rj->nconns; i++)
+		for (i = 0; counts(r, rj) && i < rj->nconns; i++)
 			(*out)[(*n)++] = (struct greedy_conn){j, rj->eps, rj->conns[i].src,
 							      rj->conns[i].dst};
 	}

@@ -55,7 +55,9 @@ void run_end_job(struct run *r, uint32_t j, enum rec_status st, const char *why)
 	free(rj->conns);
 	rj->conns = NULL;
 	rj->nconns = 0;
-	run_route_trigger(r, "end", -1);
+	if (r->e->s.routing.trigger != SCN_TRIGGER_PHASE || rj->in_coll)
+		run_route_trigger(r, "end", -1);
+	rj->in_coll = 0;
 }
 
 void run_fail_job(struct run *r, uint32_t j, const char *fmt, ...)

@@ -52,6 +52,8 @@ static int sim_prepare(struct run *r, struct diag *d)
 	if (r->e->failures.v.n)
 		err = fail_plan_build(r->e, r->t, &s->net.plan, d);
 	err = err ? err : sim_exec_init(&s->x, r->t, r->plan, run_sim_goodput(mtu), &r->rec, d);
+	s->x.phases = r->e->s.routing.policy != SCN_POLICY_ECMP &&
+		      r->e->s.routing.trigger == SCN_TRIGGER_PHASE;
 	s->frame = mtu + 14;
 	s->sample_ns = (int64_t)r->e->run.sample_ns;
 	s->next_sample = s->sample_ns ? s->sample_ns : INT64_MAX;
@@ -235,6 +237,17 @@ static void stalled(struct run *r)
 				     "stalled on links that are down");
 }
 
+/* Ranks in and out of collectives, for the routing policy (routing.trigger phase). */
+static void phases(struct run *r)
+{
+	struct sim_exec *x = &state(r)->x;
+	size_t i;
+
+	for (i = 0; i < x->phase_q.n; i++)
+		run_route_phase(r, x->phase_q.v[i].job, x->phase_q.v[i].coll);
+	x->phase_q.n = 0;
+}
+
 static int sim_wait(struct run *r, int64_t until, struct diag *d)
 {
 	uint32_t job, k;
@@ -247,6 +260,8 @@ static int sim_wait(struct run *r, int64_t until, struct diag *d)
 			run_rank_ended(r, job, 0, false, NULL);
 	else if (res == SIM_X_IDLE)
 		stalled(r);
+	else if (res == SIM_X_PHASE)
+		phases(r);
 	return 0;
 }
 

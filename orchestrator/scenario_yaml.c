@@ -331,6 +331,12 @@ static const struct scn_yaml_keyword greedy_order_names[] = {
 	{NULL, 0},
 };
 
+static const struct scn_yaml_keyword trigger_names[] = {
+	{"job", SCN_TRIGGER_JOB},
+	{"phase", SCN_TRIGGER_PHASE},
+	{NULL, 0},
+};
+
 static const struct scn_yaml_keyword enforce_names[] = {
 	{"tag", SCN_ENFORCE_TAG},
 	{"sport", SCN_ENFORCE_SPORT},
@@ -372,6 +378,7 @@ static const struct scn_yaml_field routing_fields[] = {
 	ENUM("order", s.routing.order, enum scn_greedy_order, false, greedy_order_names),
 	FIELD("optimal_limit", scn_yaml_u64, s.routing.optimal_limit, uint64_t, false),
 	ENUM("enforce", s.routing.enforce, enum scn_enforce, false, enforce_names),
+	ENUM("trigger", s.routing.trigger, enum scn_trigger, false, trigger_names),
 };
 
 /* A source port picks a path only where the switches hash per flow: spraying hashes none. */

@@ -165,9 +165,11 @@ int scn_yaml_read_uint(struct scn_yaml_ctx *c, yaml_node_t *n, uint64_t min, uin
 		return scn_yaml_fail_value(c, n, type,
 					   " (no leading zeros: YAML 1.1 reads them as octal)");
 	for (; *v; v++) {
-		if (x > (UINT64_MAX - 9) / 10)
-			break;
-		x = x * 10 + (uint64_t)(*v - '0');
+		uint64_t d = (uint64_t)(*v - '0');
+
+		if (x > UINT64_MAX / 10 || x * 10 > UINT64_MAX - d)
+			break; /* past UINT64_MAX */
+		x = x * 10 + d;
 	}
 	if (*v || x < min || x > max)
 		return scn_yaml_fail_value(c, n, range, "");

@@ -96,6 +96,7 @@ void sim_exec_done(struct sim_exec *x)
 		job_free(&x->jobs.v[i]);
 	vec_free(&x->jobs);
 	vec_free(&x->ended);
+	vec_free(&x->phase_q);
 	sim_net_done(&x->net);
 }
 
@@ -293,6 +294,14 @@ static int start_send(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_
 
 static int kick(struct sim_exec *x, struct sim_job *j, uint32_t k);
 
+/* Rank k of j entered (coll) or left a collective now, for the caller if it asked. */
+static int phase(struct sim_exec *x, const struct sim_job *j, uint32_t k, bool coll)
+{
+	struct sim_phase p = {j->id, k, coll};
+
+	return x->phases ? vec_push(&x->phase_q, p) : 0;
+}
+
 /* Rank k finished an iteration's collective now: the next iteration, or its end. */
 static int iter_end(struct sim_exec *x, struct sim_job *j, uint32_t k)
 {
@@ -308,6 +317,8 @@ static int iter_end(struct sim_exec *x, struct sim_job *j, uint32_t k)
 	it->t_start = rk->t_start;
 	it->t_compute_end = rk->t_compute_end;
 	it->t_end = x->net.now;
+	if (phase(x, j, k, false))
+		return -ENOMEM;
 	if (++rk->iter < j->iterations)
 		return iter_begin(x, j, k);
 	rk->done = true;
@@ -389,6 +400,8 @@ static int on_compute(struct sim_exec *x, struct sim_job *j, uint32_t k)
 	struct sim_rank *rk = &j->ranks[k];
 
 	rk->t_compute_end = x->net.now;
+	if (phase(x, j, k, true))
+		return -ENOMEM;
 	coll_plan_run_reset(&rk->run);
 	if (coll_plan_run_finished(&rk->run)) /* a rank without steps (one rank) */
 		return iter_end(x, j, k);
@@ -454,6 +467,8 @@ int sim_exec_run(struct sim_exec *x, int64_t until, uint32_t *job)
 	int r;
 
 	for (;;) {
+		if (x->phase_q.n) /* before the end of the job they belong to */
+			return SIM_X_PHASE;
 		if (x->ended.n) {
 			*job = x->ended.v[--x->ended.n];
 			return SIM_X_JOB_DONE;

@@ -77,6 +77,13 @@ enum sim_exec_what {
 	SIM_X_UNTIL, /* the clock reached `until` */
 	SIM_X_JOB_DONE, /* job `job` finished */
 	SIM_X_IDLE, /* nothing is left to happen before until (no flow, no timer) */
+	SIM_X_PHASE, /* ranks entered or left a collective (sim_exec.phase_q, when asked for) */
+};
+
+/* Rank `rank` of job `job` entered (coll) or left an iteration's collective. */
+struct sim_phase {
+	uint32_t job, rank;
+	bool coll;
 };
 
 struct sim_exec {
@@ -87,6 +94,8 @@ struct sim_exec {
 	struct sim_net net;
 	VEC(struct sim_job) jobs; /* by job id */
 	VEC(uint32_t) ended; /* jobs finished, not yet reported */
+	bool phases; /* queue collective phases (the caller sets it: routing.trigger phase) */
+	VEC(struct sim_phase) phase_q; /* not yet reported; the caller empties it */
 	int64_t wake; /* the latest wake-up timer set */
 };
 
@@ -109,7 +118,8 @@ int sim_exec_start(struct sim_exec *x, const struct sim_job_in *j, struct diag *
 /* Withdraws job id now: its flows leave the network, nothing more is recorded. */
 void sim_exec_abort(struct sim_exec *x, uint32_t id);
 
-/* Runs events until one ends a job (*job set, SIM_X_JOB_DONE), the clock reaches until
+/* Runs events until one ends a job (*job set, SIM_X_JOB_DONE), a rank enters or leaves a
+ * collective with x->phases set (SIM_X_PHASE: x->phase_q holds them), the clock reaches until
  * (SIM_X_UNTIL; INT64_MAX: never), or nothing is left to happen (SIM_X_IDLE). Or -ENOMEM. */
 int sim_exec_run(struct sim_exec *x, int64_t until, uint32_t *job);
 

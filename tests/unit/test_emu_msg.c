@@ -116,6 +116,10 @@ static void test_runner_accepts(void **state)
 	assert_int_equal(t_check(emu_msg_check, CTL_DONE, sizeof(struct ctl_done), &d), CTL_DONE);
 	assert_int_equal(t_check(emu_msg_check, CTL_ERROR, sizeof(struct ctl_error), &d),
 			 CTL_ERROR);
+	assert_int_equal(t_check(emu_msg_check, CTL_PHASE, sizeof(struct ctl_phase), &d),
+			 CTL_PHASE);
+	assert_int_equal(t_check(emu_msg_check, CTL_PHASE, sizeof(struct ctl_phase) - 4, &d),
+			 -EBADMSG);
 	assert_int_equal(t_check(emu_msg_check, CTL_JOB, ctl_job_len(2), &d), -EBADMSG);
 }
 

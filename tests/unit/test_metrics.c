@@ -539,10 +539,16 @@ static void test_metric_values(void **state)
 
 	(void)state;
 	vec_push(&r.jobs, t_job(0, "m", 1, 0, 1 * S, 3 * S, REC_OK));
+	vec_push(&r.jobs, t_job(1, "n", 1, 0, 1 * S, 3 * S, REC_OK)); /* another class */
+	/* job 0: 1 s and 3 s of communication after 1 s of compute; job 1: 2 s */
+	t_iter(&r, 0, 0, 0, 0, 1 * S, 2 * S);
+	t_iter(&r, 0, 0, 1, 2 * S, 3 * S, 6 * S);
+	t_iter(&r, 1, 0, 0, 0, 1 * S, 3 * S);
 	t_build(&r, NULL, &m);
 	col_metric_values(&m, v);
 	t_near(v[COL_M_AVG_JWT], 0.01);
 	t_near(v[COL_M_AVG_JCT], 0.03);
+	t_near(v[COL_M_AVG_COMM], 0.02); /* (2 s + 2 s) / 2 jobs, D = 100 */
 	assert_true(isnan(v[COL_M_STABILITY]) && isnan(v[COL_M_FCT_P50]));
 	col_metrics_done(&m);
 	rec_run_done(&r);

@@ -294,6 +294,8 @@ static void test_every_field(void **state)
 			   "  policy: ecmp\n"
 			   "  seed: 0\n"
 			   "  seeds: { l0: 7, s1: 4294967295 }\n"
+			   "  optimal_limit: 18446744073709551615\n"
+			   "  enforce: sport\n"
 			   "addressing:\n"
 			   "  prefix: 10.0.0.0/16\n"
 			   "emulation:\n"
@@ -321,6 +323,8 @@ static void test_every_field(void **state)
 	assert_int_equal(e.s.routing.seeds.v[0].seed, 7);
 	assert_string_equal(e.s.routing.seeds.v[1].node, "s1");
 	assert_int_equal(e.s.routing.seeds.v[1].seed, UINT32_MAX);
+	assert_true(e.s.routing.optimal_limit == UINT64_MAX);
+	assert_int_equal(e.s.routing.enforce, SCN_ENFORCE_SPORT);
 	assert_int_equal(e.s.addressing.base, 10u << 24);
 	assert_int_equal(e.s.addressing.plen, 16);
 	assert_true(e.s.emulation.rate_scale == 0);

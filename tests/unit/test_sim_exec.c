@@ -135,6 +135,42 @@ static void test_iterations(void **state)
 	t_world_done(&w);
 }
 
+/* Asked for phases, the run stops as each rank enters and leaves each iteration's
+ * collective, at the instants iterations.csv gives, every rank in and out once per
+ * iteration; not asked, it never does. */
+static void test_phases(void **state)
+{
+	int64_t now;
+	uint32_t job, in[4] = {0}, out[4] = {0}, k;
+	struct t_world w;
+	int r;
+
+	(void)state;
+	t_world_init(&w, 4, 1, 0, 0);
+	w.x.phases = true;
+	t_start(&w, 7, COLL_RING, 4, 4 * MB, 3, 10 * MS, t_eps4);
+	while ((r = sim_exec_run(&w.x, INT64_MAX, &job)) == SIM_X_PHASE) {
+		now = sim_exec_now(&w.x);
+		for (k = 0; k < w.x.phase_q.n; k++) {
+			const struct sim_phase *p = &w.x.phase_q.v[k];
+			uint32_t it = p->coll ? in[p->rank]++ : out[p->rank]++;
+
+			assert_int_equal(p->job, 7);
+			assert_int_equal(now, (int64_t)it * (10 * MS + 6 * T_MSG) + 10 * MS +
+						      (p->coll ? 0 : 6 * T_MSG));
+		}
+		w.x.phase_q.n = 0;
+	}
+	assert_int_equal(r, SIM_X_JOB_DONE);
+	for (k = 0; k < 4; k++)
+		assert_true(in[k] == 3 && out[k] == 3);
+	t_world_done(&w);
+	t_world_init(&w, 4, 1, 0, 0);
+	t_start(&w, 7, COLL_RING, 4, 4 * MB, 3, 10 * MS, t_eps4);
+	assert_int_equal(sim_exec_run(&w.x, INT64_MAX, &job), SIM_X_JOB_DONE);
+	t_world_done(&w);
+}
+
 /* Each message is one more path latency (two hops through the switch) late, and every
  * round waits for the one before. */
 static void test_latency(void **state)
@@ -317,6 +353,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_one_switch),
 		cmocka_unit_test(test_iterations),
+		cmocka_unit_test(test_phases),
 		cmocka_unit_test(test_latency),
 		cmocka_unit_test(test_shared_uplink),
 		cmocka_unit_test(test_abort),
