@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* The routing policy as the runner carries it out, whatever the backend (run_int.h): on each
- * trigger, every running job's connections are assigned a path (policy/greedy.h) and the
- * backend re-tags those whose path changed; each decision is a row of routing.csv. */
+ * trigger (a job's start or end, or a collective phase's, a failure, a rewire) the jobs that
+ * count get a path per connection (policy/greedy.h, greedy_base.h), and the backend pins
+ * those whose path changed, by DSCP tag or by source port (policy/greedy_sport.h); each
+ * decision is a row of routing.csv. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

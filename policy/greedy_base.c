@@ -477,9 +477,9 @@ static void sa_pick(struct sa *x, uint32_t *d1, uint32_t *d2)
 }
 
 /* The annealing schedule of the authors' code: T from 1000, times 0.99 per step, while above
- * 0.1 (917 steps); a worse neighbour is kept with probability exp((E_cur - E_new) / T). The
- * digest of their code does not say whether it returns the last state or the best one: this
- * keeps the best by the compared metric, the maximum load, ties broken by the energy. */
+ * 0.1 (917 steps); a worse neighbour is kept with probability exp((E_cur - E_new) / T).
+ * Whether their code returns the last state or the best one is not known: this keeps the
+ * best by the compared metric, the maximum load, ties broken by the energy. */
 static void sa_run(struct sa *x)
 {
 	uint64_t e, cur = sa_energy(x), best_e = cur;
