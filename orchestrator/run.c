@@ -68,7 +68,10 @@ int run_prepare(struct run *r, struct diag *d)
 		cfg.placement_order = r->e->w.rank_order == EXP_RANK_PLACEMENT;
 		err = sched_init(&r->sched, r->t, &cfg);
 		if (err)
-			diag_set(d, err, "out of memory");
+			diag_set(d, err, "%s",
+				 err == -EINVAL ? "scheduler.placement vclos: the topology is not "
+						  "a two-tier leaf-spine of whole servers"
+						: "out of memory");
 	}
 	return err ? err : r->be->prepare(r, d);
 }

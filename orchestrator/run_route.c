@@ -299,15 +299,56 @@ static int anneal(const struct run *r, const struct greedy_conn *c, const struct
 	return load;
 }
 
+/* vClos §5.2 Source Routing: a connection leaves its leaf on the uplink its source's port
+ * maps to: under scheduler.placement vclos the spine its virtual Clos gives the rank
+ * (vclos_uplink), else f(i) = i, the source's port under its leaf, modulo the live spines. */
+static int source(const struct run *r, const struct greedy_conn *c, const struct greedy_in *in,
+		  uint32_t *choice)
+{
+	const struct topo *t;
+	const struct route_plan *plan;
+	uint32_t *slot, i, spine;
+
+	r->be->view(r, &t, &plan);
+	slot = calloc(t->endpoints.n + 1, sizeof(*slot));
+	if (!slot || greedy_ep_slots(t, slot)) {
+		free(slot);
+		return -ENOMEM;
+	}
+	for (i = 0; i < in->ncomm; i++) {
+		const struct vclos_alloc *a = sched_vclos(&r->sched, c[i].job);
+		uint32_t n = in->comms[i].cand_n;
+
+		if (!a || vclos_uplink(a, c[i].src, c[i].dst, &spine) != 1)
+			spine = slot[c[i].eps[c[i].src]];
+		choice[i] = n ? spine % n : 0;
+	}
+	free(slot);
+	return greedy_max_load(in, choice);
+}
+
+static const char *policy_name(enum scn_policy p)
+{
+	switch (p) {
+	case SCN_POLICY_GREEDY:
+		return "greedy";
+	case SCN_POLICY_EDGE_COLORING:
+		return "edge-coloring";
+	case SCN_POLICY_ANNEALING:
+		return "annealing";
+	case SCN_POLICY_SOURCE:
+		return "source";
+	default:
+		return "optimal";
+	}
+}
+
 /* The policy's assignment: its maximum link load, or -errno with d set. */
 static int assign(const struct run *r, const struct greedy_conn *c, const struct greedy_in *in,
 		  uint32_t *choice, struct diag *d)
 {
 	const struct scn_routing *rt = &r->e->s.routing;
-	const char *name = rt->policy == SCN_POLICY_GREEDY	    ? "greedy"
-			   : rt->policy == SCN_POLICY_EDGE_COLORING ? "edge-coloring"
-			   : rt->policy == SCN_POLICY_ANNEALING	    ? "annealing"
-								    : "optimal";
+	const char *name = policy_name(rt->policy);
 	int load;
 
 	if (rt->policy == SCN_POLICY_GREEDY)
@@ -316,6 +357,8 @@ static int assign(const struct run *r, const struct greedy_conn *c, const struct
 		load = greedy_edge_color(in, choice);
 	else if (rt->policy == SCN_POLICY_ANNEALING)
 		load = anneal(r, c, in, choice);
+	else if (rt->policy == SCN_POLICY_SOURCE)
+		load = source(r, c, in, choice);
 	else
 		load = greedy_optimal(in, rt->optimal_limit, choice);
 	if (load == -E2BIG)

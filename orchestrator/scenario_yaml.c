@@ -320,9 +320,13 @@ static const struct scn_yaml_keyword cc_names[] = {
 };
 
 static const struct scn_yaml_keyword policy_names[] = {
-	{"ecmp", SCN_POLICY_ECMP},	     {"greedy", SCN_POLICY_GREEDY},
-	{"optimal", SCN_POLICY_OPTIMAL},     {"edge-coloring", SCN_POLICY_EDGE_COLORING},
-	{"annealing", SCN_POLICY_ANNEALING}, {NULL, 0},
+	{"ecmp", SCN_POLICY_ECMP},
+	{"greedy", SCN_POLICY_GREEDY},
+	{"optimal", SCN_POLICY_OPTIMAL},
+	{"edge-coloring", SCN_POLICY_EDGE_COLORING},
+	{"annealing", SCN_POLICY_ANNEALING},
+	{"source", SCN_POLICY_SOURCE},
+	{NULL, 0},
 };
 
 static const struct scn_yaml_keyword greedy_order_names[] = {
@@ -460,6 +464,7 @@ static const struct scn_yaml_keyword oversize_names[] = {
 static const struct scn_yaml_keyword place_names[] = {
 	{"first-fit", SCHED_FIRST_FIT},
 	{"random", SCHED_RANDOM},
+	{"vclos", SCHED_VCLOS},
 	{NULL, 0},
 };
 
@@ -627,7 +632,19 @@ static int job_check(struct scn_yaml_ctx *c, const struct map_read *m)
 
 static const struct section job_sec = TABLE(job_fields, job_check);
 static const struct section workload_sec = TABLE(workload_fields, workload_check);
-static const struct section scheduler_sec = TABLE(scheduler_fields, NULL);
+/* Where placement is given, for top_check's look at it with the topology. */
+static int scheduler_check(struct scn_yaml_ctx *c, const struct map_read *m)
+{
+	yaml_node_t *n = given(m, "placement");
+
+	if (n) {
+		c->e->sched.line = (uint32_t)n->start_mark.line + 1;
+		c->e->sched.col = (uint32_t)n->start_mark.column + 1;
+	}
+	return 0;
+}
+
+static const struct section scheduler_sec = TABLE(scheduler_fields, scheduler_check);
 /* Root writes the results: a scenario keeps them under the working directory (the command
  * line's --results may put them anywhere). */
 static int run_check(struct scn_yaml_ctx *c, const struct map_read *m)
@@ -664,11 +681,33 @@ static const struct section emulation_sec = TABLE(emulation_fields, NULL);
 
 static void name_from_file(char *out, const char *file);
 
+/* vClos §6 builds virtual Clos networks out of a two-tier leaf-spine's single links. */
+static int vclos_check(struct scn_yaml_ctx *c)
+{
+	const struct scn_topology *t = &c->e->s.topology;
+	yaml_mark_t at = {.line = c->e->sched.line ? c->e->sched.line - 1 : 0,
+			  .column = c->e->sched.col ? c->e->sched.col - 1 : 0};
+	const char *why = NULL;
+
+	if (c->e->sched.place != SCHED_VCLOS)
+		return 0;
+	if (t->gen != SCN_GEN_LEAFSPINE)
+		why = "a leaf-spine topology (topology.kind: leafspine)";
+	else if (t->ls.links_per_pair != 1)
+		why = "one link between each leaf and each spine (topology.links_per_pair: 1)";
+	else if (t->ls.ocs.count)
+		why = "leaves and spines cabled directly, not through topology.ocs";
+	if (!why)
+		return 0;
+	return scn_yaml_fail_at(c, &at, "scheduler.placement: vclos needs %s", why);
+}
+
 static int top_check(struct scn_yaml_ctx *c, const struct map_read *m)
 {
 	if (!given(m, "name"))
 		name_from_file(c->e->s.name, c->file);
-	return 0;
+	c->e->sched.gpus_per_server = c->e->s.topology.ls.gpus_per_server;
+	return vclos_check(c);
 }
 
 static const struct scn_yaml_field top_fields[] = {

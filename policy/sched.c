@@ -74,6 +74,58 @@ static int sched_place_random(struct sched *s, uint32_t job, uint32_t n, uint32_
 	return 0;
 }
 
+/* vClos §6 Algorithms 1 and 3 (vclos.h); its endpoints are t's, leaf-major. */
+static int sched_place_vclos(struct sched *s, uint32_t job, uint32_t n, uint32_t *out)
+{
+	struct vclos_alloc a = {0};
+	int err = vclos_place(s->vc, job, n, &a);
+
+	if (err)
+		return err;
+	while (s->vc_allocs.n <= job) {
+		if (!vec_grow(&s->vc_allocs)) {
+			vclos_release(s->vc, job);
+			vclos_alloc_done(&a);
+			return -ENOMEM;
+		}
+	}
+	memcpy(out, a.eps, n * sizeof(*out));
+	s->vc_allocs.v[job] = a;
+	return 0;
+}
+
+static uint32_t sched_count_role(const struct topo *t, enum topo_role role)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < t->nodes.n; i++)
+		n += t->nodes.v[i].role == role;
+	return n;
+}
+
+/* The vClos cluster of t: L leaves and S spines, each leaf's endpoints consecutive (leaf m
+ * holds endpoints m*H .. m*H+H-1, as the leaf-spine generator numbers them), in servers of
+ * T. -EINVAL for anything else. */
+static int sched_vclos_init(struct sched *s, const struct topo *t, uint32_t gpus)
+{
+	uint32_t L = sched_count_role(t, TOPO_ROLE_LEAF), S = sched_count_role(t, TOPO_ROLE_SPINE);
+	uint32_t T = gpus > 1 ? gpus : 1, H, k;
+
+	if (!L || !S || t->endpoints.n % L)
+		return -EINVAL;
+	H = (uint32_t)t->endpoints.n / L;
+	if (H % T)
+		return -EINVAL;
+	for (k = 0; k < t->endpoints.n; k++)
+		if (t->nodes.v[t->endpoints.v[k]].group != k / H)
+			return -EINVAL;
+	s->vc = calloc(1, sizeof(*s->vc));
+	if (!s->vc)
+		return -ENOMEM;
+	s->place = sched_place_vclos;
+	return vclos_init(s->vc, L, S, H / T, T);
+}
+
 int sched_init(struct sched *s, const struct topo *t, const struct sched_cfg *cfg)
 {
 	memset(s, 0, sizeof(*s));
@@ -86,11 +138,19 @@ int sched_init(struct sched *s, const struct topo *t, const struct sched_cfg *cf
 	s->free_n = s->n_ep;
 	s->rng = cfg->seed;
 	s->place = cfg->place == SCHED_RANDOM ? sched_place_random : sched_place_first_fit;
-	return 0;
+	return cfg->place == SCHED_VCLOS ? sched_vclos_init(s, t, cfg->gpus_per_server) : 0;
 }
 
 void sched_done(struct sched *s)
 {
+	size_t i;
+
+	for (i = 0; i < s->vc_allocs.n; i++)
+		vclos_alloc_done(&s->vc_allocs.v[i]);
+	vec_free(&s->vc_allocs);
+	if (s->vc)
+		vclos_done(s->vc);
+	free(s->vc);
 	free(s->busy);
 	vec_free(&s->jobs);
 	vec_free(&s->queue);
@@ -126,6 +186,8 @@ int sched_submit(struct sched *s, uint32_t job, uint32_t gpus, struct diag *d)
 				gpus, s->n_ep);
 	if (job > INT_MAX) /* sched_next returns ids as int */
 		return diag_set(d, -EINVAL, "job id %u is too large", job);
+	if (s->vc && vclos_size_check(s->vc, gpus, d))
+		return diag_wrap(d, -EINVAL, "job %u: ", job);
 	err = sched_job_add(s, job, d);
 	if (err)
 		return err;
@@ -168,6 +230,10 @@ static int sched_try_start(struct sched *s, uint32_t id)
 	err = s->place(s, id, j->gpus, eps);
 	if (!err)
 		err = sched_claim(s, eps, j->gpus);
+	if (err && s->vc && err != -EAGAIN && id < s->vc_allocs.n && s->vc_allocs.v[id].n) {
+		vclos_release(s->vc, id); /* the placement stands for nothing */
+		vclos_alloc_done(&s->vc_allocs.v[id]);
+	}
 	if (err)
 		return err;
 	j->first = (uint32_t)s->assign.n;
@@ -222,6 +288,10 @@ void sched_finish(struct sched *s, uint32_t job)
 			s->busy[s->assign.v[j->first + i]] = 0;
 		s->free_n += j->gpus;
 		j->running = false;
+		if (s->vc && job < s->vc_allocs.n) {
+			vclos_release(s->vc, job);
+			vclos_alloc_done(&s->vc_allocs.v[job]);
+		}
 	}
 	for (qi = 0; j->waiting && qi < s->queue.n; qi++) {
 		if (s->queue.v[qi] == job) {
@@ -229,6 +299,13 @@ void sched_finish(struct sched *s, uint32_t job)
 			j->waiting = false;
 		}
 	}
+}
+
+const struct vclos_alloc *sched_vclos(const struct sched *s, uint32_t job)
+{
+	if (!s->vc || job >= s->vc_allocs.n || job >= s->jobs.n || !s->jobs.v[job].running)
+		return NULL;
+	return &s->vc_allocs.v[job];
 }
 
 uint32_t sched_waiting(const struct sched *s)

@@ -12,6 +12,7 @@
 #include "lib/diag.h"
 #include "lib/vec.h"
 #include "model/topo.h"
+#include "policy/vclos.h"
 
 enum sched_queue {
 	SCHED_FIFO, /* strict: the head blocks everyone behind it (seed 001 §7 pitfall 18) */
@@ -22,6 +23,7 @@ enum sched_queue {
 enum sched_place {
 	SCHED_FIRST_FIT, /* the lowest-numbered free endpoints */
 	SCHED_RANDOM, /* a uniformly random set of free endpoints (seeded) */
+	SCHED_VCLOS, /* vClos §6: one server, one leaf, or an isolated virtual Clos (vclos.h) */
 };
 
 struct sched_cfg {
@@ -29,6 +31,8 @@ struct sched_cfg {
 	enum sched_place place;
 	uint64_t seed;
 	bool placement_order; /* ranks in the order placed, not leaf-major */
+	uint32_t gpus_per_server; /* vclos: GPUs per server (T); 0 or 1: one each */
+	uint32_t line, col; /* where the file gives scheduler.placement; 0 if it does not */
 };
 
 /* Chooses n endpoints among the free ones for a job. Writes endpoint indexes (0..n_ep-1)
@@ -55,9 +59,13 @@ struct sched {
 	VEC(uint32_t) assign; /* endpoints of started jobs, in rank order */
 	uint64_t rng;
 	sched_place_fn place;
+	struct vclos *vc; /* SCHED_VCLOS: the leaves' servers and the leaf-spine links */
+	VEC(struct vclos_alloc) vc_allocs; /* SCHED_VCLOS: by job id, while running */
 };
 
-/* Sets up an empty cluster of t's endpoints. 0 or -ENOMEM. Release with sched_done. */
+/* Sets up an empty cluster of t's endpoints. 0, -ENOMEM, or for SCHED_VCLOS -EINVAL when t
+ * is not a two-tier leaf-spine with endpoints numbered leaf by leaf and whole servers under
+ * each leaf. Release with sched_done (also after a failure). */
 int sched_init(struct sched *s, const struct topo *t, const struct sched_cfg *cfg);
 void sched_done(struct sched *s);
 
@@ -77,6 +85,10 @@ int sched_next(struct sched *s, const uint32_t **eps);
 /* A running job finished (or failed): its endpoints are free again. A job still waiting
  * leaves the queue instead. */
 void sched_finish(struct sched *s, uint32_t job);
+
+/* SCHED_VCLOS: running job's allocation (its virtual Clos and each rank's uplink spine), or
+ * NULL (another placement, or not running). */
+const struct vclos_alloc *sched_vclos(const struct sched *s, uint32_t job);
 
 /* Counts for reports: jobs waiting, GPUs free. */
 uint32_t sched_waiting(const struct sched *s);

@@ -461,6 +461,54 @@ static void test_waits(void **state)
 	}
 }
 
+/* scheduler.placement vclos on a built leaf-spine (4 leaves x 4 hosts, 2 spines, servers of
+ * 2): a virtual Clos of 4 leaves x 2 spines takes every leaf-spine link, so the next job that
+ * needs a leaf's two idle servers or links waits; finishing frees them; then one leaf, one
+ * server; a size no vClos can take is refused at submit; the allocation is there while the
+ * job runs. */
+static void test_vclos(void **state)
+{
+	struct sched_cfg cfg = {.queue = SCHED_FIFO, .place = SCHED_VCLOS, .gpus_per_server = 2};
+	const struct vclos_alloc *a;
+	const uint32_t *eps;
+	struct diag d = {0};
+	struct t_world w;
+	uint32_t i;
+
+	(void)state;
+	t_load(&w, 4, 4, SCHED_FIFO, SCHED_FIRST_FIT, 1);
+	sched_done(&w.s);
+	assert_int_equal(sched_init(&w.s, w.t, &cfg), 0);
+	assert_int_equal(sched_submit(&w.s, 0, 8, &d), 0);
+	assert_int_equal(sched_next(&w.s, &eps), 0);
+	a = sched_vclos(&w.s, 0);
+	assert_int_equal(a->stage, 2);
+	assert_true(a->l == 4 && a->s == 2);
+	for (i = 0; i < 8; i++) /* leaf-major: two GPUs (one server) on each leaf */
+		assert_int_equal(eps[i] / 4, i / 2);
+	assert_int_equal(sched_submit(&w.s, 1, 4, &d), 0);
+	assert_int_equal(sched_next(&w.s, &eps), -EAGAIN); /* no leaf has 2 idle servers */
+	sched_finish(&w.s, 0);
+	assert_null(sched_vclos(&w.s, 0));
+	assert_int_equal(sched_next(&w.s, &eps), 1);
+	assert_int_equal(sched_vclos(&w.s, 1)->stage, 1);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(eps[i] / 4, eps[0] / 4);
+	assert_int_equal(sched_submit(&w.s, 2, 2, &d), 0);
+	assert_int_equal(sched_next(&w.s, &eps), 2);
+	assert_int_equal(sched_vclos(&w.s, 2)->stage, 0);
+	assert_int_equal(sched_submit(&w.s, 3, 12, &d), -EINVAL); /* 6 leaves x 2, or 3 x 4 */
+	assert_non_null(strstr(d.msg, "job 3"));
+	t_free(&w);
+	/* servers of 3 under leaves of 4 hosts: not whole servers per leaf, refused */
+	t_load(&w, 4, 4, SCHED_FIFO, SCHED_FIRST_FIT, 1);
+	sched_done(&w.s);
+	cfg.gpus_per_server = 3;
+	assert_int_equal(sched_init(&w.s, w.t, &cfg), -EINVAL);
+	sched_done(&w.s);
+	t_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -473,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_random_events),
 		cmocka_unit_test(test_random_deterministic),
 		cmocka_unit_test(test_waits),
+		cmocka_unit_test(test_vclos),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
