@@ -83,6 +83,7 @@ enum scn_policy {
 	SCN_POLICY_EDGE_COLORING, /* the paper's baseline: a Koenig edge coloring of ToR pairs */
 	SCN_POLICY_ANNEALING, /* the paper's baseline: Hedera's simulated annealing */
 	SCN_POLICY_SOURCE, /* vClos §5.2: server port i of a leaf to uplink f(i) */
+	SCN_POLICY_BALANCED, /* vClos's baseline: a new flow on the least used uplink */
 };
 
 enum scn_greedy_order {

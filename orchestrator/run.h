@@ -36,6 +36,7 @@ struct run_conn {
 	uint8_t tag;
 	uint16_t sport;
 	uint16_t moves; /* times the pair's connection moved to a new port */
+	uint16_t held; /* the policy's last choice for it + 1 (its candidate), 0 if none */
 	uint32_t rev; /* the entry of dst -> src, or UINT32_MAX if dst sends src nothing */
 };
 

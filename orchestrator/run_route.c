@@ -255,6 +255,8 @@ static int apply(struct run *r, const struct greedy_paths *g, const struct greed
 
 	while (!err && i < n) {
 		for (first = i, k = 0, m = 0; !err && i < n && c[i].job == c[first].job; i++, k++) {
+			r->jobs[c[i].job].conns[k].held =
+				g->comms.v[i].cand_n ? (uint16_t)(choice[i] + 1) : 0;
 			err = ports ? pin_port(r, g, c, first, k, choice, &changed[m], d)
 				    : pin_tag(r, g, c, first, k, choice, &changed[m], d);
 			m += err > 0;
@@ -327,6 +329,73 @@ static int source(const struct run *r, const struct greedy_conn *c, const struct
 	return greedy_max_load(in, choice);
 }
 
+/* splitmix64 */
+static uint64_t balanced_next(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* The uplink (first fabric link) of commodity i's candidate k. */
+static uint32_t uplink(const struct greedy_in *in, uint32_t i, uint32_t k)
+{
+	const struct greedy_cand *cd = &in->cands[in->comms[i].cand_off + k];
+
+	return cd->link_n ? in->links[cd->link_off] : UINT32_MAX;
+}
+
+/* The least used of commodity i's uplinks, a random one of those tied. */
+static uint32_t balanced_pick(const struct greedy_in *in, uint32_t i, const uint32_t *load,
+			      uint64_t *rng)
+{
+	uint32_t k, best = 0, ties = 0, n = in->comms[i].cand_n, l, min = UINT32_MAX;
+
+	for (k = 0; k < n; k++) {
+		l = uplink(in, i, k) == UINT32_MAX ? 0 : load[uplink(in, i, k)];
+		if (l < min) {
+			min = l;
+			best = k;
+			ties = 1;
+		} else if (l == min && balanced_next(rng) % ++ties == 0) {
+			best = k; /* reservoir: each tied uplink equally likely */
+		}
+	}
+	return best;
+}
+
+/* vClos's Balanced baseline (§9): a connection keeps the uplink it was given; a new one
+ * takes the uplink with the fewest connections on it, ties at random (from routing.seed and
+ * the decision's number, so a run repeats). */
+static int balanced(const struct run *r, const struct greedy_conn *c, const struct greedy_in *in,
+		    uint32_t *choice)
+{
+	uint32_t *load = calloc(in->nlinks + 1, sizeof(*load)), i, first = 0, held;
+	uint64_t rng = (uint64_t)r->e->s.routing.seed << 32 ^ r->rec.routes.n;
+	int pass;
+
+	if (!load)
+		return -ENOMEM;
+	for (pass = 0; pass < 2; pass++) { /* the kept ones first, then the new ones */
+		for (i = 0; i < in->ncomm; i++) {
+			first = i && c[i].job == c[i - 1].job ? first : i;
+			held = r->jobs[c[i].job].conns[i - first].held;
+			if (!in->comms[i].cand_n || (held && held <= in->comms[i].cand_n) == !!pass)
+				continue;
+			choice[i] = pass ? balanced_pick(in, i, load, &rng) : held - 1u;
+			if (uplink(in, i, choice[i]) != UINT32_MAX)
+				load[uplink(in, i, choice[i])]++;
+		}
+	}
+	for (i = 0; i < in->ncomm; i++)
+		if (!in->comms[i].cand_n)
+			choice[i] = 0;
+	free(load);
+	return greedy_max_load(in, choice);
+}
+
 static const char *policy_name(enum scn_policy p)
 {
 	switch (p) {
@@ -338,6 +407,8 @@ static const char *policy_name(enum scn_policy p)
 		return "annealing";
 	case SCN_POLICY_SOURCE:
 		return "source";
+	case SCN_POLICY_BALANCED:
+		return "balanced";
 	default:
 		return "optimal";
 	}
@@ -359,6 +430,8 @@ static int assign(const struct run *r, const struct greedy_conn *c, const struct
 		load = anneal(r, c, in, choice);
 	else if (rt->policy == SCN_POLICY_SOURCE)
 		load = source(r, c, in, choice);
+	else if (rt->policy == SCN_POLICY_BALANCED)
+		load = balanced(r, c, in, choice);
 	else
 		load = greedy_optimal(in, rt->optimal_limit, choice);
 	if (load == -E2BIG)

@@ -320,13 +320,10 @@ static const struct scn_yaml_keyword cc_names[] = {
 };
 
 static const struct scn_yaml_keyword policy_names[] = {
-	{"ecmp", SCN_POLICY_ECMP},
-	{"greedy", SCN_POLICY_GREEDY},
-	{"optimal", SCN_POLICY_OPTIMAL},
-	{"edge-coloring", SCN_POLICY_EDGE_COLORING},
-	{"annealing", SCN_POLICY_ANNEALING},
-	{"source", SCN_POLICY_SOURCE},
-	{NULL, 0},
+	{"ecmp", SCN_POLICY_ECMP},	     {"greedy", SCN_POLICY_GREEDY},
+	{"optimal", SCN_POLICY_OPTIMAL},     {"edge-coloring", SCN_POLICY_EDGE_COLORING},
+	{"annealing", SCN_POLICY_ANNEALING}, {"source", SCN_POLICY_SOURCE},
+	{"balanced", SCN_POLICY_BALANCED},   {NULL, 0},
 };
 
 static const struct scn_yaml_keyword greedy_order_names[] = {
@@ -452,6 +449,7 @@ static const struct scn_yaml_keyword algo_names[] = {
 static const struct scn_yaml_keyword queue_names[] = {
 	{"fifo", SCHED_FIFO},
 	{"backfill", SCHED_BACKFILL},
+	{"smallest-first", SCHED_SMALLEST_FIRST},
 	{NULL, 0},
 };
 

@@ -250,12 +250,33 @@ static void sched_dequeue(struct sched *s, size_t qi)
 	s->queue.n--;
 }
 
+/* The queue position of the waiting job with the fewest GPUs, the earliest of those. */
+static size_t sched_smallest(const struct sched *s)
+{
+	size_t qi, best = 0;
+
+	for (qi = 1; qi < s->queue.n; qi++)
+		if (s->jobs.v[s->queue.v[qi]].gpus < s->jobs.v[s->queue.v[best]].gpus)
+			best = qi;
+	return best;
+}
+
 int sched_next(struct sched *s, const uint32_t **eps)
 {
 	size_t qi;
 	uint32_t id;
 	int err;
 
+	if (s->cfg.queue == SCHED_SMALLEST_FIRST && s->queue.n) {
+		qi = sched_smallest(s);
+		id = s->queue.v[qi];
+		err = sched_try_start(s, id);
+		if (err)
+			return err;
+		sched_dequeue(s, qi);
+		*eps = s->assign.v + s->jobs.v[id].first;
+		return (int)id;
+	}
 	for (qi = 0; qi < s->queue.n; qi++) {
 		id = s->queue.v[qi];
 		err = sched_try_start(s, id);

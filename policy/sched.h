@@ -18,6 +18,8 @@ enum sched_queue {
 	SCHED_FIFO, /* strict: the head blocks everyone behind it (seed 001 §7 pitfall 18) */
 	SCHED_BACKFILL, /* FIFO, but later jobs that fit may start while the head waits (no
 			 * reservation for the head: a stream of small jobs can starve it) */
+	SCHED_SMALLEST_FIRST, /* vClos §9.7: the waiting job with the fewest GPUs first (ties:
+			       * the earliest), strict: it blocks the others while it waits */
 };
 
 enum sched_place {

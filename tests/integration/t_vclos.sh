@@ -3,7 +3,8 @@
 # vClos placement with source routing (scenarios/vclos-small.yaml): in virtual time the whole
 # sweep, where vClos + source routing gives every job the one-switch best topology's
 # all-reduce time (isolated virtual Clos networks, no shared link) and ECMP on random
-# placement is slower; emulated, vClos + source routing against best, each run ok, all-reduce
+# placement is slower, every run of it (balanced ECMP and source routing without isolation
+# too) with every job ok; emulated, vClos + source routing against best, each run ok, all-reduce
 # time within 10%, and every routing decision puts at most one connection on any
 # switch-to-switch link direction (routing.csv's max load 1): the jobs share no link.
 . "$(dirname "$0")/lib.sh"
@@ -12,6 +13,12 @@
 	{ tail -20 "$TB_TMP/sim.log"; fail "sim vclos-small"; }
 cmp=$(ls -d "$TB_TMP"/results/vclos-small/*-sweep)/comparison.json
 comm() { jq -r --arg n "$1" '.variants[] | select(.name == $n) | .metrics.avg_comm.ratio' "$cmp"; }
+sw=$(dirname "$cmp")/sweep.json
+[ "$(jq '[.runs[] | select(.status != "ok")] | length' "$sw")" -eq 0 ] ||
+	fail "virtual time: runs not ok: $(jq -c '[.runs[] | select(.status != "ok")]' "$sw")"
+for run in "$(dirname "$cmp")"/v*/; do
+	[ "$(jq '.totals.ok' "$run/summary.json")" -eq 3 ] || fail "virtual time: $run: jobs not ok"
+done
 best=$(comm "kind=best placement=first-fit")
 rnd=$(comm "policy=ecmp placement=random")
 jq -en "$best >= 0.99 and $best <= 1.01 and $rnd >= 1.3" >/dev/null ||

@@ -461,6 +461,34 @@ static void test_waits(void **state)
 	}
 }
 
+/* Smallest-first: the waiting job with the fewest GPUs starts first (ties: the earliest), and
+ * while it cannot start it blocks the rest, even ones that would fit. */
+static void test_smallest_first(void **state)
+{
+	const uint32_t *eps;
+	struct diag d = {0};
+	struct t_world w;
+
+	(void)state;
+	t_load(&w, 4, 2, SCHED_SMALLEST_FIRST, SCHED_FIRST_FIT, 1); /* 8 GPUs */
+	assert_int_equal(sched_submit(&w.s, 0, 6, &d), 0);
+	assert_int_equal(sched_next(&w.s, &eps), 0); /* 2 left */
+	assert_int_equal(sched_submit(&w.s, 1, 4, &d), 0);
+	assert_int_equal(sched_submit(&w.s, 2, 3, &d), 0);
+	assert_int_equal(sched_submit(&w.s, 3, 3, &d), 0);
+	assert_int_equal(sched_submit(&w.s, 4, 2, &d), 0);
+	assert_int_equal(sched_next(&w.s, &eps), 4); /* the smallest fits */
+	assert_int_equal(sched_next(&w.s, &eps), -EAGAIN); /* job 2 (3 GPUs) blocks */
+	sched_finish(&w.s, 0); /* 6 free */
+	assert_int_equal(sched_next(&w.s, &eps), 2); /* 3 before 3: the earlier */
+	assert_int_equal(sched_next(&w.s, &eps), 3);
+	assert_int_equal(sched_next(&w.s, &eps), -EAGAIN); /* job 1 (4) waits for 4 */
+	sched_finish(&w.s, 4);
+	sched_finish(&w.s, 2);
+	assert_int_equal(sched_next(&w.s, &eps), 1);
+	t_free(&w);
+}
+
 /* scheduler.placement vclos on a built leaf-spine (4 leaves x 4 hosts, 2 spines, servers of
  * 2): a virtual Clos of 4 leaves x 2 spines takes every leaf-spine link, so the next job that
  * needs a leaf's two idle servers or links waits; finishing frees them; then one leaf, one
@@ -522,6 +550,7 @@ int main(void)
 		cmocka_unit_test(test_random_deterministic),
 		cmocka_unit_test(test_waits),
 		cmocka_unit_test(test_vclos),
+		cmocka_unit_test(test_smallest_first),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
