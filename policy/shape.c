@@ -18,17 +18,21 @@ uint32_t shape_frame(const struct scn_shaping *cfg)
 	return (cfg->mtu ? cfg->mtu : SHAPE_MTU) + SHAPE_ETH_HLEN;
 }
 
-/* About 1 ms of data, so timer granularity does not cap the rate, and at least four frames:
- * tbf drops a frame larger than its bucket. tbf also gets at least two of the GSO packets it
- * is fed (SHAPE_GSO_SEGS frames each): it sends only when its watchdog fires, and tokens past
- * the bucket are lost, so a bucket of one such packet (12.5 KB at 100 Mbit/s) needs every
- * wake-up on time; on a VM whose timers fire late it held one Reno flow to 0.89-0.93 of the
- * rate (tests/integration/t_util.sh), two packets' worth to 0.99. */
+/* Enough data that a qdisc watchdog firing late loses no tokens (the bucket keeps what
+ * accrues while it waits, up to its size), and at least four frames: tbf drops a frame larger
+ * than its bucket. tbf: about 1 ms of data, and at least two of the GSO packets it is fed
+ * (SHAPE_GSO_SEGS frames each): a bucket of one such packet (12.5 KB at 100 Mbit/s) needs
+ * every wake-up on time; on a VM whose timers fire late it held one Reno flow to 0.89-0.93
+ * of the rate (tests/integration/t_util.sh), two packets' worth to 0.99 (2 ms at 1 Gbit/s
+ * lost more). htb: about 4 ms of data: with 1 ms, one flow at 1 Gbit/s got 0.90-0.95 of the
+ * rate on such a VM (tests/integration/t_shaping.sh, 0.93 the bound), with 2 ms 0.93-0.96,
+ * with 4 ms 0.955-0.956 in three runs, the payload ceiling. */
 static uint32_t derive_burst(uint64_t bytes_per_s, uint32_t frame, enum shape_kind kind)
 {
 	uint64_t floor = (kind == SHAPE_TBF ? 2ULL * SHAPE_GSO_SEGS : 4ULL) * frame;
+	uint64_t ms = kind == SHAPE_TBF ? 1 : SHAPE_HTB_BURST_MS;
 
-	return (uint32_t)max_u64(bytes_per_s / 1000, floor);
+	return (uint32_t)max_u64(bytes_per_s * ms / 1000, floor);
 }
 
 /* About 1 ms of data, at least SHAPE_QUEUE_FRAMES frames, plus the bandwidth-delay product of

@@ -355,11 +355,11 @@ static void test_shape_mtu(void **state)
 	assert_int_equal(shape_derive(100000000ULL, 0, &cfg, &sp, NULL), 0);
 	assert_int_equal(sp.limit, SHAPE_QUEUE_FRAMES * SHAPE_FRAME); /* as without the field */
 	assert_int_equal(sp.burst, 2 * SHAPE_GSO_SEGS * SHAPE_FRAME);
-	cfg.qdisc = SCN_QDISC_HTB; /* htb: 1 ms, at least four frames */
+	cfg.qdisc = SCN_QDISC_HTB; /* htb: 4 ms, at least four frames */
 	assert_int_equal(shape_derive(100000000ULL, 0, &cfg, &sp, NULL), 0);
-	assert_int_equal(sp.burst, 12500);
-	assert_int_equal(shape_derive(10000000ULL, 0, &cfg, &sp, NULL), 0);
-	assert_int_equal(sp.burst, 4 * SHAPE_FRAME);
+	assert_int_equal(sp.burst, 50000);
+	assert_int_equal(shape_derive(1000000ULL, 0, &cfg, &sp, NULL), 0);
+	assert_int_equal(sp.burst, 4 * SHAPE_FRAME); /* 500 bytes: the floor */
 	cfg.qdisc = SCN_QDISC_TBF;
 	assert_int_equal(shape_gso_segs(&cfg), SHAPE_GSO_SEGS); /* counted in frames */
 }
