@@ -40,8 +40,7 @@ static int greedy_cand_check(const struct greedy_in *in, const struct greedy_can
 	return 0;
 }
 
-/* Every link id in range, no offset wrapping, loads that fit the int return value. */
-static int greedy_check(const struct greedy_in *in)
+int greedy_check(const struct greedy_in *in)
 {
 	const struct greedy_comm *cm;
 	uint32_t c, k;

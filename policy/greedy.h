@@ -42,6 +42,10 @@ struct greedy_in {
 	uint32_t nlinks;
 };
 
+/* Whether in is well formed: every link id below nlinks, no candidate or link range that
+ * wraps, loads that fit an int. 0 or -EINVAL (the other functions here check it too). */
+int greedy_check(const struct greedy_in *in);
+
 /* Greedy §3.4.1 Algorithm 1 over every commodity, loads counted from zero: choice[c] is the
  * index of commodity c's candidate (0 for one without). Returns the maximum link load of the
  * result (>= 0), or -ENOMEM, -EINVAL (a link id out of range). */

@@ -41,18 +41,6 @@ static uint32_t base_dense(struct base_key *k, uint32_t n, uint32_t *idx)
 	return n ? m + 1 : 0;
 }
 
-/* greedy.c's checks (link ids in range, no ranges that wrap), run by greedy_max_load on the
- * all-zero choice, which is valid for any input; choice is the caller's, overwritten. */
-static int base_check(const struct greedy_in *in, uint32_t *choice)
-{
-	int ret;
-
-	if (in->ncomm)
-		memset(choice, 0, in->ncomm * sizeof(*choice));
-	ret = greedy_max_load(in, choice);
-	return ret < 0 ? ret : 0;
-}
-
 /* ---- Edge-Coloring: greedy routing §5.2 (a §5.1 baseline), EdgeColoringRoutingStrategy ---- */
 
 struct ec {
@@ -213,7 +201,7 @@ int greedy_edge_colors(const struct greedy_in *in, uint32_t *color)
 	uint32_t e, c;
 	int ret;
 
-	ret = base_check(in, color);
+	ret = greedy_check(in);
 	if (ret)
 		return ret;
 	ret = ec_init(&x, in);
@@ -514,9 +502,10 @@ int greedy_anneal(const struct greedy_in *in, const uint32_t *dst_key, const uin
 		return 0;
 	if (!dst_key || !dst_slot)
 		return -EINVAL;
-	ret = base_check(in, choice);
+	ret = greedy_check(in);
 	if (ret)
 		return ret;
+	memset(choice, 0, in->ncomm * sizeof(*choice)); /* 0 for those without candidates */
 	ret = sa_init(&x, in, seed);
 	if (ret)
 		goto out;
