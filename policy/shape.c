@@ -19,20 +19,18 @@ uint32_t shape_frame(const struct scn_shaping *cfg)
 }
 
 /* Enough data that a qdisc watchdog firing late loses no tokens (the bucket keeps what
- * accrues while it waits, up to its size), and at least four frames: tbf drops a frame larger
- * than its bucket. tbf: about 1 ms of data, and at least two of the GSO packets it is fed
- * (SHAPE_GSO_SEGS frames each): a bucket of one such packet (12.5 KB at 100 Mbit/s) needs
- * every wake-up on time; on a VM whose timers fire late it held one Reno flow to 0.89-0.93
- * of the rate (tests/integration/t_util.sh), two packets' worth to 0.99 (2 ms at 1 Gbit/s
- * lost more). htb: about 4 ms of data: with 1 ms, one flow at 1 Gbit/s got 0.90-0.95 of the
- * rate on such a VM (tests/integration/t_shaping.sh, 0.93 the bound), with 2 ms 0.93-0.96,
- * with 4 ms 0.955-0.956 in three runs, the payload ceiling. */
+ * accrues while it waits, up to its size): about SHAPE_BURST_MS of data; and at least four
+ * frames (tbf drops a frame larger than its bucket), for tbf at least two of the GSO packets
+ * it is fed (SHAPE_GSO_SEGS frames each). Measured on a VM whose timers fire late, one Reno
+ * flow at 1 Gbit/s (tests/integration/t_shaping.sh, 0.93 of the rate the bound): htb with
+ * 1 ms got 0.90-0.95 of the rate, with 2 ms 0.93-0.96, with 4 ms 0.955-0.956 (the payload
+ * ceiling); tbf, in a noisier hour, 0.79-0.87 with 1 ms and 0.84-0.95 with 4 ms. At 100
+ * Mbit/s a tbf bucket of one GSO packet (12.5 KB) held a flow to 0.89-0.93 (t_util.sh). */
 static uint32_t derive_burst(uint64_t bytes_per_s, uint32_t frame, enum shape_kind kind)
 {
 	uint64_t floor = (kind == SHAPE_TBF ? 2ULL * SHAPE_GSO_SEGS : 4ULL) * frame;
-	uint64_t ms = kind == SHAPE_TBF ? 1 : SHAPE_HTB_BURST_MS;
 
-	return (uint32_t)max_u64(bytes_per_s * ms / 1000, floor);
+	return (uint32_t)max_u64(bytes_per_s * SHAPE_BURST_MS / 1000, floor);
 }
 
 /* About 1 ms of data, at least SHAPE_QUEUE_FRAMES frames, plus the bandwidth-delay product of

@@ -315,10 +315,10 @@ static void test_shape_derive(void **state)
 	(void)state;
 	assert_int_equal(shape_derive(100000000ULL, 0, &cfg, &sp, &d), 0);
 	assert_int_equal(sp.kind, SHAPE_TBF);
-	assert_int_equal(sp.burst, 2 * SHAPE_GSO_SEGS * SHAPE_FRAME); /* tbf: two GSO packets */
+	assert_int_equal(sp.burst, 50000); /* 4 ms at 100 Mbit/s */
 	assert_int_equal(sp.limit, SHAPE_QUEUE_FRAMES * SHAPE_FRAME); /* the floor */
 	assert_int_equal(shape_derive(1000000000ULL, 0, &cfg, &sp, &d), 0);
-	assert_int_equal(sp.burst, 125000); /* 1 ms at 1 Gbit/s */
+	assert_int_equal(sp.burst, 500000); /* 4 ms at 1 Gbit/s */
 	assert_int_equal(sp.limit, 125000); /* 1 ms */
 	assert_int_equal(shape_derive(1000000000ULL, 5000000, &cfg, &sp, &d), 0);
 	assert_int_equal(sp.limit, 125000 + 1250000); /* plus the delay's BDP, both ways */
@@ -346,15 +346,15 @@ static void test_shape_mtu(void **state)
 	assert_int_equal(shape_frame(&cfg), 9014);
 	assert_int_equal(shape_derive(100000000ULL, 0, &cfg, &sp, NULL), 0);
 	assert_int_equal(sp.frame, 9014);
-	assert_int_equal(sp.burst, 2 * SHAPE_GSO_SEGS * 9014); /* two GSO packets of 9014 */
+	assert_int_equal(sp.burst, 2 * SHAPE_GSO_SEGS * 9014); /* two GSO packets of 9014, > 4 ms */
 	assert_int_equal(sp.limit, SHAPE_QUEUE_FRAMES * 9014);
 	assert_int_equal(shape_derive(10000000000ULL, 0, &cfg, &sp, NULL), 0);
-	assert_int_equal(sp.burst, 1250000); /* 1 ms at 10 Gbit/s, above the floor */
+	assert_int_equal(sp.burst, 5000000); /* 4 ms at 10 Gbit/s, above the floor */
 	assert_int_equal(sp.limit, 1250000);
 	cfg.mtu = 1500;
 	assert_int_equal(shape_derive(100000000ULL, 0, &cfg, &sp, NULL), 0);
 	assert_int_equal(sp.limit, SHAPE_QUEUE_FRAMES * SHAPE_FRAME); /* as without the field */
-	assert_int_equal(sp.burst, 2 * SHAPE_GSO_SEGS * SHAPE_FRAME);
+	assert_int_equal(sp.burst, 50000);
 	cfg.qdisc = SCN_QDISC_HTB; /* htb: 4 ms, at least four frames */
 	assert_int_equal(shape_derive(100000000ULL, 0, &cfg, &sp, NULL), 0);
 	assert_int_equal(sp.burst, 50000);
