@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/rng.h"
 #include "orchestrator/run_int.h"
 #include "policy/greedy_base.h"
 #include "policy/greedy_conns.h"
@@ -329,16 +330,6 @@ static int source(const struct run *r, const struct greedy_conn *c, const struct
 	return greedy_max_load(in, choice);
 }
 
-/* splitmix64 */
-static uint64_t balanced_next(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* The uplink (first fabric link) of commodity i's candidate k. */
 static uint32_t uplink(const struct greedy_in *in, uint32_t i, uint32_t k)
 {
@@ -359,7 +350,7 @@ static uint32_t balanced_pick(const struct greedy_in *in, uint32_t i, const uint
 			min = l;
 			best = k;
 			ties = 1;
-		} else if (l == min && balanced_next(rng) % ++ties == 0) {
+		} else if (l == min && rng_next(rng) % ++ties == 0) {
 			best = k; /* reservoir: each tied uplink equally likely */
 		}
 	}

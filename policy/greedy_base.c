@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/rng.h"
 #include "policy/greedy_base.h"
 
 #define BASE_NONE UINT32_MAX
@@ -263,25 +264,9 @@ struct sa {
 	uint32_t *block; /* holds first, member and the other per-destination arrays */
 };
 
-/* splitmix64: a self-contained generator, so a seed gives the same run everywhere. */
-static uint64_t sa_next(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 static uint32_t sa_below(uint64_t *x, uint32_t n)
 {
-	return (uint32_t)(((sa_next(x) >> 32) * n) >> 32);
-}
-
-/* Uniform in [0, 1). */
-static double sa_unit(uint64_t *x)
-{
-	return (double)(sa_next(x) >> 11) * 0x1p-53;
+	return (uint32_t)(((rng_next(x) >> 32) * n) >> 32);
 }
 
 static int sa_init(struct sa *x, const struct greedy_in *in, uint64_t seed)
@@ -451,7 +436,7 @@ static void sa_start(struct sa *x, const uint32_t *dst_slot)
 static void sa_pick(struct sa *x, uint32_t *d1, uint32_t *d2)
 {
 	uint32_t a = sa_below(&x->rng, x->ndst), j;
-	bool tor = sa_next(&x->rng) >> 63;
+	bool tor = rng_next(&x->rng) >> 63;
 
 	if (tor && x->tn[a] > 1) {
 		j = sa_below(&x->rng, x->tn[a] - 1);
@@ -478,7 +463,7 @@ static void sa_run(struct sa *x)
 		sa_pick(x, &d1, &d2);
 		sa_swap(x, d1, d2);
 		e = sa_energy(x);
-		if (e > cur && sa_unit(&x->rng) >= exp(((double)cur - (double)e) / t)) {
+		if (e > cur && rng_unit(&x->rng) >= exp(((double)cur - (double)e) / t)) {
 			sa_swap(x, d1, d2); /* rejected */
 			continue;
 		}
