@@ -341,6 +341,24 @@ static json_t *routing_obj(const struct rec_run *r)
 	return done(o, err);
 }
 
+/* The scheduler's counts, or null when the run did not say. */
+static json_t *sched_obj(const struct col_summary_meta *meta)
+{
+	const struct col_sched_counts *c = meta ? meta->sched : NULL;
+	json_t *o;
+	int err = 0;
+
+	if (!c || !c->known)
+		return json_null();
+	o = json_object();
+	if (!o)
+		return NULL;
+	err |= set(o, "fragmented_jobs", json_integer(c->frag_jobs));
+	err |= set(o, "fragmented_tries", json_integer(c->frag_tries));
+	err |= set(o, "rewires", json_integer(c->rewires));
+	return done(o, err);
+}
+
 json_t *col_summary_json(const struct rec_run *r, const struct col_metrics *m,
 			 const struct col_summary_meta *meta)
 {
@@ -366,6 +384,7 @@ json_t *col_summary_json(const struct rec_run *r, const struct col_metrics *m,
 	err |= set(o, "flows", obj(flows_obj, m));
 	err |= set(o, "links", links_arr(m));
 	err |= set(o, "routing", routing_obj(r));
+	err |= set(o, "scheduler", sched_obj(meta));
 	return done(o, err);
 }
 

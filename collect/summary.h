@@ -6,6 +6,7 @@
 #define COLLECT_SUMMARY_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "collect/metrics.h"
@@ -15,11 +16,20 @@
 /* 15 significant digits: any value with at most 15 reads back exactly, and 0.1 prints as 0.1 */
 #define COL_SUMMARY_DUMP_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(15))
 
+/* What the job scheduler counted (vClos §7, Table 2): jobs that waited although enough GPUs
+ * were free (the placement found no servers or network for them: fragmentation), the
+ * attempts to start them so, and the OCS reconfigurations its placements made. */
+struct col_sched_counts {
+	bool known; /* false: a folder from before these counts */
+	uint32_t frag_jobs, frag_tries, rewires;
+};
+
 /* Names the summary carries; borrowed, each may be NULL. */
 struct col_summary_meta {
 	const char *scenario;
 	const char *run_id;
 	const char *backend; /* "emulation" (also for NULL) or "sim": no fidelity verdict then */
+	const struct col_sched_counts *sched;
 };
 
 /* The summary of r (whose metrics m are) as a new JSON object, NULL on ENOMEM. */

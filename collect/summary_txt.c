@@ -144,6 +144,18 @@ static void routing(struct col_out *o, const struct rec_run *r)
 			x.paths_ms_max);
 }
 
+/* Fragmentation and rewires, when the scheduler saw any. */
+static void sched_counts(struct col_out *o, const struct col_summary_meta *meta)
+{
+	const struct col_sched_counts *c = meta ? meta->sched : NULL;
+
+	if (c && c->known && (c->frag_jobs || c->rewires))
+		col_out_printf(o,
+			       "scheduler: %u jobs waited with enough GPUs free (fragmentation; "
+			       "%u tries), %u OCS rewires\n",
+			       c->frag_jobs, c->frag_tries, c->rewires);
+}
+
 int col_summary_txt(char *buf, size_t len, const struct rec_run *r, const struct col_metrics *m,
 		    const struct col_summary_meta *meta)
 {
@@ -154,6 +166,7 @@ int col_summary_txt(char *buf, size_t len, const struct rec_run *r, const struct
 	jobs(&o, r, m);
 	totals(&o, m);
 	routing(&o, r);
+	sched_counts(&o, meta);
 	return col_out_ret(&o);
 }
 

@@ -48,7 +48,8 @@ static uint32_t lone_alltoall(const struct cmd_world *w, uint32_t *eps)
 	cfg.placement_order = wl->rank_order == EXP_RANK_PLACEMENT;
 	if (sched_init(&s, w->t, &cfg))
 		return 0;
-	if (!sched_submit(&s, 0, wl->jobs.v[0].gpus, &d) && !sched_next(&s, &placed) && placed) {
+	if (!sched_submit(&s, 0, wl->jobs.v[0].gpus, UINT64_MAX, &d) && !sched_next(&s, &placed) &&
+	    placed) {
 		n = wl->jobs.v[0].gpus;
 		memcpy(eps, placed, n * sizeof(*eps));
 	}

@@ -215,6 +215,10 @@ static int report(struct run *r, const char *dir, const struct cmd_run_opts *o, 
 	snprintf(info.scenario, sizeof(info.scenario), "%.63s", r->e->s.name);
 	snprintf(info.run_id, sizeof(info.run_id), "%.127s", slash ? slash + 1 : dir);
 	snprintf(info.backend, sizeof(info.backend), "%s", r->be->name);
+	info.sched = (struct col_sched_counts){.known = true,
+					       .frag_jobs = r->sched.frag_jobs,
+					       .frag_tries = r->sched.frag_tries,
+					       .rewires = r->rewires};
 	res_info_normalize(&info);
 	err = run_write(r, dir, d);
 	err = err ? err : res_report(dir, &info, &x, &txt, &warn, d);

@@ -24,6 +24,7 @@ struct exp_job {
 	uint32_t group; /* 0 = default */
 	uint32_t iterations; /* 0 = workload.iterations */
 	uint64_t arrival_ns;
+	uint64_t deadline_ns; /* due this long after arrival (0: none) */
 	double params; /* custom: parameter count */
 	uint32_t bytes_per_param; /* custom, default 4 */
 	uint64_t bytes; /* override of the collective size M */

@@ -349,6 +349,22 @@ void res_info_normalize(struct res_info *info)
 	info->dilation = strtod(b, NULL);
 }
 
+/* summary.json's scheduler counts; absent or null: not known. */
+static void sched_from(const json_t *o, struct col_sched_counts *c)
+{
+	const json_t *fj = json_object_get(o, "fragmented_jobs");
+	const json_t *ft = json_object_get(o, "fragmented_tries");
+	const json_t *rw = json_object_get(o, "rewires");
+
+	memset(c, 0, sizeof(*c));
+	if (!json_is_integer(fj) || !json_is_integer(ft) || !json_is_integer(rw))
+		return;
+	c->known = true;
+	c->frag_jobs = (uint32_t)json_integer_value(fj);
+	c->frag_tries = (uint32_t)json_integer_value(ft);
+	c->rewires = (uint32_t)json_integer_value(rw);
+}
+
 static int info_from(const json_t *j, struct res_info *info)
 {
 	const json_t *run = json_object_get(j, "run"), *end = json_object_get(run, "end_ns");
@@ -365,6 +381,7 @@ static int info_from(const json_t *j, struct res_info *info)
 	snprintf(info->backend, sizeof(info->backend), "%s", be ? be : "emulation");
 	info->dilation = json_number_value(json_object_get(run, "dilation"));
 	info->t_end = json_is_integer(end) ? json_integer_value(end) : REC_NEVER;
+	sched_from(json_object_get(j, "scheduler"), &info->sched);
 	return info->dilation > 0 ? 0 : -EINVAL;
 }
 
@@ -413,7 +430,7 @@ static int write_summary(const char *dir, const struct rec_run *rec, const struc
 			 const struct res_info *info, char **txt, struct diag *d)
 {
 	struct col_summary_meta meta = {info->scenario, info->run_id,
-					info->backend[0] ? info->backend : NULL};
+					info->backend[0] ? info->backend : NULL, &info->sched};
 	char *json = col_summary_dumps(rec, m, &meta), *text = NULL;
 	int n = col_summary_txt(NULL, 0, rec, m, &meta), r = -ENOMEM;
 

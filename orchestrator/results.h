@@ -10,6 +10,7 @@
 
 #include "collect/metrics.h"
 #include "collect/records.h"
+#include "collect/summary.h"
 #include "collect/topo_json.h"
 #include "lib/diag.h"
 #include "model/scenario.h"
@@ -22,6 +23,7 @@ struct res_info {
 	char backend[16]; /* "emulation" or "sim"; empty reads as emulation */
 	double dilation;
 	int64_t t_end; /* when the run ended, emulated ns */
+	struct col_sched_counts sched; /* summary.json's scheduler object */
 };
 
 /* Rounds the dilation as summary.json prints it, so a report read back from the file gives

@@ -22,7 +22,8 @@ static int first_jobs(const struct cmd_world *w, struct sched *s, uint32_t *eps_
 	int j, err = 0;
 
 	for (k = 0; k < w->jobs.n && !w->jobs.v[k].arrival_ns; k++)
-		if (sched_submit(s, w->jobs.v[k].id, w->jobs.v[k].gpus, d))
+		if (sched_submit(s, w->jobs.v[k].id, w->jobs.v[k].gpus, job_due_ns(&w->jobs.v[k]),
+				 d))
 			return 0; /* run_jobs_fit said why already; nothing to add */
 	while (!err && (j = sched_next(s, &eps)) >= 0) {
 		const struct job_spec *js = &w->jobs.v[j];

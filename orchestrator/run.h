@@ -121,6 +121,7 @@ struct run {
 	bool stopping;
 	char route_why[16]; /* a routing policy's trigger since its last decision, or "" */
 	int64_t route_event; /* the first failure or rewire since then (-1: none) */
+	uint32_t rewires; /* OCS reconfigurations the scheduler's placements made */
 };
 
 /* Jobs of the workload, in arrival order, ids 0.. (paper units): its jobs entries, generated

@@ -41,6 +41,7 @@ static void apply_overrides(const struct experiment *e, const struct exp_job *x,
 	}
 	j->iterations = x->iterations ? x->iterations : e->w.iterations;
 	j->arrival_ns = x->arrival_ns;
+	j->deadline_ns = x->deadline_ns;
 }
 
 /* A job that inherits its algorithm (workload.algorithm, generate.algorithm, a trace's) and
@@ -51,6 +52,36 @@ static void fit_algo(struct job_spec *j)
 		j->algo = coll_algo_default(j->kind);
 }
 
+/* A catalogue model's job. A model the papers give no size for (moe) takes the entry's
+ * `bytes`, as its message asks. */
+static int model_job(const struct exp_job *x, enum coll_algo algo, struct job_spec *j,
+		     struct diag *d)
+{
+	const struct job_model *m = job_model_find(x->model);
+	struct job_model sized;
+
+	if (m && m->params <= 0 && x->bytes) {
+		sized = *m;
+		sized.params = (double)((x->bytes + m->bytes_per_param - 1) / m->bytes_per_param);
+		m = &sized;
+	}
+	return job_from_model(m, x->gpus, algo, j, d);
+}
+
+/* A generated or traced hier-ring job's group is a server's GPUs; a job within one server,
+ * or not whole servers, runs a ring instead (no second level to build). */
+static void fit_group(const struct experiment *e, struct job_spec *j)
+{
+	uint32_t g = e->s.topology.ls.gpus_per_server;
+
+	if (j->algo != COLL_HIER_RING || j->group)
+		return;
+	if (g > 1 && j->gpus > g && j->gpus % g == 0)
+		j->group = g;
+	else
+		j->algo = COLL_RING;
+}
+
 static int explicit_job(const struct experiment *e, const struct exp_job *x, job_list *out,
 			struct diag *d)
 {
@@ -59,7 +90,7 @@ static int explicit_job(const struct experiment *e, const struct exp_job *x, job
 	int r = 0;
 
 	if (x->model[0])
-		r = job_from_model(job_model_find(x->model), x->gpus, algo, &j, d);
+		r = model_job(x, algo, &j, d);
 	else
 		custom_job(x, &j);
 	if (r)
@@ -118,8 +149,10 @@ int run_resolve_jobs(const struct experiment *e, job_list *out, struct diag *d)
 		r = trace_jobs(e, out, d);
 	if (r)
 		return r;
-	for (i = e->w.jobs.n; i < out->n; i++) /* generated and traced jobs inherit theirs */
+	for (i = e->w.jobs.n; i < out->n; i++) { /* generated and traced jobs inherit theirs */
 		fit_algo(&out->v[i]);
+		fit_group(e, &out->v[i]);
+	}
 	for (i = 0; i < out->n; i++)
 		out->v[i].id = (uint32_t)i; /* ties keep the file's order */
 	if (out->n)
@@ -144,6 +177,26 @@ static void job_where(const struct experiment *e, const struct job_spec *j, char
 static bool skippable(const struct experiment *e, const struct job_spec *j)
 {
 	return e->w.trace_oversize == EXP_OVERSIZE_SKIP && j->line && !j->col;
+}
+
+/* vClos §9.7's EDF orders jobs by deadline: every job needs one. */
+static int run_jobs_due(const struct experiment *e, const job_list *jobs, struct diag *d)
+{
+	char where[600];
+	size_t i;
+
+	for (i = 0; e->sched.queue == SCHED_EDF && i < jobs->n; i++) {
+		if (jobs->v[i].deadline_ns)
+			continue;
+		job_where(e, &jobs->v[i], where, sizeof(where));
+		return diag_set(d, -EINVAL,
+				"%s: job %zu has no deadline, but scheduler.queue: edf (%s:%u:%u) "
+				"starts jobs by deadline; give every job one (a jobs entry's "
+				"`deadline`, a trace's `deadline` column, or "
+				"workload.generate.deadline_slack)",
+				where, i, e->s.path, e->sched.qline, e->sched.qcol);
+	}
+	return 0;
 }
 
 int run_jobs_fit(const struct experiment *e, job_list *jobs, const struct topo *t,
@@ -172,7 +225,7 @@ int run_jobs_fit(const struct experiment *e, job_list *jobs, const struct topo *
 		}
 	}
 	jobs->n = k;
-	return 0;
+	return run_jobs_due(e, jobs, d);
 }
 
 /* The slowest endpoint NIC, emulated: what a contention-free collective runs at. */

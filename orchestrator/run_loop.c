@@ -27,7 +27,8 @@ static void arrivals(struct run *r, int64_t now)
 		struct run_job *rj = &r->jobs[r->next_arrival];
 
 		rj->submitted = true;
-		if (sched_submit(&r->sched, rj->spec.id, rj->spec.gpus, &d)) {
+		if (sched_submit(&r->sched, rj->spec.id, rj->spec.gpus, job_due_ns(&rj->spec),
+				 &d)) {
 			rj->status = REC_FAILED;
 			snprintf(rj->reason, sizeof(rj->reason), "%.*s",
 				 (int)sizeof(rj->reason) - 1, d.msg);

@@ -446,10 +446,37 @@ static const struct scn_yaml_keyword algo_names[] = {
 	{NULL, 0},
 };
 
+/* workload.generate.algorithms: a non-empty list of algorithm names. */
+static int set_algos(struct scn_yaml_ctx *c, yaml_node_t *n,
+		     __attribute__((unused)) const struct scn_yaml_field *f)
+{
+	const struct scn_yaml_keyword *kw;
+	yaml_node_item_t *it;
+	const char *v;
+
+	if (n->type != YAML_SEQUENCE_NODE ||
+	    n->data.sequence.items.start == n->data.sequence.items.top)
+		return scn_yaml_fail_value(c, n, "a list of algorithm names", "");
+	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+		v = scn_yaml_text(node(c, *it));
+		for (kw = algo_names; v && kw->name && strcmp(v, kw->name); kw++)
+			;
+		if (!v || !kw->name)
+			return scn_yaml_fail_value(c, node(c, *it),
+						   "ring, hd, pairwise, hier-ring, shard-rings or "
+						   "direct",
+						   "");
+		if (vec_push(&c->e->w.gen.algos, (enum coll_algo)kw->value))
+			return diag_set(c->d, -ENOMEM, "%s: out of memory", c->file);
+	}
+	return 0;
+}
+
 static const struct scn_yaml_keyword queue_names[] = {
 	{"fifo", SCHED_FIFO},
 	{"backfill", SCHED_BACKFILL},
 	{"smallest-first", SCHED_SMALLEST_FIRST},
+	{"edf", SCHED_EDF},
 	{NULL, 0},
 };
 
@@ -479,10 +506,12 @@ static const struct scn_yaml_field generate_fields[] = {
 	FIELD("sizes", set_sizes, w.gen.sizes, __typeof__(((BASE *)0)->w.gen.sizes), true),
 	FIELD("models", set_models, w.gen.models, __typeof__(((BASE *)0)->w.gen.models), true),
 	ENUM("algorithm", w.gen.algo, enum coll_algo, false, algo_names),
+	FIELD("algorithms", set_algos, w.gen.algos, __typeof__(((BASE *)0)->w.gen.algos), false),
 	UINT("iterations", w.gen.iterations, false, 1, 1000000),
 	FIELD("duration_mean", scn_yaml_time, w.gen.dur_mean_ns, uint64_t, false),
 	FIELD("duration_min", scn_yaml_time, w.gen.dur_min_ns, uint64_t, false),
 	FIELD("duration_max", scn_yaml_time, w.gen.dur_max_ns, uint64_t, false),
+	FIELD("deadline_slack", scn_yaml_number, w.gen.deadline_slack, double, false),
 };
 
 static const struct scn_yaml_field trace_fields[] = {
@@ -571,6 +600,7 @@ static const struct scn_yaml_field job_fields[] = {
 	UINT("group", group, false, 1, HOSTS_MAX),
 	UINT("iterations", iterations, false, 1, 1000000),
 	FIELD("arrival", scn_yaml_time, arrival_ns, uint64_t, false),
+	FIELD("deadline", scn_yaml_time, deadline_ns, uint64_t, false),
 	FIELD("params", scn_yaml_number, params, double, false),
 	UINT("bytes_per_param", bytes_per_param, false, 1, 16),
 	FIELD("bytes", scn_yaml_size, bytes, uint64_t, false),
@@ -633,11 +663,15 @@ static const struct section workload_sec = TABLE(workload_fields, workload_check
 /* Where placement is given, for top_check's look at it with the topology. */
 static int scheduler_check(struct scn_yaml_ctx *c, const struct map_read *m)
 {
-	yaml_node_t *n = given(m, "placement");
+	yaml_node_t *n = given(m, "placement"), *q = given(m, "queue");
 
 	if (n) {
 		c->e->sched.line = (uint32_t)n->start_mark.line + 1;
 		c->e->sched.col = (uint32_t)n->start_mark.column + 1;
+	}
+	if (q) {
+		c->e->sched.qline = (uint32_t)q->start_mark.line + 1;
+		c->e->sched.qcol = (uint32_t)q->start_mark.column + 1;
 	}
 	return 0;
 }

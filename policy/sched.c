@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* The job scheduler (see sched.h): a FIFO queue, strict (seed 001 §7 pitfall 18) or with
- * backfilling, over first-fit or seeded random placement, ranks laid out leaf-major. */
+/* The job scheduler (see sched.h): a queue (strict FIFO as the vClos authors' code, with
+ * backfilling, smallest-first or EDF) over first-fit, seeded random or vClos placement,
+ * ranks laid out leaf-major. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -174,7 +175,7 @@ bool sched_gpus_fit(uint32_t n_ep, uint32_t gpus)
 	return gpus && gpus <= n_ep;
 }
 
-int sched_submit(struct sched *s, uint32_t job, uint32_t gpus, struct diag *d)
+int sched_submit(struct sched *s, uint32_t job, uint32_t gpus, uint64_t due, struct diag *d)
 {
 	struct sched_job *j;
 	int err;
@@ -194,7 +195,7 @@ int sched_submit(struct sched *s, uint32_t job, uint32_t gpus, struct diag *d)
 	if (vec_push(&s->queue, job))
 		return diag_set(d, -ENOMEM, "out of memory queueing job %u", job);
 	j = &s->jobs.v[job];
-	*j = (struct sched_job){.id = job, .gpus = gpus, .waiting = true};
+	*j = (struct sched_job){.id = job, .gpus = gpus, .due = due, .waiting = true};
 	return 0;
 }
 
@@ -216,6 +217,13 @@ static int sched_claim(struct sched *s, const uint32_t *eps, uint32_t n)
 	return -EINVAL;
 }
 
+static void sched_note_frag(struct sched *s, struct sched_job *j)
+{
+	s->frag_tries++;
+	s->frag_jobs += !j->fragmented;
+	j->fragmented = true;
+}
+
 static int sched_try_start(struct sched *s, uint32_t id)
 {
 	struct sched_job *j = &s->jobs.v[id];
@@ -228,6 +236,8 @@ static int sched_try_start(struct sched *s, uint32_t id)
 		return -ENOMEM;
 	eps = s->assign.v + s->assign.n;
 	err = s->place(s, id, j->gpus, eps);
+	if (err == -EAGAIN) /* enough GPUs free, but not placeable: vClos §7 fragmentation */
+		sched_note_frag(s, j);
 	if (!err)
 		err = sched_claim(s, eps, j->gpus);
 	if (err && s->vc && err != -EAGAIN && id < s->vc_allocs.n && s->vc_allocs.v[id].n) {
@@ -250,14 +260,19 @@ static void sched_dequeue(struct sched *s, size_t qi)
 	s->queue.n--;
 }
 
-/* The queue position of the waiting job with the fewest GPUs, the earliest of those. */
-static size_t sched_smallest(const struct sched *s)
+/* The queue position of the waiting job that goes first: the fewest GPUs (smallest-first)
+ * or the earliest due (EDF), the earliest arrival of those. */
+static size_t sched_pick(const struct sched *s)
 {
+	const struct sched_job *a, *b;
 	size_t qi, best = 0;
 
-	for (qi = 1; qi < s->queue.n; qi++)
-		if (s->jobs.v[s->queue.v[qi]].gpus < s->jobs.v[s->queue.v[best]].gpus)
+	for (qi = 1; qi < s->queue.n; qi++) {
+		a = &s->jobs.v[s->queue.v[qi]];
+		b = &s->jobs.v[s->queue.v[best]];
+		if (s->cfg.queue == SCHED_EDF ? a->due < b->due : a->gpus < b->gpus)
 			best = qi;
+	}
 	return best;
 }
 
@@ -267,8 +282,8 @@ int sched_next(struct sched *s, const uint32_t **eps)
 	uint32_t id;
 	int err;
 
-	if (s->cfg.queue == SCHED_SMALLEST_FIRST && s->queue.n) {
-		qi = sched_smallest(s);
+	if ((s->cfg.queue == SCHED_SMALLEST_FIRST || s->cfg.queue == SCHED_EDF) && s->queue.n) {
+		qi = sched_pick(s); /* vClos §9.7: FF and EDF change the order only */
 		id = s->queue.v[qi];
 		err = sched_try_start(s, id);
 		if (err)

@@ -20,6 +20,8 @@ enum sched_queue {
 			 * reservation for the head: a stream of small jobs can starve it) */
 	SCHED_SMALLEST_FIRST, /* vClos §9.7: the waiting job with the fewest GPUs first (ties:
 			       * the earliest), strict: it blocks the others while it waits */
+	SCHED_EDF, /* vClos §9.7: the waiting job due first (arrival + deadline; ties: the
+		    * earliest), strict as well */
 };
 
 enum sched_place {
@@ -35,6 +37,7 @@ struct sched_cfg {
 	bool placement_order; /* ranks in the order placed, not leaf-major */
 	uint32_t gpus_per_server; /* vclos: GPUs per server (T); 0 or 1: one each */
 	uint32_t line, col; /* where the file gives scheduler.placement; 0 if it does not */
+	uint32_t qline, qcol; /* where it gives scheduler.queue; 0 if it does not */
 };
 
 /* Chooses n endpoints among the free ones for a job. Writes endpoint indexes (0..n_ep-1)
@@ -45,8 +48,10 @@ typedef int (*sched_place_fn)(struct sched *s, uint32_t job, uint32_t n, uint32_
 struct sched_job {
 	uint32_t id;
 	uint32_t gpus;
+	uint64_t due; /* SCHED_EDF's key: arrival + deadline, any one clock */
 	bool running;
 	bool waiting;
+	bool fragmented; /* it waited once while enough GPUs were free */
 	uint32_t first; /* its endpoints are sched.assign[first .. first+gpus) while running */
 };
 
@@ -61,6 +66,9 @@ struct sched {
 	VEC(uint32_t) assign; /* endpoints of started jobs, in rank order */
 	uint64_t rng;
 	sched_place_fn place;
+	/* vClos §7, Table 2: the head could not start although enough GPUs were free (network
+	 * fragmentation, or locality); attempts, and distinct jobs */
+	uint32_t frag_tries, frag_jobs;
 	struct vclos *vc; /* SCHED_VCLOS: the leaves' servers and the leaf-spine links */
 	VEC(struct vclos_alloc) vc_allocs; /* SCHED_VCLOS: by job id, while running */
 };
@@ -71,9 +79,10 @@ struct sched {
 int sched_init(struct sched *s, const struct topo *t, const struct sched_cfg *cfg);
 void sched_done(struct sched *s);
 
-/* A job arrives, needing gpus endpoints. -EINVAL if it can never fit (more GPUs than the
- * cluster has, or none) or its id exceeds INT_MAX, -EEXIST if the id came before; d says so. */
-int sched_submit(struct sched *s, uint32_t job, uint32_t gpus, struct diag *d);
+/* A job arrives, needing gpus endpoints, due at `due` (SCHED_EDF's order; any clock, the
+ * same for every job). -EINVAL if it can never fit (more GPUs than the cluster has, or none)
+ * or its id exceeds INT_MAX, -EEXIST if the id came before; d says so. */
+int sched_submit(struct sched *s, uint32_t job, uint32_t gpus, uint64_t due, struct diag *d);
 
 /* Whether a job of gpus GPUs can ever be placed on n_ep endpoints (sched_submit's rule). */
 bool sched_gpus_fit(uint32_t n_ep, uint32_t gpus);

@@ -55,6 +55,8 @@ struct job_spec {
 	uint64_t duration_ns; /* contention-free length of the whole job, paper time (0: none);
 			       * when set, compute and bytes follow it (job_fit_duration) */
 	uint32_t elem; /* collective element size: the model's bytes_per_param (0 means 4) */
+	uint64_t deadline_ns; /* due this long after its arrival, paper time (0: none; vClos
+			       * §9.7's EDF queue orders by arrival + deadline) */
 	uint32_t line, col; /* where a file gives it: a jobs entry's line:col in the scenario, a
 			     * trace row's line (col 0); 0:0 when generated */
 };
@@ -67,6 +69,13 @@ struct job_spec {
  * (HIER_RING's group, GPUs per server, is the caller's). 0 or -EINVAL with a message. */
 int job_from_model(const struct job_model *m, uint32_t gpus, enum coll_algo algo,
 		   struct job_spec *out, struct diag *d);
+
+/* When j is due, paper time since the workload's start (arrival + deadline), or UINT64_MAX
+ * without a deadline. */
+static inline uint64_t job_due_ns(const struct job_spec *j)
+{
+	return j->deadline_ns ? j->arrival_ns + j->deadline_ns : UINT64_MAX;
+}
 
 /* Compute time of one iteration in paper time: compute_ns if set, else derived from alpha
  * as compute = T_comm (1 - alpha) / alpha, where T_comm is the contention-free collective
@@ -94,10 +103,15 @@ struct workload_gen {
 	VEC(struct job_size_weight) sizes; /* job-size distribution */
 	VEC(char *) models; /* chosen uniformly per job (owned strings) */
 	enum coll_algo algo;
+	VEC(enum coll_algo)
+	algos; /* if any: chosen uniformly per job instead of algo (vClos
+		* §8: Ring, hierarchical Ring or HD at random) */
 	uint32_t iterations;
 	/* job durations (0: from the models): exponential of this mean, clamped to [min, max]
 	 * and rounded down to 100 s, as the vClos paper's simulator treats Helios durations */
 	uint64_t dur_mean_ns, dur_min_ns, dur_max_ns;
+	double deadline_slack; /* > 0: each job is due deadline_slack x its duration after it
+				* arrives (needs dur_mean_ns); 0: no deadlines */
 };
 
 typedef VEC(struct job_spec) job_list;
@@ -111,7 +125,8 @@ int workload_generate(const struct workload_gen *g, job_list *out, struct diag *
  * then one job per row. Recognised columns (Helios and Philly style, case-insensitive):
  * submit time as `submit_time` / `submitted_time` / `arrival` (seconds, or date-times
  * `YYYY-MM-DD HH:MM:SS` read as UTC; relative or absolute: the earliest is subtracted),
- * GPU count as `gpu_num` / `num_gpus` / `gpus`, and optionally `model` (a catalogue name).
+ * GPU count as `gpu_num` / `num_gpus` / `gpus`, and optionally `model` (a catalogue name)
+ * and `deadline` (seconds after the submit time the job is due; empty: none).
  * Fields may be quoted (RFC 4180, within one line); blank lines and lines starting with `#`
  * are skipped; a row with more fields than the header is an error. Rows with 0 GPUs are
  * skipped (CPU jobs). Each job is made from `model` (or default_model) with algo and

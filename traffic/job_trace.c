@@ -32,7 +32,7 @@ struct tr_ctx {
 	unsigned line;
 	bool have_header;
 	size_t nfields; /* fields of the header */
-	struct tr_col submit, gpus, model;
+	struct tr_col submit, gpus, model, deadline;
 	enum tr_time_kind time_kind;
 	const char *default_model;
 	enum coll_algo algo;
@@ -47,6 +47,7 @@ struct tr_ctx {
 static const char *const tr_submit_names[] = {"submit_time", "submitted_time", "arrival", NULL};
 static const char *const tr_gpu_names[] = {"gpu_num", "num_gpus", "gpus", NULL};
 static const char *const tr_model_names[] = {"model", NULL};
+static const char *const tr_deadline_names[] = {"deadline", NULL};
 
 static bool tr_blank(char c)
 {
@@ -175,6 +176,8 @@ static int tr_header(struct tr_ctx *c)
 			err = tr_col_match(c, &c->gpus, tr_get(c, (int)i), (int)i);
 		if (!err)
 			err = tr_col_match(c, &c->model, tr_get(c, (int)i), (int)i);
+		if (!err)
+			err = tr_col_match(c, &c->deadline, tr_get(c, (int)i), (int)i);
 	}
 	if (!err)
 		err = tr_col_need(c, &c->submit);
@@ -332,6 +335,26 @@ static int tr_time(struct tr_ctx *c, uint64_t *ns)
 	return 0;
 }
 
+/* The optional deadline column: seconds after the submit time; empty or absent: none. */
+static int tr_deadline(struct tr_ctx *c, uint64_t *ns)
+{
+	const char *s;
+	int err;
+
+	*ns = 0;
+	if (c->deadline.idx < 0)
+		return 0;
+	err = tr_value(c, &c->deadline, &s);
+	if (err || !*s)
+		return err;
+	if (tr_seconds(s, ns) || !*ns)
+		return diag_set(c->d, -EINVAL,
+				"%s:%u: %s: expected seconds after the submit time (> 0), got "
+				"'" TR_SHOW "'",
+				c->file, c->line, c->deadline.name, s);
+	return 0;
+}
+
 static int tr_unknown_model(struct tr_ctx *c, const char *name)
 {
 	char known[512];
@@ -366,7 +389,7 @@ static int tr_row(struct tr_ctx *c)
 	const struct job_model *m = NULL;
 	struct job_spec *j;
 	uint32_t gpus = 0;
-	uint64_t t = 0;
+	uint64_t t = 0, due = 0;
 	int err;
 
 	if (c->off.n > c->nfields)
@@ -379,6 +402,8 @@ static int tr_row(struct tr_ctx *c)
 		return err;
 	err = tr_time(c, &t);
 	if (!err)
+		err = tr_deadline(c, &due);
+	if (!err)
 		err = tr_model(c, &m);
 	if (err)
 		return err;
@@ -390,6 +415,7 @@ static int tr_row(struct tr_ctx *c)
 		return diag_wrap(c->d, err, "%s:%u: ", c->file, c->line);
 	j->id = (uint32_t)(c->out->n - 1 - c->n0); /* file order, the sort's tie-break */
 	j->arrival_ns = t;
+	j->deadline_ns = due;
 	j->iterations = c->iterations;
 	j->line = c->line;
 	return 0;
@@ -467,6 +493,7 @@ int workload_trace_parse(const char *name, const char *text, size_t len, const c
 		.submit = {"submit time", tr_submit_names, -1, ""},
 		.gpus = {"GPU count", tr_gpu_names, -1, ""},
 		.model = {"model", tr_model_names, -1, "model"},
+		.deadline = {"deadline", tr_deadline_names, -1, "deadline"},
 		.default_model = default_model,
 		.algo = algo,
 		.iterations = iterations,

@@ -57,6 +57,13 @@ static int wl_check(const struct workload_gen *g, double *total, struct diag *d)
 		return diag_set(d, -EINVAL, "the workload names no models");
 	if (g->dur_max_ns && g->dur_min_ns > g->dur_max_ns)
 		return diag_set(d, -EINVAL, "duration_min is above duration_max");
+	if (g->deadline_slack &&
+	    (!g->dur_mean_ns || !(g->deadline_slack >= 1) || isinf(g->deadline_slack)))
+		return diag_set(d, -EINVAL,
+				"deadline_slack %g: expected a finite number >= 1 and a "
+				"duration_mean (a job is due that many times its duration after "
+				"it arrives)",
+				g->deadline_slack);
 	vec_for_each (&g->models, m) {
 		if (!job_model_find(*m))
 			return diag_set(d, -EINVAL, "unknown model '%s'", *m ? *m : "");
@@ -83,12 +90,15 @@ static int wl_one(const struct workload_gen *g, double total, uint64_t *rng, uin
 	struct job_spec *j;
 	uint32_t gpus = wl_pick_size(g, total, rng);
 	size_t mi = (size_t)(rng_unit(rng) * (double)g->models.n);
+	enum coll_algo algo = g->algo;
 	int err;
 
 	j = vec_grow(out);
 	if (!j)
 		return diag_set(d, -ENOMEM, "out of memory for the workload");
-	err = job_from_model(job_model_find(g->models.v[mi]), gpus, g->algo, j, d);
+	if (g->algos.n) /* drawn after the model: streams without algos stay as they were */
+		algo = g->algos.v[(size_t)(rng_unit(rng) * (double)g->algos.n)];
+	err = job_from_model(job_model_find(g->models.v[mi]), gpus, algo, j, d);
 	if (err)
 		return diag_wrap(d, err, "job %zu: ", out->n - 1);
 	j->id = (uint32_t)(out->n - 1);
@@ -96,6 +106,8 @@ static int wl_one(const struct workload_gen *g, double total, uint64_t *rng, uin
 	j->iterations = g->iterations;
 	if (g->dur_mean_ns)
 		j->duration_ns = wl_duration(g, rng);
+	if (g->deadline_slack) /* vClos §9.7 gives no deadlines: the user's slack */
+		j->deadline_ns = (uint64_t)((double)j->duration_ns * g->deadline_slack);
 	return 0;
 }
 
@@ -125,4 +137,5 @@ void workload_gen_done(struct workload_gen *g)
 		free(*m);
 	vec_free(&g->models);
 	vec_free(&g->sizes);
+	vec_free(&g->algos);
 }

@@ -110,12 +110,12 @@ static void test_fifo_head_blocks(void **state)
 
 	(void)state;
 	t_load(&w, 4, 4, SCHED_FIFO, SCHED_FIRST_FIT, 1);
-	assert_int_equal(sched_submit(&w.s, 0, 12, &d), 0);
+	assert_int_equal(sched_submit(&w.s, 0, 12, UINT64_MAX, &d), 0);
 	assert_int_equal(sched_next(&w.s, &eps), 0);
 	assert_int_equal(eps[0], 0);
 	assert_int_equal(eps[11], 11);
-	assert_int_equal(sched_submit(&w.s, 1, 8, &d), 0);
-	assert_int_equal(sched_submit(&w.s, 2, 2, &d), 0);
+	assert_int_equal(sched_submit(&w.s, 1, 8, UINT64_MAX, &d), 0);
+	assert_int_equal(sched_submit(&w.s, 2, 2, UINT64_MAX, &d), 0);
 	/* 4 GPUs free: job 2 would fit, but strict FIFO keeps it behind job 1 */
 	assert_int_equal(sched_next(&w.s, &eps), -EAGAIN);
 	assert_int_equal(sched_waiting(&w.s), 2);
@@ -141,10 +141,10 @@ static void test_backfill_overtakes(void **state)
 
 	(void)state;
 	t_load(&w, 4, 4, SCHED_BACKFILL, SCHED_FIRST_FIT, 1);
-	assert_int_equal(sched_submit(&w.s, 0, 12, &d), 0);
+	assert_int_equal(sched_submit(&w.s, 0, 12, UINT64_MAX, &d), 0);
 	assert_int_equal(sched_next(&w.s, &eps), 0);
-	assert_int_equal(sched_submit(&w.s, 1, 8, &d), 0);
-	assert_int_equal(sched_submit(&w.s, 2, 2, &d), 0);
+	assert_int_equal(sched_submit(&w.s, 1, 8, UINT64_MAX, &d), 0);
+	assert_int_equal(sched_submit(&w.s, 2, 2, UINT64_MAX, &d), 0);
 	assert_int_equal(sched_next(&w.s, &eps), 2);
 	assert_int_equal(eps[0], 12);
 	assert_int_equal(eps[1], 13);
@@ -164,14 +164,14 @@ static void test_submit_errors(void **state)
 
 	(void)state;
 	t_load(&w, 4, 4, SCHED_FIFO, SCHED_FIRST_FIT, 1);
-	assert_int_equal(sched_submit(&w.s, 5, 17, &d), -EINVAL);
+	assert_int_equal(sched_submit(&w.s, 5, 17, UINT64_MAX, &d), -EINVAL);
 	assert_string_equal(d.msg, "job 5 needs 17 GPUs but the cluster has 16");
 	diag_clear(&d);
-	assert_int_equal(sched_submit(&w.s, 5, 0, &d), -EINVAL);
+	assert_int_equal(sched_submit(&w.s, 5, 0, UINT64_MAX, &d), -EINVAL);
 	assert_string_equal(d.msg, "job 5 needs no GPUs");
 	diag_clear(&d);
-	assert_int_equal(sched_submit(&w.s, 5, 16, &d), 0);
-	assert_int_equal(sched_submit(&w.s, 5, 1, &d), -EEXIST);
+	assert_int_equal(sched_submit(&w.s, 5, 16, UINT64_MAX, &d), 0);
+	assert_int_equal(sched_submit(&w.s, 5, 1, UINT64_MAX, &d), -EEXIST);
 	assert_string_equal(d.msg, "job 5 was already submitted");
 	assert_int_equal(sched_waiting(&w.s), 1);
 	t_free(&w);
@@ -197,10 +197,10 @@ static void test_place_checked(void **state)
 
 	(void)state;
 	t_load(&w, 4, 4, SCHED_FIFO, SCHED_FIRST_FIT, 1);
-	assert_int_equal(sched_submit(&w.s, 0, 4, &d), 0);
+	assert_int_equal(sched_submit(&w.s, 0, 4, UINT64_MAX, &d), 0);
 	assert_int_equal(sched_next(&w.s, &eps), 0);
 	w.s.place = t_place_bad;
-	assert_int_equal(sched_submit(&w.s, 1, 4, &d), 0);
+	assert_int_equal(sched_submit(&w.s, 1, 4, UINT64_MAX, &d), 0);
 	assert_int_equal(sched_next(&w.s, &eps), -EINVAL);
 	assert_int_equal(w.s.free_n, 12);
 	t_check(&w.s);
@@ -229,7 +229,7 @@ static void test_rank_order(void **state)
 	}
 	assert_int_equal(topo_finalize(t, &d), 0);
 	assert_int_equal(sched_init(&s, t, &cfg), 0);
-	assert_int_equal(sched_submit(&s, 0, 4, &d), 0);
+	assert_int_equal(sched_submit(&s, 0, 4, UINT64_MAX, &d), 0);
 	assert_int_equal(sched_next(&s, &eps), 0);
 	assert_int_equal(eps[0], 0);
 	assert_int_equal(eps[1], 2);
@@ -239,7 +239,7 @@ static void test_rank_order(void **state)
 	cfg.place = SCHED_RANDOM;
 	for (cfg.seed = 0; cfg.seed < 50; cfg.seed++) {
 		assert_int_equal(sched_init(&s, t, &cfg), 0);
-		assert_int_equal(sched_submit(&s, 0, 5, &d), 0);
+		assert_int_equal(sched_submit(&s, 0, 5, UINT64_MAX, &d), 0);
 		assert_int_equal(sched_next(&s, &eps), 0);
 		t_check_rank_order(&s, eps, 5);
 		t_check(&s);
@@ -249,7 +249,7 @@ static void test_rank_order(void **state)
 	cfg = (struct sched_cfg){
 		.queue = SCHED_FIFO, .place = SCHED_FIRST_FIT, .placement_order = true};
 	assert_int_equal(sched_init(&s, t, &cfg), 0);
-	assert_int_equal(sched_submit(&s, 0, 4, &d), 0);
+	assert_int_equal(sched_submit(&s, 0, 4, UINT64_MAX, &d), 0);
 	assert_int_equal(sched_next(&s, &eps), 0);
 	for (i = 0; i < 4; i++)
 		assert_int_equal(eps[i], i);
@@ -267,10 +267,10 @@ static void test_random_uniform(void **state)
 
 	(void)state;
 	t_load(&w, 4, 4, SCHED_FIFO, SCHED_RANDOM, 9);
-	assert_int_equal(sched_submit(&w.s, 0, 8, &d), 0); /* half the cluster held */
+	assert_int_equal(sched_submit(&w.s, 0, 8, UINT64_MAX, &d), 0); /* half the cluster held */
 	assert_int_equal(sched_next(&w.s, &eps), 0);
 	for (i = 1; i <= 16000; i++) {
-		assert_int_equal(sched_submit(&w.s, i, 1, &d), 0);
+		assert_int_equal(sched_submit(&w.s, i, 1, UINT64_MAX, &d), 0);
 		assert_int_equal(sched_next(&w.s, &eps), (int)i);
 		hits[eps[0]]++;
 		sched_finish(&w.s, i);
@@ -338,7 +338,8 @@ static void t_event(struct sched *s, struct t_run *r)
 	for (i = 0; i < r->n; i++)
 		running += r->state[i] == 2;
 	if (r->n < T_MAX_JOBS && (t_rand(&r->rng) % 2 || !running)) {
-		assert_int_equal(sched_submit(s, r->n, sizes[t_rand(&r->rng) % 8], &d), 0);
+		assert_int_equal(sched_submit(s, r->n, sizes[t_rand(&r->rng) % 8], UINT64_MAX, &d),
+				 0);
 		r->state[r->n++] = 1;
 		return;
 	}
@@ -437,8 +438,9 @@ static void test_waits(void **state)
 			}
 			if (next < 400 && arrive[next] == now) {
 				behind[next] = sched_waiting(&w.s) > 0;
-				assert_int_equal(
-					sched_submit(&w.s, next, 1 + t_rand(&rng) % 12, &d), 0);
+				assert_int_equal(sched_submit(&w.s, next, 1 + t_rand(&rng) % 12,
+							      UINT64_MAX, &d),
+						 0);
 				next++;
 			}
 			while ((id = sched_next(&w.s, &eps)) >= 0) {
@@ -471,12 +473,12 @@ static void test_smallest_first(void **state)
 
 	(void)state;
 	t_load(&w, 4, 2, SCHED_SMALLEST_FIRST, SCHED_FIRST_FIT, 1); /* 8 GPUs */
-	assert_int_equal(sched_submit(&w.s, 0, 6, &d), 0);
+	assert_int_equal(sched_submit(&w.s, 0, 6, UINT64_MAX, &d), 0);
 	assert_int_equal(sched_next(&w.s, &eps), 0); /* 2 left */
-	assert_int_equal(sched_submit(&w.s, 1, 4, &d), 0);
-	assert_int_equal(sched_submit(&w.s, 2, 3, &d), 0);
-	assert_int_equal(sched_submit(&w.s, 3, 3, &d), 0);
-	assert_int_equal(sched_submit(&w.s, 4, 2, &d), 0);
+	assert_int_equal(sched_submit(&w.s, 1, 4, UINT64_MAX, &d), 0);
+	assert_int_equal(sched_submit(&w.s, 2, 3, UINT64_MAX, &d), 0);
+	assert_int_equal(sched_submit(&w.s, 3, 3, UINT64_MAX, &d), 0);
+	assert_int_equal(sched_submit(&w.s, 4, 2, UINT64_MAX, &d), 0);
 	assert_int_equal(sched_next(&w.s, &eps), 4); /* the smallest fits */
 	assert_int_equal(sched_next(&w.s, &eps), -EAGAIN); /* job 2 (3 GPUs) blocks */
 	sched_finish(&w.s, 0); /* 6 free */
@@ -507,25 +509,28 @@ static void test_vclos(void **state)
 	t_load(&w, 4, 4, SCHED_FIFO, SCHED_FIRST_FIT, 1);
 	sched_done(&w.s);
 	assert_int_equal(sched_init(&w.s, w.t, &cfg), 0);
-	assert_int_equal(sched_submit(&w.s, 0, 8, &d), 0);
+	assert_int_equal(sched_submit(&w.s, 0, 8, UINT64_MAX, &d), 0);
 	assert_int_equal(sched_next(&w.s, &eps), 0);
 	a = sched_vclos(&w.s, 0);
 	assert_int_equal(a->stage, 2);
 	assert_true(a->l == 4 && a->s == 2);
 	for (i = 0; i < 8; i++) /* leaf-major: two GPUs (one server) on each leaf */
 		assert_int_equal(eps[i] / 4, i / 2);
-	assert_int_equal(sched_submit(&w.s, 1, 4, &d), 0);
+	assert_int_equal(sched_submit(&w.s, 1, 4, UINT64_MAX, &d), 0);
 	assert_int_equal(sched_next(&w.s, &eps), -EAGAIN); /* no leaf has 2 idle servers */
+	assert_int_equal(sched_next(&w.s, &eps), -EAGAIN);
+	assert_true(w.s.frag_tries == 2 && w.s.frag_jobs == 1); /* 8 GPUs free: fragmentation */
 	sched_finish(&w.s, 0);
 	assert_null(sched_vclos(&w.s, 0));
 	assert_int_equal(sched_next(&w.s, &eps), 1);
 	assert_int_equal(sched_vclos(&w.s, 1)->stage, 1);
 	for (i = 0; i < 4; i++)
 		assert_int_equal(eps[i] / 4, eps[0] / 4);
-	assert_int_equal(sched_submit(&w.s, 2, 2, &d), 0);
+	assert_int_equal(sched_submit(&w.s, 2, 2, UINT64_MAX, &d), 0);
 	assert_int_equal(sched_next(&w.s, &eps), 2);
 	assert_int_equal(sched_vclos(&w.s, 2)->stage, 0);
-	assert_int_equal(sched_submit(&w.s, 3, 12, &d), -EINVAL); /* 6 leaves x 2, or 3 x 4 */
+	assert_int_equal(sched_submit(&w.s, 3, 12, UINT64_MAX, &d),
+			 -EINVAL); /* 6 leaves x 2, or 3 x 4 */
 	assert_non_null(strstr(d.msg, "job 3"));
 	t_free(&w);
 	/* servers of 3 under leaves of 4 hosts: not whole servers per leaf, refused */
@@ -534,6 +539,35 @@ static void test_vclos(void **state)
 	cfg.gpus_per_server = 3;
 	assert_int_equal(sched_init(&w.s, w.t, &cfg), -EINVAL);
 	sched_done(&w.s);
+	t_free(&w);
+}
+
+/* vClos §9.7 EDF: the waiting job due first goes first, strict: it blocks later-due ones
+ * that would fit; no deadline (UINT64_MAX) sorts last; equal due dates keep arrival order.
+ * First-fit never leaves a job waiting with enough GPUs free: no fragmentation counted. */
+static void test_edf(void **state)
+{
+	const uint32_t *eps;
+	struct diag d = {0};
+	struct t_world w;
+
+	(void)state;
+	t_load(&w, 4, 2, SCHED_EDF, SCHED_FIRST_FIT, 1); /* 8 GPUs */
+	assert_int_equal(sched_submit(&w.s, 0, 6, 100, &d), 0);
+	assert_int_equal(sched_next(&w.s, &eps), 0); /* 2 left */
+	assert_int_equal(sched_submit(&w.s, 1, 2, UINT64_MAX, &d), 0);
+	assert_int_equal(sched_submit(&w.s, 2, 4, 50, &d), 0);
+	assert_int_equal(sched_submit(&w.s, 3, 2, 60, &d), 0);
+	assert_int_equal(sched_submit(&w.s, 4, 2, 50, &d), 0);
+	assert_int_equal(sched_next(&w.s, &eps), -EAGAIN); /* job 2 (due 50) blocks 3 and 4 */
+	sched_finish(&w.s, 0); /* 8 free */
+	assert_int_equal(sched_next(&w.s, &eps), 2);
+	assert_int_equal(sched_next(&w.s, &eps), 4); /* due 50 too, arrived later */
+	assert_int_equal(sched_next(&w.s, &eps), 3);
+	assert_int_equal(sched_next(&w.s, &eps), -EAGAIN); /* job 1 (none) waits for 2 */
+	sched_finish(&w.s, 3);
+	assert_int_equal(sched_next(&w.s, &eps), 1);
+	assert_true(w.s.frag_tries == 0 && w.s.frag_jobs == 0);
 	t_free(&w);
 }
 
@@ -551,6 +585,7 @@ int main(void)
 		cmocka_unit_test(test_waits),
 		cmocka_unit_test(test_vclos),
 		cmocka_unit_test(test_smallest_first),
+		cmocka_unit_test(test_edf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

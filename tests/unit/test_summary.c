@@ -93,7 +93,8 @@ static void t_metrics(const struct rec_run *r, struct col_metrics *m)
 		fail_msg("%s", d.msg);
 }
 
-static const struct col_summary_meta t_meta = {"quickstart", "run-1", NULL};
+static const struct col_sched_counts t_sched = {.known = true, .frag_jobs = 2, .frag_tries = 5};
+static const struct col_summary_meta t_meta = {"quickstart", "run-1", NULL, &t_sched};
 
 static void test_schema_valid(void **state)
 {

@@ -132,8 +132,10 @@ static void test_gen_durations(void **state)
 	g.dur_mean_ns = 4000 * T_SEC;
 	g.dur_min_ns = 1000 * T_SEC;
 	g.dur_max_ns = 100000 * T_SEC;
+	g.deadline_slack = 1.5;
 	assert_int_equal(workload_generate(&g, &l, &d), 0);
 	for (i = 0; i < l.n; i++) {
+		assert_int_equal(l.v[i].deadline_ns, l.v[i].duration_ns * 3 / 2);
 		assert_true(l.v[i].duration_ns >= 1000 * T_SEC);
 		assert_true(l.v[i].duration_ns <= 100000 * T_SEC);
 		assert_int_equal(l.v[i].duration_ns % (100 * T_SEC), 0);
@@ -142,6 +144,11 @@ static void test_gen_durations(void **state)
 	sum /= (double)l.n * T_SEC;
 	assert_true(sum > 0.97 * 4065 && sum < 1.03 * 4065);
 	vec_free(&l);
+	g.deadline_slack = 0.5; /* due before it could finish */
+	assert_int_equal(workload_generate(&g, &l, &d), -EINVAL);
+	assert_non_null(strstr(d.msg, "deadline_slack 0.5: expected a finite number >= 1"));
+	g.deadline_slack = 0;
+	d.msg[0] = '\0';
 	g.dur_min_ns = 200000 * T_SEC; /* above the maximum */
 	assert_int_equal(workload_generate(&g, &l, &d), -EINVAL);
 	assert_string_equal(d.msg, "duration_min is above duration_max");
@@ -268,6 +275,13 @@ static void test_trace_header_variants(void **state)
 			 0);
 	assert_int_equal(l.v[1].arrival_ns, 10 * T_SEC + T_SEC / 2);
 	vec_free(&l);
+
+	/* a deadline column, seconds after the submit time; empty: none */
+	assert_int_equal(t_trace("submit_time,gpu_num,deadline\n3,2,600.5\n1,1,\n", "bert", &l, &d),
+			 0);
+	assert_int_equal(l.v[0].deadline_ns, 0);
+	assert_int_equal(l.v[1].deadline_ns, 600 * T_SEC + T_SEC / 2);
+	vec_free(&l);
 }
 
 static void t_bad(const char *text, const char *def, const char *msg)
@@ -312,6 +326,10 @@ static void test_trace_bad_rows(void **state)
 	      "t.csv:2: model bloom needs a multiple of 48 GPUs (one replica is 48 shards), not 8");
 	t_bad("submit_time,gpu_num,model\n5,8,\n", NULL,
 	      "t.csv:2: model is empty and no default model is set");
+	t_bad("submit_time,gpu_num,deadline\n5,8,0\n", "bert",
+	      "t.csv:2: deadline: expected seconds after the submit time (> 0), got '0'");
+	t_bad("submit_time,gpu_num,deadline\n5,8,soon\n", "bert",
+	      "t.csv:2: deadline: expected seconds after the submit time (> 0), got 'soon'");
 }
 
 static void test_trace_bad_headers(void **state)
