@@ -222,6 +222,9 @@ struct col_sweep_run {
 	uint32_t variant;
 	uint64_t seed;
 	double v[COL_M_N]; /* NAN where undefined */
+	/* the variant it is compared with: 0, or its own with sweep.baseline; that variant's run
+	 * of the same seed, else its mean over seeds */
+	uint32_t baseline;
 };
 
 struct col_sweep_cell {

@@ -47,14 +47,27 @@ int col_summary_txt(char *buf, size_t len, const struct rec_run *r, const struct
 
 #define COL_SWEEP_SCHEMA "testbed-comparison/1"
 
+/* Each variant's own baseline (sweep.baseline; borrowed): the variant with the first value of
+ * one axis and the same values on the others. */
+struct col_sweep_base {
+	const char *label; /* that axis at its first value: "spines=4" */
+	const uint32_t *variant; /* [v]: variant v's baseline, for every variant */
+};
+
 /* comparison.json of s as a new object (NULL on ENOMEM); names[v] labels variant v (names may
  * be NULL). */
 json_t *col_sweep_json(const struct col_sweep *s, const char *const *names);
+/* The same with each variant's baseline b (NULL: variant 0 for all, as col_sweep_json). */
+json_t *col_sweep_json_base(const struct col_sweep *s, const char *const *names,
+			    const struct col_sweep_base *b);
 
 /* The unit of a metric in the tables ("paper s", "B/s", "share"). */
 const char *col_metric_unit(enum col_metric k);
 
 /* The sweep table into buf, as col_summary_txt; names[v] labels variant v (NULL: "v<v>"). */
 int col_sweep_txt(char *buf, size_t len, const struct col_sweep *s, const char *const *names);
+/* The same, saying the ratios are to each variant's baseline b (NULL: as col_sweep_txt). */
+int col_sweep_txt_base(char *buf, size_t len, const struct col_sweep *s, const char *const *names,
+		       const struct col_sweep_base *b);
 
 #endif

@@ -195,13 +195,26 @@ static void sweep_row(struct col_out *o, const struct col_sweep_cell *c, const c
 
 int col_sweep_txt(char *buf, size_t len, const struct col_sweep *s, const char *const *names)
 {
+	return col_sweep_txt_base(buf, len, s, names, NULL);
+}
+
+int col_sweep_txt_base(char *buf, size_t len, const struct col_sweep *s, const char *const *names,
+		       const struct col_sweep_base *b)
+{
 	struct col_out o;
 	uint32_t v;
 	unsigned k;
 
 	col_out_init(&o, buf, len);
-	col_out_printf(&o,
-		       "ratios to the baseline (the first variant), mean over seeds and range\n");
+	if (b)
+		col_out_printf(&o,
+			       "ratios to each variant's baseline (the same values with %s), mean "
+			       "over seeds and range\n",
+			       b->label);
+	else
+		col_out_printf(
+			&o,
+			"ratios to the baseline (the first variant), mean over seeds and range\n");
 	col_out_printf(&o, "%-10s %-8s %-20s %11s %8s %8s %8s %5s\n", "metric", "unit", "variant",
 		       "value", "ratio", "min", "max", "runs");
 	for (k = 0; k < COL_M_N; k++) {

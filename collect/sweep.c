@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* Sweep comparisons: each metric of each variant as a ratio to the first variant (the
- * baseline), paired by seed, averaged over seeds with min and max. Times compare in
- * paper-equivalent seconds, so variants with different dilations compare fairly. */
+/* Sweep comparisons: each metric of each variant as a ratio to its baseline (the first variant,
+ * or the one each run names), paired by seed, averaged over seeds with min and max. Times
+ * compare in paper-equivalent seconds, so variants with different dilations compare fairly. */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
@@ -49,15 +49,16 @@ void col_metric_values(const struct col_metrics *m, double v[COL_M_N])
 	v[COL_M_UTIL] = t->util_mean;
 }
 
-/* Variant 0's value of metric k for this seed, else its mean over seeds (NAN if none). */
-static double baseline(const struct col_sweep_run *runs, size_t n, uint64_t seed, enum col_metric k)
+/* Variant b's value of metric k for this seed, else its mean over seeds (NAN if none). */
+static double baseline(const struct col_sweep_run *runs, size_t n, uint32_t b, uint64_t seed,
+		       enum col_metric k)
 {
 	double sum = 0;
 	uint32_t cnt = 0;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (runs[i].variant || isnan(runs[i].v[k]))
+		if (runs[i].variant != b || isnan(runs[i].v[k]))
 			continue;
 		if (runs[i].seed == seed)
 			return runs[i].v[k];
@@ -91,19 +92,36 @@ static void cell_end(struct col_sweep_cell *c)
 		c->min = c->max = NAN;
 }
 
+/* Whether variant v has a run. */
+static bool has_run(const struct col_sweep_run *runs, size_t n, uint32_t v)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (runs[i].variant == v)
+			return true;
+	return false;
+}
+
+/* The number of variants; refused if no run's baseline ran (runs come variant-major, so the
+ * runs naming one baseline come together and it is looked for once). */
 static int variants(const struct col_sweep_run *runs, size_t n, uint32_t *out, struct diag *d)
 {
-	bool base = false;
+	bool base = false, paired = false;
 	size_t i;
 
 	*out = 0;
 	for (i = 0; i < n; i++) {
-		base |= !runs[i].variant;
+		paired |= runs[i].baseline != 0;
+		if (!base && (!i || runs[i].baseline != runs[i - 1].baseline))
+			base = has_run(runs, n, runs[i].baseline);
 		if (runs[i].variant >= *out)
 			*out = runs[i].variant + 1;
 	}
 	if (!base)
-		return diag_set(d, -EINVAL, "sweep: no run of the baseline (the first variant)");
+		return diag_set(d, -EINVAL, "sweep: no run of %s",
+				paired ? "any variant's baseline"
+				       : "the baseline (the first variant)");
 	if (*out > UINT32_MAX / COL_M_N)
 		return diag_set(d, -EINVAL, "sweep: variant %u is out of range", *out - 1);
 	return 0;
@@ -128,7 +146,8 @@ int col_sweep_build(const struct col_sweep_run *runs, size_t n, struct col_sweep
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < COL_M_N; k++)
 			cell_add(&out->cells.v[(size_t)runs[i].variant * COL_M_N + k], runs[i].v[k],
-				 baseline(runs, n, runs[i].seed, (enum col_metric)k));
+				 baseline(runs, n, runs[i].baseline, runs[i].seed,
+					  (enum col_metric)k));
 	}
 	for (i = 0; i < cells; i++)
 		cell_end(&out->cells.v[i]);

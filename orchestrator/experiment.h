@@ -83,10 +83,14 @@ struct exp_sweep_axis {
 };
 
 /* Variants are the cartesian product of the compared axes, each run once per combination of
- * the seed axes; the first value of every axis is the baseline. */
+ * the seed axes. Each variant is compared with its baseline: variant 0 (the first value of every
+ * axis), or with sweep.baseline the variant that has the first value of that axis and its own
+ * values on the others. */
 struct exp_sweep {
 	VEC(struct exp_sweep_axis) axes; /* in file order */
 	uint32_t variants, seeds; /* products of the compared and of the seed axes' sizes */
+	bool base_given; /* sweep.baseline names axes.v[base_axis], a compared axis */
+	uint32_t base_axis;
 };
 
 /* One timed network event of `failures:` (docs/scenario.md): a cable or a node going down

@@ -132,9 +132,11 @@ static int add_cases(struct scn_yaml_ctx *c, struct exp_sweep_axis *a, yaml_node
 	return 0;
 }
 
-/* Node ids of each axis's key and list, in axis order, for scn_sweep_apply. */
+/* Node ids of each axis's key and list, in axis order, and of sweep.baseline's key and value
+ * (0: not given), for scn_sweep_apply. */
 struct ids {
 	VEC(int) key, list;
+	int base_key, base_value;
 };
 
 static int add_axis(struct scn_yaml_ctx *c, yaml_node_t *k, yaml_node_t *v, bool seed,
@@ -186,6 +188,9 @@ static int read_axes(struct scn_yaml_ctx *c, yaml_node_t *m, bool seeds, struct 
 			old = scn_yaml_path_push(c, "seeds");
 			r = read_axes(c, node(c, p->value), true, ids);
 			c->path[old] = '\0';
+		} else if (!seeds && scn_yaml_text(k) && !strcmp(scn_yaml_text(k), "baseline")) {
+			ids->base_key = p->key; /* read once every axis is known */
+			ids->base_value = p->value;
 		} else {
 			r = add_axis(c, k, node(c, p->value), seeds, ids);
 		}
@@ -213,6 +218,43 @@ static int count(struct scn_yaml_ctx *c, const yaml_node_t *sweep)
 	s->variants = (uint32_t)v;
 	s->seeds = (uint32_t)sd;
 	return 0;
+}
+
+/* The compared axes' paths, "a, b, c", or "none". */
+static void compared_paths(const struct exp_sweep *s, char *buf, size_t len)
+{
+	size_t i, o = 0;
+
+	snprintf(buf, len, "none");
+	for (i = 0; i < s->axes.n && o < len; i++)
+		if (!s->axes.v[i].seed)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "",
+					      s->axes.v[i].path);
+}
+
+/* sweep.baseline: the path of a compared axis; refused at its key otherwise. */
+static int read_baseline(struct scn_yaml_ctx *c, const struct ids *ids)
+{
+	struct exp_sweep *s = &c->e->sweep;
+	char paths[512], q[64];
+	const char *p;
+	size_t i;
+
+	if (!ids->base_key)
+		return 0;
+	p = scn_yaml_text(node(c, ids->base_value));
+	for (i = 0; p && i < s->axes.n; i++) {
+		if (s->axes.v[i].seed || strcmp(s->axes.v[i].path, p))
+			continue;
+		s->base_given = true;
+		s->base_axis = (uint32_t)i;
+		return 0;
+	}
+	compared_paths(s, paths, sizeof(paths));
+	return scn_yaml_fail_at(c, &node(c, ids->base_key)->start_mark,
+				"%s.baseline: expected the path of a compared axis (%s), found %s",
+				c->path, paths,
+				scn_yaml_found(q, sizeof(q), node(c, ids->base_value)));
 }
 
 /* ---- one variant ---- */
@@ -377,6 +419,7 @@ int scn_sweep_apply(struct scn_yaml_ctx *c)
 	old = scn_yaml_path_push(c, "sweep");
 	r = read_axes(c, node(c, sw), false, &ids);
 	r = r ? r : count(c, node(c, sw));
+	r = r ? r : read_baseline(c, &ids);
 	c->path[old] = '\0';
 	for (i = 0; !r && i < c->e->sweep.axes.n; i++) {
 		const struct exp_sweep_axis *a = &c->e->sweep.axes.v[i];
@@ -421,6 +464,20 @@ void exp_sweep_choice(const struct exp_sweep *s, uint32_t k, uint32_t *choice)
 	}
 }
 
+uint32_t exp_sweep_baseline(const struct exp_sweep *s, uint32_t v)
+{
+	uint32_t stride = 1, n;
+	size_t i;
+
+	if (!s->base_given)
+		return 0;
+	for (i = s->axes.n; i-- > s->base_axis + 1;) /* the compared axes varying faster */
+		if (!s->axes.v[i].seed)
+			stride *= (uint32_t)s->axes.v[i].values.n;
+	n = (uint32_t)s->axes.v[s->base_axis].values.n;
+	return v - v / stride % n * stride;
+}
+
 /* The path's last component, or the whole path if another axis ends the same way. */
 static const char *short_name(const struct exp_sweep *s, size_t i)
 {
@@ -437,25 +494,37 @@ static const char *short_name(const struct exp_sweep *s, size_t i)
 	return last;
 }
 
+/* Axis i at value k as labels show it ("spines=4", a case's own label), after a space unless
+ * at o == 0; the length it needed, as snprintf. */
+static size_t axis_label(const struct exp_sweep *s, size_t i, uint32_t k, char *buf, size_t o,
+			 size_t len)
+{
+	const struct exp_sweep_axis *a = &s->axes.v[i];
+
+	if (a->cases)
+		return (size_t)snprintf(buf + o, len - o, "%s%s", o ? " " : "", a->values.v[k]);
+	return (size_t)snprintf(buf + o, len - o, "%s%s=%s", o ? " " : "", short_name(s, i),
+				a->values.v[k]);
+}
+
 void exp_sweep_label(const struct exp_sweep *s, const uint32_t *choice, bool seed, char *buf,
 		     size_t len)
 {
 	size_t i, o = 0;
 
 	buf[0] = '\0';
-	for (i = 0; i < s->axes.n && o < len; i++) {
-		if (s->axes.v[i].seed != seed)
-			continue;
-		if (s->axes.v[i].cases) {
-			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? " " : "",
-					      s->axes.v[i].values.v[choice[i]]);
-			continue;
-		}
-		o += (size_t)snprintf(buf + o, len - o, "%s%s=%s", o ? " " : "", short_name(s, i),
-				      s->axes.v[i].values.v[choice[i]]);
-	}
+	for (i = 0; i < s->axes.n && o < len; i++)
+		if (s->axes.v[i].seed == seed)
+			o += axis_label(s, i, choice[i], buf, o, len);
 	if (!o)
 		snprintf(buf, len, "%s", seed ? "-" : "baseline");
+}
+
+void exp_sweep_base_label(const struct exp_sweep *s, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (s->base_given)
+		axis_label(s, s->base_axis, 0, buf, 0, len);
 }
 
 int exp_sweep_check(const char *path, const struct exp_sweep *s, struct diag *d)

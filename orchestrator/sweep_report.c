@@ -61,6 +61,7 @@ static int plan_runs(const struct exp_sweep *s, struct sweep_plan *p)
 		}
 		r->variant = k / s->seeds;
 		r->seed = k % s->seeds;
+		r->baseline = exp_sweep_baseline(s, r->variant);
 		snprintf(r->dir, sizeof(r->dir), "v%u-s%u", r->variant, r->seed);
 		exp_sweep_label(s, choice, false, label, sizeof(label));
 		if (!r->seed)
@@ -81,6 +82,10 @@ int sweep_plan_make(const struct experiment *e, struct sweep_plan *p)
 	snprintf(p->scenario, sizeof(p->scenario), "%.63s", e->s.name);
 	p->axes = axes ? json_dumps(axes, JSON_COMPACT) : NULL;
 	json_decref(axes);
+	if (e->sweep.base_given)
+		snprintf(p->base_path, sizeof(p->base_path), "%s",
+			 e->sweep.axes.v[e->sweep.base_axis].path);
+	exp_sweep_base_label(&e->sweep, p->base_label, sizeof(p->base_label));
 	if (!p->axes || plan_runs(&e->sweep, p)) {
 		sweep_plan_done(p);
 		return -ENOMEM;
@@ -113,28 +118,55 @@ static json_t *strs(char **v, size_t n)
 	return a;
 }
 
+/* {dir, variant, seed, status, error}, and its baseline with sweep.baseline. */
+static json_t *run_json(const struct sweep_plan *p, const struct sweep_run *r)
+{
+	json_t *o = json_pack("{s:s, s:I, s:I, s:s, s:s}", "dir", r->dir, "variant",
+			      (json_int_t)r->variant, "seed", (json_int_t)r->seed, "status",
+			      statuses[r->status], "error", r->error);
+
+	if (o && p->base_label[0] &&
+	    json_object_set_new(o, "baseline", json_integer((json_int_t)r->baseline))) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 static json_t *runs_json(const struct sweep_plan *p)
 {
 	json_t *a = json_array();
 	size_t i;
 
-	for (i = 0; a && i < p->runs.n; i++) {
-		const struct sweep_run *r = &p->runs.v[i];
-
-		json_array_append_new(a, json_pack("{s:s, s:I, s:I, s:s, s:s}", "dir", r->dir,
-						   "variant", (json_int_t)r->variant, "seed",
-						   (json_int_t)r->seed, "status",
-						   statuses[r->status], "error", r->error));
-	}
+	for (i = 0; a && i < p->runs.n; i++)
+		json_array_append_new(a, run_json(p, &p->runs.v[i]));
 	return a;
+}
+
+/* sweep.json: {schema, scenario, axes, baseline (with sweep.baseline), variants, seeds, runs}. */
+static json_t *plan_json(const struct sweep_plan *p)
+{
+	json_t *j = json_pack("{s:s, s:s, s:o}", "schema", SWEEP_SCHEMA, "scenario", p->scenario,
+			      "axes", json_loads(p->axes, 0, NULL));
+	int err = j ? 0 : -1;
+
+	if (!err && p->base_label[0])
+		err = json_object_set_new(
+			j, "baseline",
+			json_pack("{s:s, s:s}", "path", p->base_path, "label", p->base_label));
+	err = err ? err : json_object_set_new(j, "variants", strs(p->variants.v, p->variants.n));
+	err = err ? err : json_object_set_new(j, "seeds", strs(p->seeds.v, p->seeds.n));
+	err = err ? err : json_object_set_new(j, "runs", runs_json(p));
+	if (err) {
+		json_decref(j);
+		return NULL;
+	}
+	return j;
 }
 
 int sweep_plan_write(const char *dir, const struct sweep_plan *p, struct diag *d)
 {
-	json_t *j = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o}", "schema", SWEEP_SCHEMA, "scenario",
-			      p->scenario, "axes", json_loads(p->axes, 0, NULL), "variants",
-			      strs(p->variants.v, p->variants.n), "seeds",
-			      strs(p->seeds.v, p->seeds.n), "runs", runs_json(p));
+	json_t *j = plan_json(p);
 	char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
 	int r = text ? res_write_file(dir, SWEEP_FILE, text, strlen(text)) : -ENOMEM;
 
@@ -167,18 +199,36 @@ static int read_run(const json_t *o, const struct sweep_plan *p, struct sweep_ru
 	const char *err = json_string_value(json_object_get(o, "error"));
 	json_int_t v = json_integer_value(json_object_get(o, "variant"));
 	json_int_t s = json_integer_value(json_object_get(o, "seed"));
+	json_int_t b = json_integer_value(json_object_get(o, "baseline")); /* none: 0 */
 	unsigned k;
 
 	if (!dir || !st || strlen(dir) >= sizeof(r->dir) || strchr(dir, '/') || v < 0 ||
-	    (size_t)v >= p->variants.n || s < 0 || (size_t)s >= p->seeds.n)
+	    (size_t)v >= p->variants.n || s < 0 || (size_t)s >= p->seeds.n || b < 0 || b > v)
 		return -EINVAL;
 	snprintf(r->dir, sizeof(r->dir), "%s", dir);
 	snprintf(r->error, sizeof(r->error), "%s", err ? err : "");
 	r->variant = (uint32_t)v;
 	r->seed = (uint32_t)s;
+	r->baseline = (uint32_t)b;
 	for (k = 0; k < 3 && strcmp(st, statuses[k]); k++)
 		;
 	r->status = k < 3 ? (enum sweep_status)k : SWEEP_FAILED;
+	return 0;
+}
+
+/* sweep.json's baseline, if any: {path, label}. */
+static int read_base(const json_t *b, struct sweep_plan *p)
+{
+	const char *path = json_string_value(json_object_get(b, "path"));
+	const char *label = json_string_value(json_object_get(b, "label"));
+
+	if (!b)
+		return 0;
+	if (!path || !label || !label[0] || strlen(path) >= sizeof(p->base_path) ||
+	    strlen(label) >= sizeof(p->base_label))
+		return -EINVAL;
+	snprintf(p->base_path, sizeof(p->base_path), "%s", path);
+	snprintf(p->base_label, sizeof(p->base_label), "%s", label);
 	return 0;
 }
 
@@ -191,6 +241,9 @@ static int plan_from(const json_t *j, struct sweep_plan *p)
 	int err;
 
 	snprintf(p->scenario, sizeof(p->scenario), "%s", sc ? sc : "");
+	err = read_base(json_object_get(j, "baseline"), p);
+	if (err)
+		return err;
 	p->axes = json_dumps(json_object_get(j, "axes"), JSON_COMPACT | JSON_ENCODE_ANY);
 	err = p->axes ? 0 : -ENOMEM;
 	err = err ? err : read_strs(json_object_get(j, "variants"), &p->variants);
@@ -270,6 +323,7 @@ static int compare(const struct sweep_plan *p, const struct res_run *runs, struc
 			continue;
 		sr[n].variant = p->runs.v[i].variant;
 		sr[n].seed = p->runs.v[i].seed;
+		sr[n].baseline = p->runs.v[i].baseline;
 		col_metric_values(&runs[i].m, sr[n++].v);
 	}
 	err = col_sweep_build(sr, n, cs, d);
@@ -288,19 +342,32 @@ static const char *const *table_names(const struct sweep_plan *p)
 	return (const char *const *)p->variants.v;
 }
 
-/* comparison.txt: the variants, the runs that failed or were degraded, the table. */
+/* Each variant's baseline, from its runs (malloc'd, p->variants.n of them); NULL on ENOMEM. */
+static uint32_t *variant_bases(const struct sweep_plan *p)
+{
+	uint32_t *bases = calloc(p->variants.n + 1, sizeof(*bases));
+	size_t i;
+
+	for (i = 0; bases && i < p->runs.n; i++)
+		bases[p->runs.v[i].variant] = p->runs.v[i].baseline;
+	return bases;
+}
+
+/* comparison.txt: the variants (each baseline marked), the runs that failed or were degraded,
+ * the table. */
 static char *comparison_txt(const struct sweep_plan *p, const struct res_run *runs,
-			    const struct col_sweep *cs)
+			    const struct col_sweep *cs, const struct col_sweep_base *b)
 {
 	struct col_text t = {0};
 	size_t i;
-	int n = col_sweep_txt(NULL, 0, cs, table_names(p));
+	int n = col_sweep_txt_base(NULL, 0, cs, table_names(p), b);
 	char *table = n >= 0 ? malloc((size_t)n + 1) : NULL;
 
 	col_text_printf(&t, "sweep of %s: %zu variants x %zu seeds\n", p->scenario, p->variants.n,
 			p->seeds.n);
 	for (i = 0; i < p->variants.n; i++)
-		col_text_printf(&t, "  v%zu %s%s\n", i, p->variants.v[i], i ? "" : " (baseline)");
+		col_text_printf(&t, "  v%zu %s%s\n", i, p->variants.v[i],
+				(b ? b->variant[i] == i : !i) ? " (baseline)" : "");
 	for (i = 0; i < p->runs.n; i++) {
 		const struct sweep_run *r = &p->runs.v[i];
 
@@ -312,7 +379,7 @@ static char *comparison_txt(const struct sweep_plan *p, const struct res_run *ru
 					r->dir, p->seeds.v[r->seed]);
 	}
 	if (table)
-		col_sweep_txt(table, (size_t)n + 1, cs, table_names(p));
+		col_sweep_txt_base(table, (size_t)n + 1, cs, table_names(p), b);
 	col_text_printf(&t, "\n%s", table ? table : "");
 	if (!table)
 		t.err = -ENOMEM;
@@ -320,12 +387,15 @@ static char *comparison_txt(const struct sweep_plan *p, const struct res_run *ru
 	return col_text_take(&t, NULL);
 }
 
+/* bases: each variant's baseline (variant_bases), used with sweep.baseline. */
 static int write_comparison(const char *dir, const struct sweep_plan *p, const struct res_run *runs,
-			    const struct col_sweep *cs, char **txt)
+			    const struct col_sweep *cs, const uint32_t *bases, char **txt)
 {
-	json_t *j = col_sweep_json(cs, (const char *const *)p->variants.v);
+	const struct col_sweep_base base = {p->base_label, bases};
+	const struct col_sweep_base *b = p->base_label[0] ? &base : NULL;
+	json_t *j = col_sweep_json_base(cs, (const char *const *)p->variants.v, b);
 	char *js = j ? json_dumps(j, COL_SUMMARY_DUMP_FLAGS | JSON_PRESERVE_ORDER) : NULL;
-	char *t = comparison_txt(p, runs, cs);
+	char *t = comparison_txt(p, runs, cs, b);
 	int err = js && t ? 0 : -ENOMEM;
 
 	err = err ? err : res_write_file(dir, "comparison.json", js, strlen(js));
@@ -378,6 +448,7 @@ int sweep_report(const char *dir, bool rerender, struct diag *d)
 	struct sweep_plan p;
 	struct res_run *runs;
 	struct diag warn = {0};
+	uint32_t *bases;
 	char *txt = NULL;
 	size_t i;
 	int err;
@@ -386,9 +457,11 @@ int sweep_report(const char *dir, bool rerender, struct diag *d)
 	if (err)
 		return err;
 	runs = calloc(p.runs.n + 1, sizeof(*runs));
-	err = runs ? load_runs(dir, &p, rerender, runs, d) : diag_set(d, -ENOMEM, "out of memory");
+	bases = variant_bases(&p);
+	err = runs && bases ? load_runs(dir, &p, rerender, runs, d)
+			    : diag_set(d, -ENOMEM, "out of memory");
 	err = err ? err : compare(&p, runs, &cs, d);
-	if (!err && write_comparison(dir, &p, runs, &cs, &txt))
+	if (!err && write_comparison(dir, &p, runs, &cs, bases, &txt))
 		err = diag_set(d, -EIO, "writing the comparison to %s", dir);
 	if (!err && sweep_plots(dir, &p, runs, &warn))
 		fprintf(stderr, "testbed: sweep plots: %s\n", warn.msg);
@@ -397,6 +470,7 @@ int sweep_report(const char *dir, bool rerender, struct diag *d)
 	for (i = 0; runs && i < p.runs.n; i++)
 		res_run_done(&runs[i]);
 	free(runs);
+	free(bases);
 	free(txt);
 	col_sweep_done(&cs);
 	sweep_plan_done(&p);

@@ -24,6 +24,7 @@ enum sweep_status {
 struct sweep_run {
 	char dir[32]; /* under the sweep's folder: "v1-s0" */
 	uint32_t variant, seed;
+	uint32_t baseline; /* the variant it is compared with (exp_sweep_baseline) */
 	enum sweep_status status;
 	char error[256];
 };
@@ -34,6 +35,9 @@ struct sweep_plan {
 	VEC(char *) seeds; /* labels of the seed combinations */
 	VEC(struct sweep_run) runs; /* variant-major */
 	char *axes; /* the axes as JSON text (owned), for the record */
+	/* sweep.baseline: its axis's path and first value as labelled ("spines=4"); "" without it,
+	 * when variant 0 is every run's baseline */
+	char base_path[128], base_label[256];
 };
 
 /* The plan of e's sweep: every run pending. 0 or -ENOMEM. */

@@ -469,7 +469,7 @@ static void test_fid_links(void **state)
 
 static struct col_sweep_run t_srun(uint32_t variant, uint64_t seed, double jct)
 {
-	struct col_sweep_run s = {variant, seed, {0}};
+	struct col_sweep_run s = {variant, seed, {0}, 0};
 	unsigned k;
 
 	for (k = 0; k < COL_M_N; k++)

@@ -252,7 +252,7 @@ static void test_dims_and_none(void **state)
 
 static void test_sweep_plots_and_json(void **state)
 {
-	struct col_sweep_run sr[3] = {{0, 1, {0}}, {1, 1, {0}}, {1, 2, {0}}};
+	struct col_sweep_run sr[3] = {{0, 1, {0}, 0}, {1, 1, {0}, 0}, {1, 2, {0}, 0}};
 	const struct rec_run *rr[3];
 	const struct col_metrics *mm[3];
 	struct col_plot_variant v[2] = {{"base", rr, mm, 1}, {"other", rr + 1, mm + 1, 2}};

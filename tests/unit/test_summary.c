@@ -268,7 +268,7 @@ static void test_text(void **state)
 
 static void test_sweep_text(void **state)
 {
-	struct col_sweep_run runs[2] = {{0, 1, {0}}, {1, 1, {0}}};
+	struct col_sweep_run runs[2] = {{0, 1, {0}, 0}, {1, 1, {0}, 0}};
 	const char *const names[] = {"ecmp", "vclos"};
 	struct col_sweep s;
 	char buf[8192];

@@ -2,8 +2,10 @@
 /* Sweeps in scenario files (orchestrator/scenario_sweep.c): the section read into axes, runs
  * enumerated variant-major with the first axis slowest, each run's values set in the parsed
  * experiment (also where the file does not give the field or its section), labels, and every
- * refusal pointing at the sweep's line. */
+ * refusal pointing at the sweep's line. sweep.baseline: each variant's baseline, the comparison
+ * against it (collect/sweep.c) and sweep.json keeping it (orchestrator/sweep_report.c). */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,11 +13,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "collect/summary.h"
+#include "orchestrator/results.h"
 #include "orchestrator/scenario_sweep.h"
 #include "orchestrator/scenario_yaml.h"
+#include "orchestrator/sweep_report.h"
 
 static const char t_base[] = "topology:\n"
 			     "  kind: leafspine\n"
@@ -285,14 +291,218 @@ static void test_too_many_runs(void **state)
 	exp_done(&e);
 }
 
+/* sweep.baseline may come before the axis it names; seed axes between compared ones do not
+ * count. Variant v = kind * 6 + algorithm * 2 + interval. */
+static const char t_paired[] = "sweep:\n"
+			       "  topology.kind: [leafspine, best]\n"
+			       "  baseline: workload.algorithm\n"
+			       "  seeds:\n"
+			       "    routing.seed: [1, 2]\n"
+			       "  workload.algorithm: [ring, hd, pairwise]\n"
+			       "  run.sample_interval: [100ms, 50ms]\n";
+
+/* Each variant's baseline: its own values with the first algorithm; run k's baseline run has
+ * the same choice with that axis at 0. Without the key, variant 0 for all. */
+static void test_baseline_map(void **state)
+{
+	static const uint32_t want[12] = {0, 1, 0, 1, 0, 1, 6, 7, 6, 7, 6, 7};
+	uint32_t c[4], cb[4], v, k;
+	struct experiment e;
+	char label[64];
+
+	(void)state;
+	t_ok(t_paired, NULL, &e);
+	assert_true(e.sweep.base_given);
+	assert_int_equal(e.sweep.base_axis, 2);
+	assert_int_equal(e.sweep.variants, 12);
+	for (v = 0; v < 12; v++)
+		assert_int_equal(exp_sweep_baseline(&e.sweep, v), want[v]);
+	for (k = 0; k < 24; k++) {
+		exp_sweep_choice(&e.sweep, k, c);
+		exp_sweep_choice(&e.sweep, exp_sweep_baseline(&e.sweep, k / 2) * 2 + k % 2, cb);
+		c[2] = 0;
+		assert_memory_equal(c, cb, sizeof(c));
+	}
+	exp_sweep_base_label(&e.sweep, label, sizeof(label));
+	assert_string_equal(label, "algorithm=ring");
+	exp_done(&e);
+
+	t_ok(t_sweep, NULL, &e);
+	assert_false(e.sweep.base_given);
+	for (v = 0; v < 6; v++)
+		assert_int_equal(exp_sweep_baseline(&e.sweep, v), 0);
+	exp_sweep_base_label(&e.sweep, label, sizeof(label));
+	assert_string_equal(label, "");
+	exp_done(&e);
+
+	t_ok("sweep:\n"
+	     "  routing.seed: [1, 2]\n"
+	     "  cases: [{topology.kind: best}, {routing.policy: greedy}]\n"
+	     "  baseline: cases\n",
+	     NULL, &e);
+	assert_int_equal(exp_sweep_baseline(&e.sweep, 3), 2);
+	assert_int_equal(exp_sweep_baseline(&e.sweep, 1), 0);
+	exp_sweep_base_label(&e.sweep, label, sizeof(label));
+	assert_string_equal(label, "kind=best");
+	exp_done(&e);
+}
+
+/* Only a compared axis, as written, is a baseline; the message lists them at the key. */
+static void test_baseline_refusals(void **state)
+{
+	(void)state;
+	t_bad("sweep:\n  topology.spines: [2, 1]\n  baseline: topology.spine\n",
+	      "t.yaml:15:3: sweep.baseline: expected the path of a compared axis "
+	      "(topology.spines), "
+	      "found 'topology.spine'");
+	t_bad("sweep:\n  topology.spines: [2, 1]\n  workload.algorithm: [ring, hd]\n"
+	      "  seeds:\n    routing.seed: [1, 2]\n  baseline: routing.seed\n",
+	      "t.yaml:18:3: sweep.baseline: expected the path of a compared axis (topology.spines, "
+	      "workload.algorithm), found 'routing.seed'");
+	t_bad("sweep:\n  topology.spines: [2, 1]\n  baseline: [topology.spines]\n",
+	      "t.yaml:15:3: sweep.baseline: expected the path of a compared axis "
+	      "(topology.spines), "
+	      "found a sequence");
+	t_bad("sweep:\n  seeds:\n    routing.seed: [1, 2]\n  baseline: routing.seed\n",
+	      "t.yaml:16:3: sweep.baseline: expected the path of a compared axis (none), found "
+	      "'routing.seed'");
+}
+
+static struct col_sweep_run t_srun(uint32_t variant, uint32_t base, uint64_t seed, double jct)
+{
+	struct col_sweep_run r = {.variant = variant, .seed = seed, .baseline = base};
+	unsigned k;
+
+	for (k = 0; k < COL_M_N; k++)
+		r.v[k] = NAN;
+	r.v[COL_M_AVG_JCT] = jct;
+	return r;
+}
+
+static void t_cell(const struct col_sweep *s, uint32_t v, uint32_t n, double mean, double min,
+		   double max)
+{
+	const struct col_sweep_cell *c = col_sweep_cell(s, v, COL_M_AVG_JCT);
+
+	assert_int_equal(c->n, n);
+	assert_float_equal(c->mean, mean, 1e-12);
+	assert_float_equal(c->min, min, 1e-12);
+	assert_float_equal(c->max, max, 1e-12);
+}
+
+static void t_starts(const char *got, const char *want)
+{
+	if (strncmp(got, want, strlen(want)))
+		fail_msg("got '%.200s', want '%s...'", got, want);
+}
+
+/* Two groups, v1 against v0 and v3 against v2, paired by seed (v3's seed 3 against v2's mean
+ * 15); the baselines get 1; v5's baseline v4 never ran: values, no ratios. */
+static void test_baseline_compare(void **state)
+{
+	const struct col_sweep_run runs[] = {
+		t_srun(0, 0, 1, 2),  t_srun(0, 0, 2, 4),  t_srun(1, 0, 1, 3), t_srun(1, 0, 2, 8),
+		t_srun(2, 2, 1, 10), t_srun(2, 2, 2, 20), t_srun(3, 2, 1, 5), t_srun(3, 2, 2, 30),
+		t_srun(3, 2, 3, 30), t_srun(5, 4, 1, 7),
+	};
+	const uint32_t bases[6] = {0, 0, 2, 2, 4, 4};
+	const struct col_sweep_base b = {"spines=4", bases};
+	struct diag d = {0};
+	struct col_sweep s;
+	char buf[8192];
+	json_t *j, *v3;
+
+	(void)state;
+	assert_int_equal(col_sweep_build(runs, 10, &s, &d), 0);
+	assert_int_equal(s.variants, 6);
+	t_cell(&s, 0, 2, 1, 1, 1);
+	t_cell(&s, 1, 2, 1.75, 1.5, 2);
+	t_cell(&s, 2, 2, 1, 1, 1);
+	t_cell(&s, 3, 3, 4.0 / 3, 0.5, 2);
+	assert_int_equal(col_sweep_cell(&s, 5, COL_M_AVG_JCT)->n, 0);
+	assert_float_equal(col_sweep_cell(&s, 5, COL_M_AVG_JCT)->value, 7, 1e-12);
+
+	col_sweep_txt_base(buf, sizeof(buf), &s, NULL, &b);
+	t_starts(buf, "ratios to each variant's baseline (the same values with spines=4), mean "
+		      "over seeds and range\nmetric ");
+	col_sweep_txt(buf, sizeof(buf), &s, NULL);
+	t_starts(buf, "ratios to the baseline (the first variant), mean over seeds and range\n");
+
+	j = col_sweep_json_base(&s, NULL, &b);
+	assert_string_equal(json_string_value(json_object_get(j, "baseline")), "spines=4");
+	v3 = json_array_get(json_object_get(j, "variants"), 3);
+	assert_int_equal(json_integer_value(json_object_get(v3, "baseline")), 2);
+	json_decref(j);
+	j = col_sweep_json(&s, NULL);
+	v3 = json_array_get(json_object_get(j, "variants"), 3);
+	assert_null(json_object_get(v3, "baseline"));
+	json_decref(j);
+	col_sweep_done(&s);
+
+	assert_int_equal(col_sweep_build(runs + 9, 1, &s, &d), -EINVAL);
+	assert_string_equal(d.msg, "sweep: no run of any variant's baseline");
+	col_sweep_done(&s);
+}
+
+/* sweep.json keeps each run's baseline and the label, and reads them back; a file without
+ * them (written before sweep.baseline) compares with variant 0. */
+static void test_baseline_plan(void **state)
+{
+	static const char old[] = "{\"schema\": \"testbed-sweep/1\", \"scenario\": \"t\", "
+				  "\"axes\": [], \"variants\": [\"a\", \"b\"], \"seeds\": [\"-\"], "
+				  "\"runs\": [{\"dir\": \"v1-s0\", \"variant\": 1, \"seed\": 0, "
+				  "\"status\": \"ok\", \"error\": \"\"}]}";
+	char dir[] = "/tmp/tbunit-sweep.XXXXXX", path[64];
+	struct sweep_plan p, q;
+	struct diag d = {0};
+	struct experiment e;
+	size_t i;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	t_ok(t_paired, NULL, &e);
+	assert_int_equal(sweep_plan_make(&e, &p), 0);
+	assert_string_equal(p.base_path, "workload.algorithm");
+	assert_string_equal(p.base_label, "algorithm=ring");
+	assert_int_equal(p.runs.n, 24);
+	assert_int_equal(p.runs.v[21].variant, 10); /* best, pairwise, 100ms */
+	assert_int_equal(p.runs.v[21].baseline, 6); /* best, ring, 100ms */
+	assert_int_equal(sweep_plan_write(dir, &p, &d), 0);
+	assert_int_equal(sweep_plan_read(dir, &q, &d), 0);
+	assert_string_equal(q.base_path, p.base_path);
+	assert_string_equal(q.base_label, p.base_label);
+	for (i = 0; i < p.runs.n; i++)
+		assert_int_equal(q.runs.v[i].baseline, p.runs.v[i].baseline);
+	sweep_plan_done(&p);
+	sweep_plan_done(&q);
+	exp_done(&e);
+
+	assert_int_equal(res_write_file(dir, SWEEP_FILE, old, strlen(old)), 0);
+	assert_int_equal(sweep_plan_read(dir, &q, &d), 0);
+	assert_string_equal(q.base_label, "");
+	assert_int_equal(q.runs.v[0].baseline, 0);
+	sweep_plan_done(&q);
+	snprintf(path, sizeof(path), "%s/%s", dir, SWEEP_FILE);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_axes),	       cmocka_unit_test(test_choice),
-		cmocka_unit_test(test_variant_values), cmocka_unit_test(test_missing_and_entries),
-		cmocka_unit_test(test_labels),	       cmocka_unit_test(test_bad_value_at_sweep),
-		cmocka_unit_test(test_refusals),       cmocka_unit_test(test_too_many_runs),
+		cmocka_unit_test(test_axes),
+		cmocka_unit_test(test_choice),
+		cmocka_unit_test(test_variant_values),
+		cmocka_unit_test(test_missing_and_entries),
+		cmocka_unit_test(test_labels),
+		cmocka_unit_test(test_bad_value_at_sweep),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_too_many_runs),
 		cmocka_unit_test(test_cases),
+		cmocka_unit_test(test_baseline_map),
+		cmocka_unit_test(test_baseline_refusals),
+		cmocka_unit_test(test_baseline_compare),
+		cmocka_unit_test(test_baseline_plan),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
