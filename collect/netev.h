@@ -19,7 +19,7 @@ struct rec_netev {
 	int64_t t; /* when it happened, emulated ns since the run's start */
 	char event[REC_NAME_MAX]; /* link, node, rewire */
 	char state[REC_NAME_MAX]; /* down, up, rewire */
-	char target[96]; /* "s3", "l0-s1", "o0:l0-s1 o0:l1-s1" */
+	char target[256]; /* "s3", "l0-s1", "o0:l0-s1 o0:l1-s1", "job 4: o0:l0-s1 ..." */
 	int64_t routes_ns; /* event to routes, rules and hash groups reinstalled; REC_NEVER: not */
 	int64_t probe_ns; /* event to every probe answered; REC_NEVER: not (or no probe) */
 	char probe[40]; /* "h0>h4": the endpoints probed */

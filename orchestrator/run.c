@@ -61,6 +61,7 @@ int run_prepare(struct run *r, struct diag *d)
 
 	r->dilation = scn_dilation(&r->e->s);
 	r->nnodes = (uint32_t)r->t->endpoints.n;
+	r->wiring = -1;
 	err = make_jobs(r, d);
 	if (!err) {
 		struct sched_cfg cfg = r->e->sched;
@@ -89,5 +90,6 @@ void run_done(struct run *r)
 	free(r->jobs);
 	r->jobs = NULL;
 	sched_done(&r->sched);
+	vec_free(&r->wire_q);
 	rec_run_done(&r->rec);
 }

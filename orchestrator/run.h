@@ -15,6 +15,7 @@
 #include "collect/netev.h"
 #include "collect/records.h"
 #include "lib/diag.h"
+#include "model/ocs.h"
 #include "model/topo.h"
 #include "orchestrator/experiment.h"
 #include "policy/route.h"
@@ -95,6 +96,11 @@ struct run_backend {
 	 * routing.enforce sport (run_conn.sport not 0, src the lower rank) move to the port.
 	 * 0 or -errno. */
 	int (*retag)(struct run *r, uint32_t j, const struct run_conn *v, size_t n, struct diag *d);
+	/* Makes the OCS circuit changes ch[0..n) job j's placement needs (vClos §7): their
+	 * ports go dark now, the circuits come up after topology.ocs.delay, then the backend
+	 * calls run_circuits_ready. One at a time. NULL: the backend has no OCS. 0 or -errno. */
+	int (*circuits)(struct run *r, uint32_t j, const struct ocs_change *ch, size_t n,
+			struct diag *d);
 	void (*done)(struct run *r);
 };
 
@@ -122,7 +128,13 @@ struct run {
 	char route_why[16]; /* a routing policy's trigger since its last decision, or "" */
 	int64_t route_event; /* the first failure or rewire since then (-1: none) */
 	uint32_t rewires; /* OCS reconfigurations the scheduler's placements made */
+	VEC(uint32_t) wire_q; /* placed jobs waiting for their circuits, in placement order */
+	int64_t wiring; /* the job whose circuits are being made, -1 if none */
 };
+
+/* The backend made job j's circuits (err 0) or could not (err < 0, d says why): the job
+ * starts, or fails. */
+void run_circuits_ready(struct run *r, uint32_t j, int err, const struct diag *d);
 
 /* Jobs of the workload, in arrival order, ids 0.. (paper units): its jobs entries, generated
  * ones and a trace's (read here). 0 or -errno with d set (-EINVAL: bad input). */

@@ -273,5 +273,6 @@ const struct run_backend run_emu_backend = {
 	.netevs = run_net_events,
 	.view = run_net_view,
 	.retag = run_emu_retag,
+	.circuits = run_net_circuits,
 	.done = emu_done,
 };

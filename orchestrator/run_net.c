@@ -21,6 +21,7 @@ int run_net_init(struct run *r, struct diag *d)
 		return diag_set(d, -ENOMEM, "out of memory");
 	run_emu(r)->net = n;
 	n->reconf_rec = -1;
+	n->reconf_job = -1;
 	n->ocs_delay_ns = r->e->s.topology.ls.ocs.delay_ns;
 	err = fail_plan_build(r->e, r->t, &n->plan, d);
 	err = err ? err : netctl_init(&n->ctl, r->t, run_emu(r)->nsfd, d);
@@ -170,7 +171,8 @@ static void finish_reconf(struct run *r)
 	int err;
 
 	err = ocs_reconf_finish(&n->ctl, &n->reconf, &d);
-	run_route_trigger(r, "rewire", e ? e->t : run_now(r));
+	if (n->reconf_job < 0)
+		run_route_trigger(r, "rewire", e ? e->t : run_now(r));
 	n->reconf_rec = -1;
 	if (!e)
 		goto out;
@@ -185,6 +187,12 @@ static void finish_reconf(struct run *r)
 		run_net_probe(n, pair, n->reconf.t_begin, e);
 out:
 	free(aff);
+	if (n->reconf_job >= 0) { /* a placement's circuits: its job may start */
+		uint32_t j = (uint32_t)n->reconf_job;
+
+		n->reconf_job = -1;
+		run_circuits_ready(r, j, err, &d);
+	}
 }
 
 void run_net_tick(struct run *r, int64_t now)
@@ -207,6 +215,8 @@ static int busy_links(const struct run *r, uint32_t *job1)
 	uint32_t j;
 	int err = 0;
 
+	if (r->e->sched.place == SCHED_OCS_VCLOS) /* each job on its own circuits only */
+		return sched_ocs_busy(&r->sched, n->ctl.t, job1);
 	for (j = 0; !err && j < r->njobs; j++)
 		if (r->jobs[j].running && r->jobs[j].eps)
 			err = route_links_used(n->ctl.t, &n->ctl.paths, r->jobs[j].eps,
@@ -262,6 +272,28 @@ static int begin(struct run *r, const struct ocs_change *ch, size_t nch, struct 
 			 d->msg);
 	if (!err && e)
 		n->reconf_rec = (int32_t)(e - n->recs.v);
+	return err;
+}
+
+int run_net_circuits(struct run *r, uint32_t j, const struct ocs_change *ch, size_t n,
+		     struct diag *d)
+{
+	struct run_net *net = run_emu(r)->net;
+	struct rec_netev *e;
+	char target[256];
+	int err;
+
+	if (!net || !net->ctl.xc)
+		return diag_set(d, -EINVAL, "the topology has no OCS");
+	if (net->reconf.next)
+		return diag_set(d, -EAGAIN, "an OCS reconfiguration is already under way");
+	snprintf(target, sizeof(target), "job %u: ", j);
+	changes_text(net->ctl.phys, ch, n, target + strlen(target),
+		     sizeof(target) - strlen(target));
+	e = run_net_rec(net, run_now(r), "rewire", "rewire", target);
+	err = begin(r, ch, n, e, d);
+	if (!err)
+		net->reconf_job = j;
 	return err;
 }
 

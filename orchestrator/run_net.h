@@ -33,6 +33,7 @@ struct run_net {
 	struct ocs_reconf reconf; /* under way while reconf.next is set */
 	int32_t reconf_rec; /* its row in recs, -1 */
 	uint8_t *reconf_ports; /* the OCS ports it changes (per physical port) */
+	int64_t reconf_job; /* the job it is made for (a placement's), -1 if none */
 	uint64_t ocs_delay_ns; /* topology.ocs.delay */
 	VEC(struct rec_netev) recs;
 	VEC(struct run_probe) probes;
@@ -58,6 +59,12 @@ void run_net_tick(struct run *r, int64_t now);
  * while another reconfiguration is under way; -EINVAL for an illegal change or a topology
  * without OCS. Every call is recorded. */
 int run_ocs_rewire(struct run *r, const struct ocs_change *ch, size_t n, struct diag *d);
+
+/* The backend's circuits (run.h): job j's placement's changes, as run_ocs_rewire, busy
+ * circuits being those the scheduler gave running jobs (OCS-vClos keeps them apart);
+ * run_circuits_ready follows once the routes are fixed. */
+int run_net_circuits(struct run *r, uint32_t j, const struct ocs_change *ch, size_t n,
+		     struct diag *d);
 
 /* Whether a reconfiguration is under way (its ports dark, its routes not yet fixed). */
 bool run_ocs_pending(const struct run *r);

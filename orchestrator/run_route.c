@@ -243,6 +243,99 @@ static int pin_port(struct run *r, const struct greedy_paths *g, const struct gr
 	return 1;
 }
 
+/* OCS-vClos: the ports direction d (0: lo -> hi) of a pair must leave through: its leaf's
+ * port up to its circuit, and the spine's port down the destination's (sched_ocs_route). */
+static void ocs_via(const struct run *r, const struct topo *t, const struct greedy_pair_via *v,
+		    int d, uint32_t *via)
+{
+	uint32_t a = d ? v->p.hi : v->p.lo, b = d ? v->p.lo : v->p.hi, up, down;
+
+	via[0] = via[1] = TOPO_NONE;
+	if (sched_ocs_route(&r->sched, v->p.job, a, b, &up, &down) != 1)
+		return;
+	via[0] = up;
+	via[1] = t->ports.v[down].link == TOPO_NONE ? TOPO_NONE : topo_port_peer(t, down);
+}
+
+/* The tag commodity entry e of the job starting at c[first] gets, 0 for no entry. */
+static uint8_t ocs_tag(const struct greedy_paths *g, uint32_t first, const struct run_conn *v,
+		       const struct run_conn *e, const uint32_t *choice)
+{
+	uint32_t i = e ? first + (uint32_t)(e - v) : 0;
+
+	return e ? greedy_paths_tag(g, i, choice[i]) : 0;
+}
+
+/* Entry x of a pair gets its tag; the lower rank's (binding the port) also the port. 1 and
+ * *out if that changes what its sender was told, else 0. */
+static int ocs_entry(struct run_conn *x, uint32_t lo, uint32_t hi, uint8_t tag, uint16_t port,
+		     bool moved, struct run_conn *out)
+{
+	bool binds = !x || x->src == lo;
+
+	if (x && x->tag == tag && !(moved && binds))
+		return 0;
+	if (!x && !moved)
+		return 0;
+	if (x)
+		x->tag = tag;
+	*out = (struct run_conn){.src = x ? x->src : lo,
+				 .dst = x ? x->dst : hi,
+				 .tag = x ? tag : 0,
+				 .sport = binds ? port : 0};
+	return 1;
+}
+
+/* scheduler.placement ocs-vclos: connection k's pair (handled at its first entry) gets its
+ * tags (the uplinks) and a port that takes each direction down its destination's circuit
+ * where its spine has several to that leaf. The entries that changed go to out (up to two);
+ * their count, or -errno with d set. */
+static int pin_ocs(struct run *r, const struct greedy_paths *g, const struct greedy_conn *c,
+		   uint32_t first, uint32_t k, const uint32_t *choice, struct run_conn *out,
+		   struct diag *d)
+{
+	struct run_conn *v = r->jobs[c[first].job].conns, *cn = &v[k];
+	struct run_conn *rv = cn->rev == UINT32_MAX ? NULL : &v[cn->rev];
+	struct greedy_pair_via p = {.p = {.job = c[first].job, .eps = c[first].eps}};
+	struct run_conn *fwd, *bwd;
+	const struct topo *t;
+	const struct route_plan *plan;
+	uint16_t port = cn->sport;
+	int fits, m;
+
+	if (rv && cn->rev < k)
+		return 0;
+	p.p.lo = cn->src < cn->dst ? cn->src : cn->dst;
+	p.p.hi = cn->src < cn->dst ? cn->dst : cn->src;
+	p.p.gen = cn->moves + 1u;
+	fwd = cn->src == p.p.lo ? cn : rv;
+	bwd = cn->src == p.p.lo ? rv : cn;
+	p.tag[0] = ocs_tag(g, first, v, fwd, choice);
+	p.tag[1] = ocs_tag(g, first, v, bwd, choice);
+	r->be->view(r, &t, &plan);
+	ocs_via(r, t, &p, 0, p.via[0]);
+	ocs_via(r, t, &p, 1, p.via[1]);
+	fits = greedy_sport_via_fits(t, plan, &p, port);
+	if (fits < 0)
+		return diag_set(d, fits, "job %u: no route between ranks %u and %u", p.p.job,
+				p.p.lo, p.p.hi);
+	if (!fits && greedy_sport_via(t, plan, &p, &port))
+		return diag_set(d, -EADDRNOTAVAIL,
+				"scheduler.placement ocs-vclos: no source port takes job %u's "
+				"connection between ranks %u and %u down its circuits",
+				p.p.job, p.p.lo, p.p.hi);
+	if (port != cn->sport) {
+		cn->sport = port;
+		cn->moves++;
+		if (rv)
+			rv->sport = port, rv->moves = cn->moves;
+	}
+	m = ocs_entry(fwd, p.p.lo, p.p.hi, p.tag[0], port, !fits, out);
+	if (bwd)
+		m += ocs_entry(bwd, p.p.lo, p.p.hi, p.tag[1], port, !fits, out + m);
+	return m;
+}
+
 /* The assignment carried out, job by job (c is in job order, each job's connections in its
  * own order): the connections whose pin changed are handed to the backend; *moved counts
  * them. */
@@ -258,9 +351,13 @@ static int apply(struct run *r, const struct greedy_paths *g, const struct greed
 		for (first = i, k = 0, m = 0; !err && i < n && c[i].job == c[first].job; i++, k++) {
 			r->jobs[c[i].job].conns[k].held =
 				g->comms.v[i].cand_n ? (uint16_t)(choice[i] + 1) : 0;
-			err = ports ? pin_port(r, g, c, first, k, choice, &changed[m], d)
-				    : pin_tag(r, g, c, first, k, choice, &changed[m], d);
-			m += err > 0;
+			if (r->sched.ocs)
+				err = pin_ocs(r, g, c, first, k, choice, &changed[m], d);
+			else if (ports)
+				err = pin_port(r, g, c, first, k, choice, &changed[m], d);
+			else
+				err = pin_tag(r, g, c, first, k, choice, &changed[m], d);
+			m += err > 0 ? (uint32_t)err : 0;
 			err = err > 0 ? 0 : err;
 		}
 		err = err ? err : hand(r, c[first].job, changed, m, moved, d);
@@ -302,9 +399,35 @@ static int anneal(const struct run *r, const struct greedy_conn *c, const struct
 	return load;
 }
 
+/* Whether candidate k of commodity i crosses link l. */
+static bool cand_has(const struct greedy_in *in, uint32_t i, uint32_t k, uint32_t l)
+{
+	const struct greedy_cand *cd = &in->cands[in->comms[i].cand_off + k];
+	uint32_t x;
+
+	for (x = 0; x < cd->link_n; x++)
+		if (in->links[cd->link_off + x] == l)
+			return true;
+	return false;
+}
+
+/* OCS-vClos (vClos §7): the candidate of commodity i that leaves its leaf through leaf port
+ * up (its tag picks the uplink; the spine's downlink is pinned by the pair's port, pin_ocs);
+ * 0 if none does (it cannot, unless the circuit is not in). */
+static uint32_t ocs_cand(const struct greedy_in *in, uint32_t i, uint32_t up)
+{
+	uint32_t k;
+
+	for (k = 0; k < in->comms[i].cand_n; k++)
+		if (cand_has(in, i, k, up))
+			return k;
+	return 0;
+}
+
 /* vClos §5.2 Source Routing: a connection leaves its leaf on the uplink its source's port
  * maps to: under scheduler.placement vclos the spine its virtual Clos gives the rank
- * (vclos_uplink), else f(i) = i, the source's port under its leaf, modulo the live spines. */
+ * (vclos_uplink), under ocs-vclos the circuits its placement gave it (sched_ocs_route), else
+ * f(i) = i, the source's port under its leaf, modulo the live spines. */
 static int source(const struct run *r, const struct greedy_conn *c, const struct greedy_in *in,
 		  uint32_t *choice)
 {
@@ -320,8 +443,13 @@ static int source(const struct run *r, const struct greedy_conn *c, const struct
 	}
 	for (i = 0; i < in->ncomm; i++) {
 		const struct vclos_alloc *a = sched_vclos(&r->sched, c[i].job);
-		uint32_t n = in->comms[i].cand_n;
+		uint32_t n = in->comms[i].cand_n, up, down;
 
+		if (r->sched.ocs &&
+		    sched_ocs_route(&r->sched, c[i].job, c[i].src, c[i].dst, &up, &down) == 1) {
+			choice[i] = ocs_cand(in, i, up);
+			continue;
+		}
 		if (!a || vclos_uplink(a, c[i].src, c[i].dst, &spine) != 1)
 			spine = slot[c[i].eps[c[i].src]];
 		choice[i] = n ? spine % n : 0;
@@ -437,6 +565,38 @@ static int assign(const struct run *r, const struct greedy_conn *c, const struct
 }
 
 /* Greedy routing §3.4.2: every active commodity is assigned again, from zero loads. */
+/* The most connections on one switch-to-switch link direction, each traced as the kernel
+ * forwards it now (its tag and its port): under ocs-vclos a connection's port, not only its
+ * tag, picks its path. -ENOMEM or the count. */
+static int traced_load(const struct run *r, const struct topo *t, const struct route_plan *plan,
+		       const struct greedy_conn *c, uint32_t n)
+{
+	uint32_t *load = calloc(t->ports.n + 1, sizeof(*load)), ports[ROUTE_TRACE_MAX], i, k,
+		 max = 0;
+	int hops, h;
+
+	if (!load)
+		return -ENOMEM;
+	for (i = 0, k = 0; i < n; i++) {
+		const struct run_conn *cn;
+		struct route_flow f;
+
+		/* c holds each job's connections in their order */
+		k = i && c[i].job == c[i - 1].job ? k + 1 : 0;
+		cn = &r->jobs[c[i].job].conns[k];
+		f = route_job_flow_port(t, c[i].eps, c[i].job, cn->src, cn->dst, cn->sport);
+		f.tag = cn->tag;
+		hops = route_trace_ports(t, plan, t->endpoints.v[c[i].eps[cn->src]], &f, ports,
+					 ROUTE_TRACE_MAX);
+		for (h = 0; h < hops; h++)
+			if (t->links.v[t->ports.v[ports[h]].link].tier != TOPO_TIER_EDGE &&
+			    ++load[ports[h]] > max)
+				max = load[ports[h]];
+	}
+	free(load);
+	return (int)max;
+}
+
 static int decide(struct run *r, struct rec_route *rec, struct diag *d)
 {
 	const struct topo *t;
@@ -463,6 +623,11 @@ static int decide(struct run *r, struct rec_route *rec, struct diag *d)
 	rec->lower_bound = lb > 0 ? (uint32_t)lb : 0;
 	if (!err)
 		err = apply(r, &g, c, n, choice, &rec->retagged, d);
+	if (!err && r->sched.ocs) { /* the ports pin the spines' downlinks: count what runs */
+		load = traced_load(r, t, plan, c, n);
+		err = load < 0 ? diag_set(d, load, "out of memory") : 0;
+		rec->max_load = load > 0 ? (uint32_t)load : 0;
+	}
 	free(choice);
 	free(c);
 	greedy_paths_done(&g);

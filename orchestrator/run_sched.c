@@ -9,23 +9,84 @@
 
 #include "orchestrator/run_int.h"
 
-static int start_job(struct run *r, uint32_t j, const uint32_t *eps, struct diag *d)
+/* Hands a placed job to the backend, after the routing policy decided: it starts on its
+ * paths. Its JWT ends here (after any OCS rewire it waited for). */
+static int launch(struct run *r, uint32_t j, struct diag *d)
 {
 	struct run_job *rj = &r->jobs[j];
 	int err;
 
-	rj->eps = malloc(rj->spec.gpus * sizeof(*eps));
-	if (!rj->eps)
-		return diag_set(d, -ENOMEM, "out of memory");
-	memcpy(rj->eps, eps, rj->spec.gpus * sizeof(*eps));
 	rj->start = rj->last_progress = run_now(r);
-	rj->running = true;
-	/* the routing policy decides first, so the job starts on its paths */
 	err = run_route_job(r, j, d);
 	err = err ? err : run_route_update(r, d);
 	err = err ? err : r->be->start(r, j, d);
 	rj->launched = !err;
 	return err;
+}
+
+/* vClos §7: the next placed job's circuits, one reconfiguration at a time. */
+static void wire_next(struct run *r)
+{
+	const struct ocs_change *ch;
+	struct diag d = {0};
+	size_t n;
+	uint32_t j;
+	int err;
+
+	while (r->wiring < 0 && r->wire_q.n) {
+		j = r->wire_q.v[0];
+		memmove(r->wire_q.v, r->wire_q.v + 1, --r->wire_q.n * sizeof(*r->wire_q.v));
+		if (!r->jobs[j].running || r->jobs[j].aborting)
+			continue;
+		sched_ocs_changes(&r->sched, j, &ch, &n);
+		r->wiring = j;
+		err = r->be->circuits ? r->be->circuits(r, j, ch, n, &d)
+				      : diag_set(&d, -EOPNOTSUPP, "this backend has no OCS");
+		if (err)
+			run_circuits_ready(r, j, err, &d);
+	}
+}
+
+void run_circuits_ready(struct run *r, uint32_t j, int err, const struct diag *d)
+{
+	struct run_job *rj = &r->jobs[j];
+	struct diag e = {0};
+
+	if (r->wiring == (int64_t)j)
+		r->wiring = -1;
+	if (!err && rj->running && !rj->aborting) {
+		r->rewires++;
+		err = launch(r, j, &e);
+		d = &e;
+	}
+	if (err && rj->running) {
+		snprintf(rj->reason, sizeof(rj->reason), "OCS circuits: %.*s",
+			 (int)sizeof(rj->reason) - 16, d && d->msg[0] ? d->msg : strerror(-err));
+		rj->status = REC_FAILED;
+		run_end_job(r, j, REC_FAILED, NULL);
+	}
+	wire_next(r);
+}
+
+static int start_job(struct run *r, uint32_t j, const uint32_t *eps, struct diag *d)
+{
+	struct run_job *rj = &r->jobs[j];
+	const struct ocs_change *ch;
+	size_t n;
+
+	rj->eps = malloc(rj->spec.gpus * sizeof(*eps));
+	if (!rj->eps)
+		return diag_set(d, -ENOMEM, "out of memory");
+	memcpy(rj->eps, eps, rj->spec.gpus * sizeof(*eps));
+	rj->running = true;
+	sched_ocs_changes(&r->sched, j, &ch, &n);
+	if (!n) /* the routing policy decides first, so the job starts on its paths */
+		return launch(r, j, d);
+	rj->last_progress = run_now(r);
+	if (vec_push(&r->wire_q, j))
+		return diag_set(d, -ENOMEM, "out of memory");
+	wire_next(r);
+	return 0;
 }
 
 int run_start_jobs(struct run *r, struct diag *d)
@@ -71,6 +132,10 @@ void run_fail_job(struct run *r, uint32_t j, const char *fmt, ...)
 	vsnprintf(rj->reason, sizeof(rj->reason), fmt, ap);
 	va_end(ap);
 	rj->status = r->stopping ? REC_CANCELLED : REC_FAILED;
+	if (!rj->launched) { /* waiting for its circuits: no rank to stop */
+		run_end_job(r, j, rj->status, NULL);
+		return;
+	}
 	rj->aborting = true;
 	rj->last_progress = run_now(r); /* the abort deadline counts from here */
 	r->be->abort(r, j);

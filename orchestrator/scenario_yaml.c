@@ -490,6 +490,7 @@ static const struct scn_yaml_keyword place_names[] = {
 	{"first-fit", SCHED_FIRST_FIT},
 	{"random", SCHED_RANDOM},
 	{"vclos", SCHED_VCLOS},
+	{"ocs-vclos", SCHED_OCS_VCLOS},
 	{NULL, 0},
 };
 
@@ -713,25 +714,45 @@ static const struct section emulation_sec = TABLE(emulation_fields, NULL);
 
 static void name_from_file(char *out, const char *file);
 
-/* vClos §6 builds virtual Clos networks out of a two-tier leaf-spine's single links. */
+/* vClos §6 builds virtual Clos networks out of a two-tier leaf-spine's single links;
+ * OCS-vClos (§7) out of the circuits of its OCS layer, routed over them by source routing. */
+static const char *vclos_needs(const struct experiment *e)
+{
+	const struct scn_topology *t = &e->s.topology;
+	bool ocs = e->sched.place == SCHED_OCS_VCLOS;
+
+	if (t->gen != SCN_GEN_LEAFSPINE)
+		return "a leaf-spine topology (topology.kind: leafspine)";
+	if (t->ls.links_per_pair != 1)
+		return "one link between each leaf and each spine (topology.links_per_pair: 1)";
+	if (!ocs && t->ls.ocs.count)
+		return "leaves and spines cabled directly, not through topology.ocs (use "
+		       "placement: ocs-vclos)";
+	if (ocs && !t->ls.ocs.count)
+		return "an OCS layer between the leaves and the spines (topology.ocs.count, one "
+		       "OCS per leaf uplink)";
+	for (size_t i = 0; ocs && i < e->failures.v.n; i++)
+		if (e->failures.v.v[i].kind == EXP_EVENT_REWIRE)
+			return "no rewires under `failures:` (its placements own the circuits)";
+	if (ocs && e->s.routing.policy != SCN_POLICY_SOURCE)
+		return "routing.policy: source (each job's traffic goes over the circuits it "
+		       "was given)";
+	return NULL;
+}
+
 static int vclos_check(struct scn_yaml_ctx *c)
 {
-	const struct scn_topology *t = &c->e->s.topology;
 	yaml_mark_t at = {.line = c->e->sched.line ? c->e->sched.line - 1 : 0,
 			  .column = c->e->sched.col ? c->e->sched.col - 1 : 0};
-	const char *why = NULL;
+	const char *why;
 
-	if (c->e->sched.place != SCHED_VCLOS)
+	if (c->e->sched.place != SCHED_VCLOS && c->e->sched.place != SCHED_OCS_VCLOS)
 		return 0;
-	if (t->gen != SCN_GEN_LEAFSPINE)
-		why = "a leaf-spine topology (topology.kind: leafspine)";
-	else if (t->ls.links_per_pair != 1)
-		why = "one link between each leaf and each spine (topology.links_per_pair: 1)";
-	else if (t->ls.ocs.count)
-		why = "leaves and spines cabled directly, not through topology.ocs";
+	why = vclos_needs(c->e);
 	if (!why)
 		return 0;
-	return scn_yaml_fail_at(c, &at, "scheduler.placement: vclos needs %s", why);
+	return scn_yaml_fail_at(c, &at, "scheduler.placement: %s needs %s",
+				c->e->sched.place == SCHED_VCLOS ? "vclos" : "ocs-vclos", why);
 }
 
 static int top_check(struct scn_yaml_ctx *c, const struct map_read *m)

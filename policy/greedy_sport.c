@@ -66,3 +66,53 @@ int greedy_sport(const struct topo *t, const struct route_plan *plan, const stru
 	}
 	return -EADDRNOTAVAIL;
 }
+
+/* Whether direction d (0: lo -> hi) of p with source port s leaves through both its ports:
+ * 1, 0, or -EINVAL. */
+static int via_dir(const struct topo *t, const struct route_plan *plan,
+		   const struct greedy_pair_via *p, int d, uint16_t s)
+{
+	uint32_t a = d ? p->p.hi : p->p.lo, b = d ? p->p.lo : p->p.hi;
+	struct route_flow f = route_job_flow_port(t, p->p.eps, p->p.job, a, b, s);
+	uint32_t ports[ROUTE_TRACE_MAX], k;
+	int hops, i, seen = 0;
+
+	f.tag = p->tag[d];
+	hops = route_trace_ports(t, plan, t->endpoints.v[p->p.eps[a]], &f, ports, ROUTE_TRACE_MAX);
+	if (hops <= 0)
+		return -EINVAL;
+	for (k = 0; k < 2; k++) {
+		for (i = 0; p->via[d][k] != TOPO_NONE && i < hops && ports[i] != p->via[d][k]; i++)
+			;
+		seen += p->via[d][k] == TOPO_NONE || i < hops;
+	}
+	return seen == 2;
+}
+
+int greedy_sport_via_fits(const struct topo *t, const struct route_plan *plan,
+			  const struct greedy_pair_via *p, uint16_t port)
+{
+	int up = via_dir(t, plan, p, 0, port), down = up == 1 ? via_dir(t, plan, p, 1, port) : 0;
+
+	return up < 0 ? up : down;
+}
+
+int greedy_sport_via(const struct topo *t, const struct route_plan *plan,
+		     const struct greedy_pair_via *p, uint16_t *port)
+{
+	uint32_t i, from = (uint32_t)((uint64_t)p->p.gen * GREEDY_SPORT_STRIDE % FLOW_SPORT_N);
+	int r;
+
+	for (i = 0; i < FLOW_SPORT_N; i++) {
+		uint16_t s = flow_sport(p->p.job, p->p.lo, p->p.hi, from + i);
+
+		r = greedy_sport_via_fits(t, plan, p, s);
+		if (r < 0)
+			return r;
+		if (r == 1) {
+			*port = s;
+			return 0;
+		}
+	}
+	return -EADDRNOTAVAIL;
+}

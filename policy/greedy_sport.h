@@ -39,6 +39,26 @@ int greedy_sport(const struct topo *t, const struct route_plan *plan, const stru
 int greedy_sport_fits(const struct topo *t, const struct route_plan *plan,
 		      const struct greedy_pair *p, uint16_t port);
 
+/* A pair whose two directions must cross given link directions (ports as route_trace_ports
+ * gives them; TOPO_NONE: any), each carrying its DSCP tag: OCS-vClos pins a flow's uplink by
+ * its tag and, where a spine has several circuits to the destination's leaf, the downlink by
+ * the port (vClos §7; the paper's testbed routes by in-port there). */
+struct greedy_pair_via {
+	struct greedy_pair p; /* job, eps, lo, hi, gen (want_up, want_down unused) */
+	uint8_t tag[2]; /* lo -> hi, hi -> lo */
+	uint32_t via[2][2]; /* per direction, two ports its path must leave through */
+};
+
+/* Whether port (0: flow_sport's first) puts both directions of p through their ports: 1, 0,
+ * or -EINVAL (a direction has no route). */
+int greedy_sport_via_fits(const struct topo *t, const struct route_plan *plan,
+			  const struct greedy_pair_via *p, uint16_t port);
+
+/* The first port of flow_sport(job, lo, hi, ...) from position gen * GREEDY_SPORT_STRIDE
+ * that does: 0 and *port, -EINVAL, or -EADDRNOTAVAIL (none in the range does). */
+int greedy_sport_via(const struct topo *t, const struct route_plan *plan,
+		     const struct greedy_pair_via *p, uint16_t *port);
+
 #define GREEDY_SPORT_STRIDE 1009u
 
 #endif

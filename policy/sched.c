@@ -9,6 +9,7 @@
 
 #include "lib/rng.h"
 #include "policy/sched.h"
+#include "policy/sched_ocs.h"
 
 static uint32_t sched_ep_group(const struct sched *s, uint32_t ep)
 {
@@ -139,6 +140,10 @@ int sched_init(struct sched *s, const struct topo *t, const struct sched_cfg *cf
 	s->free_n = s->n_ep;
 	s->rng = cfg->seed;
 	s->place = cfg->place == SCHED_RANDOM ? sched_place_random : sched_place_first_fit;
+	if (cfg->place == SCHED_OCS_VCLOS) {
+		s->place = sched_ocs_place;
+		return sched_ocs_init(s, t, cfg->gpus_per_server);
+	}
 	return cfg->place == SCHED_VCLOS ? sched_vclos_init(s, t, cfg->gpus_per_server) : 0;
 }
 
@@ -152,6 +157,7 @@ void sched_done(struct sched *s)
 	if (s->vc)
 		vclos_done(s->vc);
 	free(s->vc);
+	sched_ocs_done(s);
 	free(s->busy);
 	vec_free(&s->jobs);
 	vec_free(&s->queue);
@@ -189,6 +195,8 @@ int sched_submit(struct sched *s, uint32_t job, uint32_t gpus, uint64_t due, str
 		return diag_set(d, -EINVAL, "job id %u is too large", job);
 	if (s->vc && vclos_size_check(s->vc, gpus, d))
 		return diag_wrap(d, -EINVAL, "job %u: ", job);
+	if (s->ocs && sched_ocs_size_check(s, gpus, d))
+		return diag_wrap(d, -EINVAL, "job %u: ", job);
 	err = sched_job_add(s, job, d);
 	if (err)
 		return err;
@@ -217,6 +225,16 @@ static int sched_claim(struct sched *s, const uint32_t *eps, uint32_t n)
 	return -EINVAL;
 }
 
+/* Frees what a vClos or OCS-vClos placement holds for job (nothing for the others). */
+static void sched_release(struct sched *s, uint32_t job)
+{
+	if (s->vc && job < s->vc_allocs.n) {
+		vclos_release(s->vc, job);
+		vclos_alloc_done(&s->vc_allocs.v[job]);
+	}
+	sched_ocs_release(s, job);
+}
+
 static void sched_note_frag(struct sched *s, struct sched_job *j)
 {
 	s->frag_tries++;
@@ -240,10 +258,8 @@ static int sched_try_start(struct sched *s, uint32_t id)
 		sched_note_frag(s, j);
 	if (!err)
 		err = sched_claim(s, eps, j->gpus);
-	if (err && s->vc && err != -EAGAIN && id < s->vc_allocs.n && s->vc_allocs.v[id].n) {
-		vclos_release(s->vc, id); /* the placement stands for nothing */
-		vclos_alloc_done(&s->vc_allocs.v[id]);
-	}
+	if (err && err != -EAGAIN) /* the placement stands for nothing */
+		sched_release(s, id);
 	if (err)
 		return err;
 	j->first = (uint32_t)s->assign.n;
@@ -324,10 +340,7 @@ void sched_finish(struct sched *s, uint32_t job)
 			s->busy[s->assign.v[j->first + i]] = 0;
 		s->free_n += j->gpus;
 		j->running = false;
-		if (s->vc && job < s->vc_allocs.n) {
-			vclos_release(s->vc, job);
-			vclos_alloc_done(&s->vc_allocs.v[job]);
-		}
+		sched_release(s, job);
 	}
 	for (qi = 0; j->waiting && qi < s->queue.n; qi++) {
 		if (s->queue.v[qi] == job) {
@@ -339,6 +352,8 @@ void sched_finish(struct sched *s, uint32_t job)
 
 const struct vclos_alloc *sched_vclos(const struct sched *s, uint32_t job)
 {
+	if (s->ocs)
+		return sched_ocs_alloc(s, job);
 	if (!s->vc || job >= s->vc_allocs.n || job >= s->jobs.n || !s->jobs.v[job].running)
 		return NULL;
 	return &s->vc_allocs.v[job];

@@ -12,6 +12,8 @@
 #include "lib/diag.h"
 #include "lib/vec.h"
 #include "model/topo.h"
+#include "model/ocs.h"
+#include "policy/ocs_vclos.h"
 #include "policy/vclos.h"
 
 enum sched_queue {
@@ -28,6 +30,8 @@ enum sched_place {
 	SCHED_FIRST_FIT, /* the lowest-numbered free endpoints */
 	SCHED_RANDOM, /* a uniformly random set of free endpoints (seeded) */
 	SCHED_VCLOS, /* vClos §6: one server, one leaf, or an isolated virtual Clos (vclos.h) */
+	SCHED_OCS_VCLOS, /* vClos §7: the same, the virtual Clos made of idle OCS circuits
+			  * rewired for it (ocs_vclos.h) */
 };
 
 struct sched_cfg {
@@ -71,6 +75,7 @@ struct sched {
 	uint32_t frag_tries, frag_jobs;
 	struct vclos *vc; /* SCHED_VCLOS: the leaves' servers and the leaf-spine links */
 	VEC(struct vclos_alloc) vc_allocs; /* SCHED_VCLOS: by job id, while running */
+	struct sched_ocs *ocs; /* SCHED_OCS_VCLOS: the cluster, its circuits, the allocations */
 };
 
 /* Sets up an empty cluster of t's endpoints. 0, -ENOMEM, or for SCHED_VCLOS -EINVAL when t
@@ -100,6 +105,21 @@ void sched_finish(struct sched *s, uint32_t job);
 /* SCHED_VCLOS: running job's allocation (its virtual Clos and each rank's uplink spine), or
  * NULL (another placement, or not running). */
 const struct vclos_alloc *sched_vclos(const struct sched *s, uint32_t job);
+
+/* SCHED_OCS_VCLOS (vClos §7): the circuit changes running job's placement needs before it
+ * starts, as changes of t's physical view (node ids; *n = 0 when none, or another
+ * placement). Borrowed until the next call. */
+void sched_ocs_changes(struct sched *s, uint32_t job, const struct ocs_change **ch, size_t *n);
+
+/* SCHED_OCS_VCLOS: the leaf ports (port ids, the same in the physical and logical views) a
+ * flow of running job's rank src to rank dst goes up and comes down over: 1, or 0 when it
+ * stays in its leaf, or another placement; -EINVAL for a bad rank. */
+int sched_ocs_route(const struct sched *s, uint32_t job, uint32_t src, uint32_t dst,
+		    uint32_t *up_port, uint32_t *down_port);
+
+/* SCHED_OCS_VCLOS: marks in job1 (per link of view, the current logical view) the job, plus
+ * one, holding each circuit; the rest untouched. 0. */
+int sched_ocs_busy(const struct sched *s, const struct topo *view, uint32_t *job1);
 
 /* Counts for reports: jobs waiting, GPUs free. */
 uint32_t sched_waiting(const struct sched *s);

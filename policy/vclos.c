@@ -304,6 +304,18 @@ static int vclos_stage2(struct vclos *c, uint32_t job, uint32_t n, struct vclos_
 	return -EAGAIN;
 }
 
+int vclos_place_local(struct vclos *c, uint32_t job, uint32_t n, struct vclos_alloc *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (job == VCLOS_FREE || !n || n > vclos_n_ep(c))
+		return -EINVAL;
+	if (vclos_holds(c, job))
+		return -EEXIST;
+	if (n <= c->gpus)
+		return vclos_stage0(c, job, n, out);
+	return vclos_stage1(c, job, n, out);
+}
+
 int vclos_place(struct vclos *c, uint32_t job, uint32_t n, struct vclos_alloc *out)
 {
 	int err;
@@ -311,12 +323,8 @@ int vclos_place(struct vclos *c, uint32_t job, uint32_t n, struct vclos_alloc *o
 	memset(out, 0, sizeof(*out));
 	if (job == VCLOS_FREE || !vclos_size_fits(c, n))
 		return -EINVAL;
-	if (vclos_holds(c, job))
-		return -EEXIST;
-	if (n <= c->gpus)
-		return vclos_stage0(c, job, n, out);
-	err = vclos_stage1(c, job, n, out);
-	if (err != -EAGAIN)
+	err = vclos_place_local(c, job, n, out);
+	if (err != -EAGAIN || n <= c->gpus)
 		return err;
 	return vclos_stage2(c, job, n, out);
 }

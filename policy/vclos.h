@@ -108,6 +108,12 @@ uint32_t vclos_size_round(const struct vclos *c, uint32_t n);
  * resources already; -ENOMEM. On error nothing changes and *out is empty. */
 int vclos_place(struct vclos *c, uint32_t job, uint32_t n, struct vclos_alloc *out);
 
+/* Stages 0 and 1 of vclos_place alone (one server, one leaf; no links), for a placer that
+ * brings its own network stage (ocs_vclos.h). 0; -EAGAIN if neither fits now (also when n
+ * needs more servers than a leaf has); -EINVAL for n = 0, n > L*R*T or job VCLOS_FREE;
+ * -EEXIST if job holds resources already; -ENOMEM. On error nothing changes. */
+int vclos_place_local(struct vclos *c, uint32_t job, uint32_t n, struct vclos_alloc *out);
+
 /* Frees every GPU and link job holds (nothing if none). */
 void vclos_release(struct vclos *c, uint32_t job);
 

@@ -6,7 +6,9 @@
 # placement is slower, every run of it (balanced ECMP and source routing without isolation
 # too) with every job ok; emulated, vClos + source routing against best, each run ok, all-reduce
 # time within 10%, and every routing decision puts at most one connection on any
-# switch-to-switch link direction (routing.csv's max load 1): the jobs share no link.
+# switch-to-switch link direction (routing.csv's max load 1): the jobs share no link. Then
+# vClos Fig. 6 (scenarios/vclos-s2.yaml): two flows forced onto each uplink slow every model,
+# more at the lower rate, in virtual time, and VGG16 by at least 10% emulated.
 . "$(dirname "$0")/lib.sh"
 
 "$TB" sim --results "$TB_TMP/results" scenarios/vclos-small.yaml >"$TB_TMP/sim.log" 2>&1 ||
@@ -46,3 +48,40 @@ jq -en "$(avg_comm "$vc") <= 1.1 * $(avg_comm "$RUN_DIR")" >/dev/null ||
 awk -F, 'NR > 1 && $5 != 1 { bad = 1 } END { exit bad || NR < 2 }' "$vc/routing.csv" ||
 	fail "vClos: a decision with two connections on one link: $(cat "$vc/routing.csv")"
 note "emulated all-reduce time: vClos+source $(avg_comm "$vc") s, best $(avg_comm "$RUN_DIR") s (paper)"
+
+# vClos Fig. 6 (scenarios/vclos-s2.yaml) in virtual time: each model's JRT with two flows
+# forced onto each uplink, as a ratio to the same model and rate on a spine per GPU (the
+# sweep's paired baseline), is above 1, and higher at 25 than at 100 Gbit/s (communication
+# weighs more at the lower rate).
+"$TB" sim --results "$TB_TMP/s2" scenarios/vclos-s2.yaml >"$TB_TMP/s2.log" 2>&1 ||
+	{ tail -20 "$TB_TMP/s2.log"; fail "sim vclos-s2"; }
+cmp=$(ls -d "$TB_TMP"/s2/vclos-s2/*-sweep)/comparison.json
+jrt() { jq -r ".variants[$1].metrics.avg_jrt.ratio" "$cmp"; }
+s2=""
+for m in 0 1 2 3; do
+	fast=$(jrt $((m * 4 + 1)))
+	slow=$(jrt $((m * 4 + 3)))
+	jq -en "$fast > 1.005 and $slow > $fast" >/dev/null ||
+		fail "vclos-s2 model $m: forced / free JRT $fast at 100 Gbit/s, $slow at 25"
+	s2+=" $fast/$slow"
+done
+note "virtual time, Fig. 6: forced / free JRT at 100/25 Gbit/s, vgg16 bert resnet50 moe:$s2"
+
+# Emulated, VGG16 at 25 Gbit/s: two flows on each uplink cost at least 10% of its JRT
+# (virtual time says 36%: 1.357 x), both runs ok.
+s2run() { # s2run TAG SPINES: vclos-s2's VGG16 job alone at 25 Gbit/s; its JRT (emulated s)
+	local n=vs$$$1 f d
+	f=$(scenario_as scenarios/vclos-s2.yaml "$n" '/^sweep:/,$d' \
+		's/^  host_rate: 100Gbit/  host_rate: 25Gbit/' "s/^  spines: 4/  spines: $2/")
+	TB_NAMES+=("$n")
+	"$TB" up --results "$TB_TMP/results" "$f" >"$TB_TMP/$n.log" 2>&1 ||
+		{ tail -20 "$TB_TMP/$n.log" >&2; fail "up $n"; }
+	no_leftovers "$n"
+	d=$(ls -d "$TB_TMP"/results/"$n"/*)
+	[ "$(jq .totals.ok "$d/summary.json")" -eq 1 ] || fail "$n: $(cat "$d/jobs.csv")"
+	jq '.jobs[0].jrt_s' "$d/summary.json"
+}
+free=$(s2run a 4)
+forced=$(s2run b 2)
+jq -en "$forced >= 1.1 * $free" >/dev/null || fail "emulated Fig. 6: JRT $forced s forced, $free s free"
+note "emulated Fig. 6, VGG16 at 25 Gbit/s: JRT $free s free, $forced s with two flows per uplink"

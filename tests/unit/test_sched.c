@@ -571,6 +571,94 @@ static void test_edf(void **state)
 	t_free(&w);
 }
 
+/* The changes' node ids: an OCS, a leaf, a spine of t's physical view. */
+static void t_changes_named(const struct topo *p, const struct ocs_change *ch, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		assert_int_equal(p->nodes.v[ch[i].ocs].role, TOPO_ROLE_OCS);
+		assert_int_equal(p->nodes.v[ch[i].a].role, TOPO_ROLE_LEAF);
+		assert_int_equal(p->nodes.v[ch[i].b].role, TOPO_ROLE_SPINE);
+	}
+}
+
+/* Every cross-leaf flow of the job's ring goes up its leaf port and down the destination's
+ * to one spine in view v, over circuits the job holds (sched_ocs_busy marks them). */
+static void t_ocs_routes(const struct sched *s, const struct topo *v, uint32_t job, uint32_t n)
+{
+	uint32_t *job1 = calloc(v->links.n + 1, sizeof(*job1)), i, up, down, su, sd;
+
+	assert_int_equal(sched_ocs_busy(s, v, job1), 0);
+	for (i = 0; i < n; i++) {
+		if (sched_ocs_route(s, job, i, (i + 1) % n, &up, &down) != 1)
+			continue;
+		assert_int_equal(v->nodes.v[v->ports.v[up].node].role, TOPO_ROLE_LEAF);
+		su = topo_port_peer_node(v, up);
+		sd = topo_port_peer_node(v, down);
+		assert_int_equal(v->nodes.v[su].role, TOPO_ROLE_SPINE);
+		assert_int_equal(su, sd);
+		assert_int_equal(job1[v->ports.v[up].link], job + 1);
+		assert_int_equal(job1[v->ports.v[down].link], job + 1);
+	}
+	free(job1);
+}
+
+/* scheduler.placement ocs-vclos on a built leaf-spine of 4 leaves x 4 hosts (servers of 2), 2
+ * spines and 4 OCSes (each leaf two circuits to each spine at `up`): an 8-GPU job gets one
+ * spine and circuits rewired for it, as changes of the physical view that model/ocs.h
+ * accepts with nothing busy; in the view after them its flows run over its own circuits.
+ * A 2-GPU job needs none; the first job's allocation is there while it runs. */
+static void test_ocs_vclos(void **state)
+{
+	struct sched_cfg cfg = {
+		.queue = SCHED_FIFO, .place = SCHED_OCS_VCLOS, .gpus_per_server = 2};
+	const struct ocs_change *ch;
+	const uint32_t *eps;
+	struct diag d = {0};
+	struct t_world w;
+	struct topo *v;
+	uint32_t *xc;
+	size_t n;
+
+	(void)state;
+	memset(&w, 0, sizeof(w));
+	scn_init(&w.scn);
+	strcpy(w.scn.name, "t");
+	w.scn.topology.gen = SCN_GEN_LEAFSPINE;
+	w.scn.topology.ls.hosts_per_leaf = 4;
+	w.scn.topology.ls.leaves = 4;
+	w.scn.topology.ls.spines = 2;
+	w.scn.topology.ls.links_per_pair = 1;
+	w.scn.topology.ls.gpus_per_server = 2;
+	w.scn.topology.ls.host_rate = w.scn.topology.ls.fabric_rate = 1000000000ULL;
+	w.scn.topology.ls.ocs.count = 4;
+	assert_int_equal(topo_build(&w.scn, &w.t, &d), 0);
+	assert_non_null(w.t->phys);
+	assert_int_equal(sched_init(&w.s, w.t, &cfg), 0);
+	assert_int_equal(sched_submit(&w.s, 0, 8, UINT64_MAX, &d), 0);
+	assert_int_equal(sched_next(&w.s, &eps), 0);
+	assert_int_equal(sched_vclos(&w.s, 0)->stage, 2);
+	sched_ocs_changes(&w.s, 0, &ch, &n);
+	assert_true(n > 0);
+	t_changes_named(w.t->phys, ch, n);
+	xc = calloc(w.t->phys->ports.n + 1, sizeof(*xc));
+	ocs_circuits_of(w.t, xc);
+	assert_int_equal(ocs_rewire(w.t->phys, xc, ch, n, NULL, false, &d), 0);
+	v = ocs_apply(w.t->phys, xc);
+	assert_non_null(v);
+	t_ocs_routes(&w.s, v, 0, 8);
+	assert_int_equal(sched_submit(&w.s, 1, 2, UINT64_MAX, &d), 0);
+	assert_int_equal(sched_next(&w.s, &eps), 1);
+	sched_ocs_changes(&w.s, 1, &ch, &n);
+	assert_int_equal(n, 0);
+	sched_finish(&w.s, 0);
+	assert_null(sched_vclos(&w.s, 0));
+	topo_free(v);
+	free(xc);
+	t_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -586,6 +674,7 @@ int main(void)
 		cmocka_unit_test(test_vclos),
 		cmocka_unit_test(test_smallest_first),
 		cmocka_unit_test(test_edf),
+		cmocka_unit_test(test_ocs_vclos),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
