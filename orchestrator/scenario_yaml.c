@@ -487,11 +487,8 @@ static const struct scn_yaml_keyword oversize_names[] = {
 };
 
 static const struct scn_yaml_keyword place_names[] = {
-	{"first-fit", SCHED_FIRST_FIT},
-	{"random", SCHED_RANDOM},
-	{"vclos", SCHED_VCLOS},
-	{"ocs-vclos", SCHED_OCS_VCLOS},
-	{NULL, 0},
+	{"first-fit", SCHED_FIRST_FIT}, {"random", SCHED_RANDOM},     {"vclos", SCHED_VCLOS},
+	{"ocs-vclos", SCHED_OCS_VCLOS}, {"locality", SCHED_LOCALITY}, {NULL, 0},
 };
 
 static const struct scn_yaml_keyword order_names[] = {
@@ -723,9 +720,9 @@ static const char *vclos_needs(const struct experiment *e)
 
 	if (t->gen != SCN_GEN_LEAFSPINE)
 		return "a leaf-spine topology (topology.kind: leafspine)";
-	if (t->ls.links_per_pair != 1)
+	if (t->ls.links_per_pair != 1 && e->sched.place != SCHED_LOCALITY)
 		return "one link between each leaf and each spine (topology.links_per_pair: 1)";
-	if (!ocs && t->ls.ocs.count)
+	if (!ocs && t->ls.ocs.count && e->sched.place == SCHED_VCLOS)
 		return "leaves and spines cabled directly, not through topology.ocs (use "
 		       "placement: ocs-vclos)";
 	if (ocs && !t->ls.ocs.count)
@@ -746,13 +743,18 @@ static int vclos_check(struct scn_yaml_ctx *c)
 			  .column = c->e->sched.col ? c->e->sched.col - 1 : 0};
 	const char *why;
 
-	if (c->e->sched.place != SCHED_VCLOS && c->e->sched.place != SCHED_OCS_VCLOS)
+	enum sched_place p = c->e->sched.place;
+
+	if (p != SCHED_VCLOS && p != SCHED_OCS_VCLOS && p != SCHED_LOCALITY)
 		return 0;
 	why = vclos_needs(c->e);
 	if (!why)
 		return 0;
 	return scn_yaml_fail_at(c, &at, "scheduler.placement: %s needs %s",
-				c->e->sched.place == SCHED_VCLOS ? "vclos" : "ocs-vclos", why);
+				p == SCHED_VCLOS      ? "vclos"
+				: p == SCHED_LOCALITY ? "locality"
+						      : "ocs-vclos",
+				why);
 }
 
 static int top_check(struct scn_yaml_ctx *c, const struct map_read *m)

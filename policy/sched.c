@@ -76,11 +76,13 @@ static int sched_place_random(struct sched *s, uint32_t job, uint32_t n, uint32_
 	return 0;
 }
 
-/* vClos §6 Algorithms 1 and 3 (vclos.h); its endpoints are t's, leaf-major. */
+/* vClos §6 Algorithms 1 and 3 (vclos.h), or its baselines' placement; its endpoints are t's,
+ * leaf-major. */
 static int sched_place_vclos(struct sched *s, uint32_t job, uint32_t n, uint32_t *out)
 {
 	struct vclos_alloc a = {0};
-	int err = vclos_place(s->vc, job, n, &a);
+	int err = s->cfg.place == SCHED_LOCALITY ? vclos_place_spread(s->vc, job, n, &a)
+						 : vclos_place(s->vc, job, n, &a);
 
 	if (err)
 		return err;
@@ -144,7 +146,9 @@ int sched_init(struct sched *s, const struct topo *t, const struct sched_cfg *cf
 		s->place = sched_ocs_place;
 		return sched_ocs_init(s, t, cfg->gpus_per_server);
 	}
-	return cfg->place == SCHED_VCLOS ? sched_vclos_init(s, t, cfg->gpus_per_server) : 0;
+	if (cfg->place == SCHED_VCLOS || cfg->place == SCHED_LOCALITY)
+		return sched_vclos_init(s, t, cfg->gpus_per_server);
+	return 0;
 }
 
 void sched_done(struct sched *s)
@@ -193,7 +197,7 @@ int sched_submit(struct sched *s, uint32_t job, uint32_t gpus, uint64_t due, str
 				gpus, s->n_ep);
 	if (job > INT_MAX) /* sched_next returns ids as int */
 		return diag_set(d, -EINVAL, "job id %u is too large", job);
-	if (s->vc && vclos_size_check(s->vc, gpus, d))
+	if (s->vc && s->cfg.place == SCHED_VCLOS && vclos_size_check(s->vc, gpus, d))
 		return diag_wrap(d, -EINVAL, "job %u: ", job);
 	if (s->ocs && sched_ocs_size_check(s, gpus, d))
 		return diag_wrap(d, -EINVAL, "job %u: ", job);
@@ -354,7 +358,8 @@ const struct vclos_alloc *sched_vclos(const struct sched *s, uint32_t job)
 {
 	if (s->ocs)
 		return sched_ocs_alloc(s, job);
-	if (!s->vc || job >= s->vc_allocs.n || job >= s->jobs.n || !s->jobs.v[job].running)
+	if (!s->vc || s->cfg.place != SCHED_VCLOS || job >= s->vc_allocs.n || job >= s->jobs.n ||
+	    !s->jobs.v[job].running)
 		return NULL;
 	return &s->vc_allocs.v[job];
 }

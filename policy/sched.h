@@ -32,6 +32,8 @@ enum sched_place {
 	SCHED_VCLOS, /* vClos §6: one server, one leaf, or an isolated virtual Clos (vclos.h) */
 	SCHED_OCS_VCLOS, /* vClos §7: the same, the virtual Clos made of idle OCS circuits
 			  * rewired for it (ocs_vclos.h) */
+	SCHED_LOCALITY, /* vClos §9's baselines: vClos's one server or one leaf, else the idle
+			 * servers of the fullest leaves; no links held (vclos_place_spread) */
 };
 
 struct sched_cfg {

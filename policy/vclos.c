@@ -316,6 +316,66 @@ int vclos_place_local(struct vclos *c, uint32_t job, uint32_t n, struct vclos_al
 	return vclos_stage1(c, job, n, out);
 }
 
+/* The leaf with the most idle servers (ties: lowest index), VCLOS_NONE if none has any. */
+static uint32_t vclos_fullest_leaf(const struct vclos *c, const uint8_t *used)
+{
+	uint32_t m, idle, best = VCLOS_NONE, most = 0;
+
+	for (m = 0; m < c->leaves; m++) {
+		idle = used[m] ? 0 : vclos_leaf_idle(c, m);
+		if (idle > most) {
+			most = idle;
+			best = m;
+		}
+	}
+	return best;
+}
+
+/* vClos §9 baselines ([INTERP]: the same locality, no links held): the idle servers of the
+ * leaves with the most of them, leaf after leaf, taken in leaf order so the ranks stay
+ * leaf-major. */
+static int vclos_spread(struct vclos *c, uint32_t job, uint32_t n, struct vclos_alloc *out)
+{
+	uint32_t need = (n + c->gpus - 1) / c->gpus, left = need, m, take, k = 0;
+	uint8_t *used = calloc(c->leaves, 1);
+	uint32_t *count = calloc(c->leaves, sizeof(*count));
+
+	if (!used || !count || vclos_alloc_new(out, c, job, n)) {
+		free(used);
+		free(count);
+		return -ENOMEM;
+	}
+	while (left && (m = vclos_fullest_leaf(c, used)) != VCLOS_NONE) {
+		take = vclos_leaf_idle(c, m) < left ? vclos_leaf_idle(c, m) : left;
+		count[m] = take;
+		used[m] = 1;
+		left -= take;
+	}
+	out->stage = 3;
+	out->l = 0;
+	for (m = 0; !left && m < c->leaves; m++) {
+		if (!count[m])
+			continue;
+		out->leaf[out->l++] = m;
+		vclos_take_servers(c, job, m, count[m], out->eps + k, n - k);
+		k += count[m] * c->gpus < n - k ? count[m] * c->gpus : n - k;
+	}
+	free(used);
+	free(count);
+	if (left)
+		vclos_alloc_done(out);
+	return left ? -EAGAIN : 0;
+}
+
+int vclos_place_spread(struct vclos *c, uint32_t job, uint32_t n, struct vclos_alloc *out)
+{
+	int err = vclos_place_local(c, job, n, out);
+
+	if (err != -EAGAIN || n <= c->gpus)
+		return err;
+	return vclos_spread(c, job, n, out);
+}
+
 int vclos_place(struct vclos *c, uint32_t job, uint32_t n, struct vclos_alloc *out)
 {
 	int err;

@@ -70,7 +70,7 @@ struct vclos {
 struct vclos_alloc {
 	uint32_t job;
 	uint32_t n; /* GPUs, one rank each */
-	uint32_t stage; /* 0: one server, 1: one leaf, 2: a virtual Clos */
+	uint32_t stage; /* 0: one server, 1: one leaf, 2: a virtual Clos, 3: spread (no links) */
 	uint32_t l, s; /* virtual leaves and spines (stages 0 and 1: 1 and 0) */
 	uint32_t leaf_gpus; /* R*T: endpoint e sits on leaf e / leaf_gpus */
 	bool exact; /* stage 2: the search proved its choice optimal; stages 0, 1: true */
@@ -113,6 +113,12 @@ int vclos_place(struct vclos *c, uint32_t job, uint32_t n, struct vclos_alloc *o
  * needs more servers than a leaf has); -EINVAL for n = 0, n > L*R*T or job VCLOS_FREE;
  * -EEXIST if job holds resources already; -ENOMEM. On error nothing changes. */
 int vclos_place_local(struct vclos *c, uint32_t job, uint32_t n, struct vclos_alloc *out);
+
+/* The placement of vClos's baselines (ECMP, source routing, balanced ECMP: vClos §9; [INTERP]
+ * the same locality as vClos, no links held): stages 0 and 1, else (stage 3) whole idle
+ * servers of the leaves with the most of them (ties: lowest index), ranks leaf-major, l the
+ * leaves used, no spines or uplinks. Errors as vclos_place; any n up to the cluster fits. */
+int vclos_place_spread(struct vclos *c, uint32_t job, uint32_t n, struct vclos_alloc *out);
 
 /* Frees every GPU and link job holds (nothing if none). */
 void vclos_release(struct vclos *c, uint32_t job);

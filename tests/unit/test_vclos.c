@@ -893,6 +893,42 @@ static void test_deterministic(void **state)
 	assert_true(a != c);
 }
 
+/* The baselines' placement: stages 0 and 1 as vClos; a job larger than any leaf's idle
+ * servers takes the fullest leaves' idle servers (ties: lowest), ranks leaf-major, no links;
+ * -EAGAIN only when the idle servers are too few. */
+static void test_spread(void **state)
+{
+	struct vclos c;
+	struct vclos_alloc a;
+	uint32_t i, links = 0;
+
+	(void)state;
+	t_init(&c, 4, 8, 2, 4); /* 4 leaves of 2 servers x 4 GPUs */
+	assert_int_equal(vclos_place_spread(&c, 0, 4, &a), 0); /* one server: leaf 0's */
+	assert_int_equal(a.stage, 0);
+	vclos_alloc_done(&a);
+	assert_int_equal(vclos_place_spread(&c, 1, 8, &a), 0); /* one leaf: the fullest fit */
+	assert_int_equal(a.stage, 1);
+	assert_int_equal(a.eps[0] / 8, 1);
+	vclos_alloc_done(&a);
+	/* idle: leaf 0 one server, leaves 2 and 3 two: 12 GPUs take leaf 2's two, leaf 3's one */
+	assert_int_equal(vclos_place_spread(&c, 2, 12, &a), 0);
+	assert_int_equal(a.stage, 3);
+	assert_int_equal(a.l, 2);
+	assert_true(a.leaf[0] == 2 && a.leaf[1] == 3);
+	for (i = 0; i < 12; i++)
+		assert_int_equal(a.eps[i], 16 + i);
+	vclos_alloc_done(&a);
+	for (i = 0; i < 4 * 8; i++)
+		links += c.link_owner[i] != VCLOS_FREE;
+	assert_int_equal(links, 0);
+	assert_int_equal(vclos_place_spread(&c, 3, 12, &a), -EAGAIN); /* 2 idle servers left */
+	assert_int_equal(vclos_place_spread(&c, 3, 8, &a), 0); /* leaf 0's and leaf 3's */
+	assert_true(a.eps[0] == 4 && a.eps[4] == 28);
+	vclos_alloc_done(&a);
+	vclos_done(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -901,6 +937,7 @@ int main(void)
 		cmocka_unit_test(test_testbed_layouts), cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_link_load),	cmocka_unit_test(test_search_brute),
 		cmocka_unit_test(test_random_mixes),	cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_spread),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
