@@ -176,7 +176,7 @@ static int check_idle(struct rewire *w, const struct ocs_busy *busy)
 		if (job1)
 			return diag_set(w->d, -EBUSY,
 					"circuit %s carries job %u's traffic: only idle circuits "
-					"are rewired (seed 001 §2.4)",
+					"are rewired (vClos §2.4)",
 					ocs_circuit_name(buf, sizeof(buf), p, a, w->old[a]),
 					job1 - 1);
 	}
