@@ -211,27 +211,6 @@ static int ovc_local(struct ocs_vclos *c, uint32_t job, uint32_t n, struct ocs_v
 	return 0;
 }
 
-/* Gives job the lowest `count` idle servers of leaf, whole; writes the first n of their GPUs
- * to eps (as vclos.c does for its stages 1 and 2). */
-static void ovc_take_servers(struct vclos *v, uint32_t job, uint32_t leaf, uint32_t count,
-			     uint32_t *eps, uint32_t n)
-{
-	uint32_t r, srv, g, k = 0;
-
-	for (r = 0; r < v->servers && count; r++) {
-		srv = leaf * v->servers + r;
-		if (v->srv_free[srv] != v->gpus)
-			continue;
-		for (g = 0; g < v->gpus; g++) {
-			v->gpu_owner[srv * v->gpus + g] = job;
-			if (k < n)
-				eps[k++] = srv * v->gpus + g;
-		}
-		v->srv_free[srv] = 0;
-		count--;
-	}
-}
-
 /* Stage 2: each leaf's ranks take its planned OCSes in ascending order. */
 static void ovc_ranks_spine(struct ocs_vclos *c, struct ocs_vclos_alloc *out)
 {
@@ -242,7 +221,7 @@ static void ovc_ranks_spine(struct ocs_vclos *c, struct ocs_vclos_alloc *out)
 	for (i = 0; i < f->l; i++) {
 		leaf = f->leaf[i];
 		cnt = f->srv[i] * T - (leaf == f->part_leaf ? T - f->part_gpus : 0);
-		ovc_take_servers(&c->vc, a->job, leaf, f->srv[i], a->eps + r, cnt);
+		vclos_take_servers(&c->vc, a->job, leaf, f->srv[i], a->eps + r, cnt);
 		for (j = 0, k = 0; j < cnt; j++, k++) {
 			while (f->use[leaf * c->ocs + k] == OCS_VCLOS_NONE)
 				k++;
@@ -263,7 +242,7 @@ static void ovc_ranks_clos(struct ocs_vclos *c, struct ocs_vclos_alloc *out)
 
 	for (i = 0; i < f->l; i++) {
 		leaf = f->leaf[i];
-		ovc_take_servers(&c->vc, a->job, leaf, f->srv[i], a->eps + i * s, s);
+		vclos_take_servers(&c->vc, a->job, leaf, f->srv[i], a->eps + i * s, s);
 		for (t = 0, j = 0; t < s; t = j) {
 			m = f->spine[t];
 			for (k = 0; k < c->ocs; k++) {

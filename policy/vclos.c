@@ -207,8 +207,8 @@ static uint32_t vclos_best_leaf(const struct vclos *c, uint32_t need)
 
 /* Gives job the lowest `count` idle servers of leaf, whole; writes the first n of their
  * GPUs to eps. */
-static void vclos_take_servers(struct vclos *c, uint32_t job, uint32_t leaf, uint32_t count,
-			       uint32_t *eps, uint32_t n)
+void vclos_take_servers(struct vclos *c, uint32_t job, uint32_t leaf, uint32_t count, uint32_t *eps,
+			uint32_t n)
 {
 	uint32_t r, srv, g, k = 0;
 

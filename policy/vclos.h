@@ -120,6 +120,12 @@ int vclos_place_local(struct vclos *c, uint32_t job, uint32_t n, struct vclos_al
  * leaves used, no spines or uplinks. Errors as vclos_place; any n up to the cluster fits. */
 int vclos_place_spread(struct vclos *c, uint32_t job, uint32_t n, struct vclos_alloc *out);
 
+/* Gives job the lowest `count` idle servers of leaf, whole, and writes the first n of their
+ * GPUs to eps: the step every placement that takes whole servers ends with (ocs_vclos.c's
+ * too). The caller has checked the leaf has them. */
+void vclos_take_servers(struct vclos *c, uint32_t job, uint32_t leaf, uint32_t count, uint32_t *eps,
+			uint32_t n);
+
 /* Frees every GPU and link job holds (nothing if none). */
 void vclos_release(struct vclos *c, uint32_t job);
 

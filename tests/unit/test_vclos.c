@@ -18,6 +18,7 @@
 #include "lib/rng.h"
 #include "policy/vclos.h"
 #include "traffic/coll.h"
+#include "tests/unit/coll_pat.h"
 
 #define T_FAKE 0x7fff0000u /* owner of GPUs and links taken by hand */
 #define T_MAXL 8 /* brute force: leaves and spines at most this */
@@ -521,55 +522,9 @@ static void test_search_brute(void **state)
 	assert_true(cut > 0);
 }
 
-/* Rank-level traffic of one collective: per distinct phase, each rank's peer (T_NONE if it
- * sends nothing). Every phase is a permutation step: a rank sends at most once. */
-struct t_pat {
-	uint32_t n, np;
-	uint32_t *dst; /* [np * n] */
-};
-
 static const enum coll_algo t_algos[] = {COLL_RING, COLL_HD, COLL_PAIRWISE};
 #define T_N_ALGOS 3
 #define T_MAX_LOG 7 /* ranks up to 64 */
-
-static void t_pat_build(struct t_pat *pt, enum coll_algo algo, uint32_t n)
-{
-	struct coll_params prm = {.kind = algo == COLL_PAIRWISE ? COLL_ALLTOALL : COLL_ALLREDUCE,
-				  .algo = algo,
-				  .nranks = n,
-				  .bytes = (uint64_t)n * n * 16,
-				  .elem = 4};
-	const struct coll_step *st;
-	struct coll_sched s;
-	struct diag d = {0};
-	uint32_t r, i, np = 0, *rows;
-
-	assert_int_equal(coll_sched_build(&prm, &s, &d), 0);
-	vec_for_each (&s.steps, st)
-		np = st->phase + 1u > np ? st->phase + 1u : np;
-	rows = malloc((size_t)np * n * sizeof(*rows) + 1);
-	assert_non_null(rows);
-	memset(rows, 0xff, (size_t)np * n * sizeof(*rows));
-	for (r = 0; r < n; r++) {
-		for (i = 0; i < s.ranks.v[r].step_n; i++) {
-			st = &s.steps.v[s.ranks.v[r].step_off + i];
-			if (st->op != COLL_SEND)
-				continue;
-			assert_int_equal(rows[st->phase * n + r], T_NONE);
-			rows[st->phase * n + r] = st->peer;
-		}
-	}
-	*pt = (struct t_pat){.n = n, .dst = rows};
-	for (r = 0; r < np; r++) { /* keep each distinct phase once */
-		for (i = 0; i < pt->np; i++) {
-			if (!memcmp(rows + i * n, rows + r * n, n * sizeof(*rows)))
-				break;
-		}
-		if (i == pt->np)
-			memmove(rows + pt->np++ * n, rows + r * n, n * sizeof(*rows));
-	}
-	coll_sched_done(&s);
-}
 
 struct t_job {
 	bool running;
@@ -606,7 +561,7 @@ static uint32_t t_job_flows(struct t_mix *m, const struct t_job *j, const struct
 
 	for (r = 0; r < pt->n; r++) {
 		d = pt->dst[p * pt->n + r];
-		if (d == T_NONE)
+		if (d == T_PAT_NONE)
 			continue;
 		rc = vclos_uplink(a, r, d, &sp);
 		assert_true(rc == 0 || rc == 1);
