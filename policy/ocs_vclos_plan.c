@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "policy/ocs_vclos_find.h"
+#include "policy/vclos_find.h"
 
 /* Lays f's arrays out from base, 8-byte aligned (base NULL: only measures); the bytes taken. */
 static size_t plan_layout(struct ocs_vclos_find *f, char *base)
@@ -86,25 +87,6 @@ void ocs_vclos_find_free(struct ocs_vclos_find *f)
 	free(f);
 }
 
-static int plan_key_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Sorts idx[0..n) by (weight, index), weights wt[idx]. */
-static void plan_sort(uint64_t *keys, uint32_t *idx, uint32_t n, const uint32_t *wt)
-{
-	uint32_t i;
-
-	for (i = 0; i < n; i++)
-		keys[i] = (uint64_t)wt[idx[i]] << 32 | idx[i];
-	qsort(keys, n, sizeof(*keys), plan_key_cmp);
-	for (i = 0; i < n; i++)
-		idx[i] = (uint32_t)keys[i];
-}
-
 /* Circuits per (spine, OCS), all and running jobs', and free ports per leaf. */
 static void plan_read_circuits(struct ocs_vclos_find *f)
 {
@@ -130,7 +112,7 @@ static void plan_read_circuits(struct ocs_vclos_find *f)
 			f->rpn[m] -= f->busy[m * f->K + k];
 		f->sorder[m] = m;
 	}
-	plan_sort(f->keys, f->sorder, f->S, f->rpn);
+	vclos_find_sort(f->keys, f->sorder, f->S, f->rpn);
 }
 
 void ocs_vclos_find_prep(struct ocs_vclos *c)
@@ -149,7 +131,7 @@ void ocs_vclos_find_prep(struct ocs_vclos *c)
 		if (f->rsn[n])
 			f->lorder[f->nlorder++] = n;
 	}
-	plan_sort(f->keys, f->lorder, f->nlorder, f->rsn);
+	vclos_find_sort(f->keys, f->lorder, f->nlorder, f->rsn);
 	memcpy(f->wcirc, f->circ, (size_t)f->L * f->K * sizeof(*f->wcirc));
 	memcpy(f->wcnt, f->cnt0, (size_t)f->S * f->K * sizeof(*f->wcnt));
 	for (i = 0; i < f->S * f->K; i++)
@@ -348,7 +330,7 @@ static void plan_sort_leaves(struct ocs_vclos_find *f)
 
 	for (i = 0; i < f->l; i++)
 		f->keys[i] = (uint64_t)f->leaf[i] << 32 | f->srv[i];
-	qsort(f->keys, f->l, sizeof(*f->keys), plan_key_cmp);
+	qsort(f->keys, f->l, sizeof(*f->keys), vclos_find_key_cmp);
 	for (i = 0; i < f->l; i++) {
 		f->leaf[i] = (uint32_t)(f->keys[i] >> 32);
 		f->srv[i] = (uint32_t)f->keys[i];

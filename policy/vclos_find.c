@@ -67,21 +67,20 @@ void vclos_find_free(struct vclos_find *f)
 	free(f);
 }
 
-static int find_key_cmp(const void *a, const void *b)
+int vclos_find_key_cmp(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : x > y;
 }
 
-/* Sorts idx[0..n) by (weight, index), weights wt[idx]. */
-static void find_sort(uint64_t *keys, uint32_t *idx, uint32_t n, const uint32_t *wt)
+void vclos_find_sort(uint64_t *keys, uint32_t *idx, uint32_t n, const uint32_t *wt)
 {
 	uint32_t i;
 
 	for (i = 0; i < n; i++)
 		keys[i] = (uint64_t)wt[idx[i]] << 32 | idx[i];
-	qsort(keys, n, sizeof(*keys), find_key_cmp);
+	qsort(keys, n, sizeof(*keys), vclos_find_key_cmp);
 	for (i = 0; i < n; i++)
 		idx[i] = (uint32_t)keys[i];
 }
@@ -106,7 +105,7 @@ void vclos_find_prep(struct vclos *c)
 	}
 	for (m = 0; m < S; m++)
 		f->sorder[m] = m;
-	find_sort(f->keys, f->sorder, S, f->rpn);
+	vclos_find_sort(f->keys, f->sorder, S, f->rpn);
 }
 
 /* out = a & the free spines of leaf; returns how many. */
@@ -233,7 +232,7 @@ static void find_root(struct vclos_find *f, const struct vclos *c)
 		if (f->rsn[n] * c->gpus >= f->s && find_common(f, root, n) >= f->s)
 			f->cand[f->ncand++] = n;
 	}
-	find_sort(f->keys, f->cand, f->ncand, f->rsn);
+	vclos_find_sort(f->keys, f->cand, f->ncand, f->rsn);
 }
 
 static int find_u32_cmp(const void *a, const void *b)

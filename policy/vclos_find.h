@@ -23,4 +23,9 @@ void vclos_find_prep(struct vclos *c);
 int vclos_find_shape(struct vclos *c, uint32_t l, uint32_t s, uint32_t *leaf, uint32_t *spine,
 		     bool *exact);
 
+/* Shared by the vClos placements (vclos_find.c, ocs_vclos_plan.c): qsort's order of two
+ * uint64_t keys, and idx[0..n) sorted by (weight, index), weights wt[idx], keys scratch. */
+int vclos_find_key_cmp(const void *a, const void *b);
+void vclos_find_sort(uint64_t *keys, uint32_t *idx, uint32_t n, const uint32_t *wt);
+
 #endif
