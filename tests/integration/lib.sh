@@ -31,6 +31,21 @@ scenario_as() {
 	echo "$dst"
 }
 
+# Runs SRC under NAME, edited by the sed expressions, with `testbed up`; checks that nothing
+# of it remains and that JOBS jobs ended ok. Its results folder in RUN_DIR.
+up_edited() { # up_edited SRC NAME JOBS [sed-expr...]
+	local src=$1 n=$2 jobs=$3 f
+	shift 3
+	f=$(scenario_as "$src" "$n" "$@")
+	TB_NAMES+=("$n")
+	"$TB" up --results "$TB_TMP/results" "$f" >"$TB_TMP/$n.log" 2>&1 ||
+		{ tail -20 "$TB_TMP/$n.log" >&2; fail "up $n"; }
+	no_leftovers "$n"
+	RUN_DIR=$(ls -d "$TB_TMP"/results/"$n"/*)
+	[ "$(jq .totals.ok "$RUN_DIR/summary.json")" -eq "$jobs" ] ||
+		fail "$n: $(cat "$RUN_DIR/jobs.csv")"
+}
+
 tb_up() { # tb_up FILE NAME
 	TB_NAMES+=("$2")
 	"$TB" up --results "$TB_TMP/results" --name "$2" "$1" >"$TB_TMP/up-$2.log" 2>&1 || { cat "$TB_TMP/up-$2.log"; fail "up $2"; }

@@ -20,17 +20,11 @@
 # tag and source port as the kernel forwards it (isolation).
 . "$(dirname "$0")/lib.sh"
 
-# run NAME SED...: the scenario edited, run; its results folder in RUN_DIR
+# run NAME SED...: the scenario edited, run, every job ok and verified; results in RUN_DIR
 run() {
-	local n=$1 f
+	local n=$1
 	shift
-	f=$(scenario_as scenarios/ocs-vclos-small.yaml "$n" "$@")
-	TB_NAMES+=("$n")
-	"$TB" up --results "$TB_TMP/results" "$f" >"$TB_TMP/$n.log" 2>&1 ||
-		{ tail -20 "$TB_TMP/$n.log" >&2; fail "up $n"; }
-	no_leftovers "$n"
-	RUN_DIR=$(ls -d "$TB_TMP"/results/"$n"/*)
-	[ "$(jq .totals.ok "$RUN_DIR/summary.json")" -eq 4 ] || fail "$n: $(cat "$RUN_DIR/jobs.csv")"
+	up_edited scenarios/ocs-vclos-small.yaml "$n" 4 "$@"
 	[ "$(awk -F, 'NR > 1 && $13 == 1' "$RUN_DIR/jobs.csv" | wc -l)" -eq 4 ] ||
 		fail "$n: not every job verified: $(cat "$RUN_DIR/jobs.csv")"
 }

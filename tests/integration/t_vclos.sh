@@ -29,15 +29,9 @@ note "virtual time: best / vClos+source $best, ECMP random placement / vClos+sou
 
 # run TAG SED...: the scenario without its sweep, edited; results dir in $RUN_DIR
 run() {
-	local n=vc$$$1 f
+	local n=vc$$$1
 	shift
-	f=$(scenario_as scenarios/vclos-small.yaml "$n" '/^sweep:/,$d' "$@")
-	TB_NAMES+=("$n")
-	"$TB" up --results "$TB_TMP/results" "$f" >"$TB_TMP/$n.log" 2>&1 ||
-		{ tail -20 "$TB_TMP/$n.log" >&2; fail "up $n"; }
-	no_leftovers "$n"
-	RUN_DIR=$(ls -d "$TB_TMP"/results/"$n"/*)
-	[ "$(jq .totals.ok "$RUN_DIR/summary.json")" -eq 3 ] || fail "$n: $(cat "$RUN_DIR/jobs.csv")"
+	up_edited scenarios/vclos-small.yaml "$n" 3 '/^sweep:/,$d' "$@"
 }
 avg_comm() { jq '[.jobs[].comm_paper_s] | add / length' "$1/summary.json"; }
 run v
@@ -69,20 +63,16 @@ note "virtual time, Fig. 6: forced / free JRT at 100/25 Gbit/s, vgg16 bert resne
 
 # Emulated, VGG16 at 25 Gbit/s: two flows on each uplink cost at least 10% of its JRT
 # (virtual time says 36%: 1.357 x), both runs ok.
-s2run() { # s2run TAG SPINES: vclos-s2's VGG16 job alone at 25 Gbit/s; its JRT (emulated s)
-	local n=vs$$$1 f d
-	f=$(scenario_as scenarios/vclos-s2.yaml "$n" '/^sweep:/,$d' \
-		's/^  host_rate: 100Gbit/  host_rate: 25Gbit/' "s/^  spines: 4/  spines: $2/")
-	TB_NAMES+=("$n")
-	"$TB" up --results "$TB_TMP/results" "$f" >"$TB_TMP/$n.log" 2>&1 ||
-		{ tail -20 "$TB_TMP/$n.log" >&2; fail "up $n"; }
-	no_leftovers "$n"
-	d=$(ls -d "$TB_TMP"/results/"$n"/*)
-	[ "$(jq .totals.ok "$d/summary.json")" -eq 1 ] || fail "$n: $(cat "$d/jobs.csv")"
-	jq '.jobs[0].jrt_s' "$d/summary.json"
+# s2run TAG SPINES: vclos-s2's VGG16 job alone at 25 Gbit/s; its JRT (emulated s) in S2_JRT
+s2run() {
+	up_edited scenarios/vclos-s2.yaml "vs$$$1" 1 '/^sweep:/,$d' \
+		's/^  host_rate: 100Gbit/  host_rate: 25Gbit/' "s/^  spines: 4/  spines: $2/"
+	S2_JRT=$(jq '.jobs[0].jrt_s' "$RUN_DIR/summary.json")
 }
-free=$(s2run a 4)
-forced=$(s2run b 2)
+s2run a 4
+free=$S2_JRT
+s2run b 2
+forced=$S2_JRT
 jq -en "$forced >= 1.1 * $free" >/dev/null || fail "emulated Fig. 6: JRT $forced s forced, $free s free"
 note "emulated Fig. 6, VGG16 at 25 Gbit/s: JRT $free s free, $forced s with two flows per uplink"
 
