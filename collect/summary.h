@@ -47,17 +47,22 @@ int col_summary_txt(char *buf, size_t len, const struct rec_run *r, const struct
 
 #define COL_SWEEP_SCHEMA "testbed-comparison/1"
 
-/* Each variant's own baseline (sweep.baseline; borrowed): the variant with the first value of
- * one axis and the same values on the others. */
+/* What the comparison is measured against (borrowed): each variant's own baseline
+ * (sweep.baseline: the variant with the first value of one axis and the same values on the
+ * others) and the paper's figures (sweep.paper). */
 struct col_sweep_base {
-	const char *label; /* that axis at its first value: "spines=4" */
-	const uint32_t *variant; /* [v]: variant v's baseline, for every variant */
+	const char *label; /* that axis at its first value, "spines=4"; NULL: variant 0 for all */
+	const uint32_t *variant; /* [v]: variant v's baseline, for every variant (with label) */
+	/* [v * COL_M_N + k]: the paper's ratio for variant v's metric k, NAN where it gives none;
+	 * NULL if it gives none at all */
+	const double *paper;
 };
 
 /* comparison.json of s as a new object (NULL on ENOMEM); names[v] labels variant v (names may
  * be NULL). */
 json_t *col_sweep_json(const struct col_sweep *s, const char *const *names);
-/* The same with each variant's baseline b (NULL: variant 0 for all, as col_sweep_json). */
+/* The same with each variant's baseline and the paper's figures b (NULL: variant 0 for all,
+ * as col_sweep_json). */
 json_t *col_sweep_json_base(const struct col_sweep *s, const char *const *names,
 			    const struct col_sweep_base *b);
 
@@ -66,7 +71,9 @@ const char *col_metric_unit(enum col_metric k);
 
 /* The sweep table into buf, as col_summary_txt; names[v] labels variant v (NULL: "v<v>"). */
 int col_sweep_txt(char *buf, size_t len, const struct col_sweep *s, const char *const *names);
-/* The same, saying the ratios are to each variant's baseline b (NULL: as col_sweep_txt). */
+/* The same, saying the ratios are to each variant's baseline b, and with the paper's figures
+ * in a column of their own and again below the table with measured / paper (b NULL: as
+ * col_sweep_txt). */
 int col_sweep_txt_base(char *buf, size_t len, const struct col_sweep *s, const char *const *names,
 		       const struct col_sweep_base *b);
 

@@ -4,6 +4,7 @@
  * sweep's comparison table. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "collect/csv.h"
 #include "collect/internal.h"
@@ -181,16 +182,60 @@ const char *col_metric_unit(enum col_metric k)
 	return (unsigned)k < COL_M_N ? units[k] : "?";
 }
 
-static void sweep_row(struct col_out *o, const struct col_sweep_cell *c, const char *metric,
-		      const char *unit, const char *name, uint32_t v)
+/* The paper's ratio for variant v's metric k, NAN if b gives none. */
+static double paper_ratio(const struct col_sweep_base *b, uint32_t v, unsigned k)
 {
-	char b[4][VAL_MAX], label[24];
+	return b && b->paper ? b->paper[(size_t)v * COL_M_N + k] : NAN;
+}
+
+static bool any_paper(const struct col_sweep *s, const struct col_sweep_base *b)
+{
+	size_t i;
+
+	for (i = 0; b && b->paper && i < (size_t)s->variants * COL_M_N; i++)
+		if (isfinite(b->paper[i]))
+			return true;
+	return false;
+}
+
+static void sweep_row(struct col_out *o, const struct col_sweep_cell *c, const char *metric,
+		      const char *unit, const char *name, uint32_t v, const double *paper)
+{
+	char b[5][VAL_MAX], label[24];
 
 	if (!name)
 		snprintf(label, sizeof(label), "v%u", v);
-	col_out_printf(o, "%-10s %-8s %-20.20s %11s %8s %8s %8s %5u\n", metric, unit,
+	col_out_printf(o, "%-10s %-8s %-20.20s %11s %8s %8s %8s %5u", metric, unit,
 		       name ? name : label, val(b[0], c->value, ""), val(b[1], c->mean, ""),
 		       val(b[2], c->min, ""), val(b[3], c->max, ""), c->n);
+	col_out_printf(o, paper ? " %8s\n" : "\n", paper ? val(b[4], *paper, "") : "");
+}
+
+/* Each figure the paper gives, measured beside it; a time's ratio r also as the throughput
+ * change 1/r - 1 (fixed work: "a throughput decrease of about 60%" is a ratio of 2.5). */
+static void paper_lines(struct col_out *o, const struct col_sweep *s, const char *const *names,
+			const struct col_sweep_base *b)
+{
+	char x[3][VAL_MAX];
+	uint32_t v;
+	unsigned k;
+
+	col_out_printf(o, "\nbeside the paper (ratios to the baseline):\n");
+	for (v = 0; v < s->variants; v++)
+		for (k = 0; k < COL_M_N; k++) {
+			const struct col_sweep_cell *c = col_sweep_cell(s, v, (enum col_metric)k);
+			double p = paper_ratio(b, v, k), m = c->mean;
+
+			if (!isfinite(p))
+				continue;
+			col_out_printf(o, "  v%-3u %-9s measured %-7s paper %-7s measured/paper %s",
+				       v, col_metric_name((enum col_metric)k), val(x[0], m, ""),
+				       val(x[1], p, ""), val(x[2], m / p, ""));
+			if (!strcmp(units[k], "paper s") && isfinite(m) && m > 0)
+				col_out_printf(o, "  (throughput %+.0f%% vs %+.0f%%)",
+					       100.0 * (1.0 / m - 1.0), 100.0 * (1.0 / p - 1.0));
+			col_out_printf(o, "%s%s\n", names ? "  " : "", names ? names[v] : "");
+		}
 }
 
 int col_sweep_txt(char *buf, size_t len, const struct col_sweep *s, const char *const *names)
@@ -201,12 +246,13 @@ int col_sweep_txt(char *buf, size_t len, const struct col_sweep *s, const char *
 int col_sweep_txt_base(char *buf, size_t len, const struct col_sweep *s, const char *const *names,
 		       const struct col_sweep_base *b)
 {
+	bool paper = any_paper(s, b);
 	struct col_out o;
 	uint32_t v;
 	unsigned k;
 
 	col_out_init(&o, buf, len);
-	if (b)
+	if (b && b->label)
 		col_out_printf(&o,
 			       "ratios to each variant's baseline (the same values with %s), mean "
 			       "over seeds and range\n",
@@ -215,13 +261,18 @@ int col_sweep_txt_base(char *buf, size_t len, const struct col_sweep *s, const c
 		col_out_printf(
 			&o,
 			"ratios to the baseline (the first variant), mean over seeds and range\n");
-	col_out_printf(&o, "%-10s %-8s %-20s %11s %8s %8s %8s %5s\n", "metric", "unit", "variant",
-		       "value", "ratio", "min", "max", "runs");
+	col_out_printf(&o, "%-10s %-8s %-20s %11s %8s %8s %8s %5s%s\n", "metric", "unit", "variant",
+		       "value", "ratio", "min", "max", "runs", paper ? "    paper" : "");
 	for (k = 0; k < COL_M_N; k++) {
-		for (v = 0; v < s->variants; v++)
+		for (v = 0; v < s->variants; v++) {
+			double p = paper_ratio(b, v, k);
+
 			sweep_row(&o, col_sweep_cell(s, v, (enum col_metric)k),
 				  v ? "" : col_metric_name((enum col_metric)k), v ? "" : units[k],
-				  names ? names[v] : NULL, v);
+				  names ? names[v] : NULL, v, paper ? &p : NULL);
+		}
 	}
+	if (paper)
+		paper_lines(&o, s, names, b);
 	return col_out_ret(&o);
 }

@@ -11,14 +11,21 @@ static json_t *num(double x)
 	return isfinite(x) ? json_real(x) : json_null();
 }
 
-static json_t *cell_obj(const struct col_sweep_cell *c)
+/* {value, ratio, min, max, runs, value_runs}, and paper where the paper gives a figure. */
+static json_t *cell_obj(const struct col_sweep_cell *c, double paper)
 {
-	return json_pack("{s:o, s:o, s:o, s:o, s:I, s:I}", "value", num(c->value), "ratio",
-			 num(c->mean), "min", num(c->min), "max", num(c->max), "runs",
-			 (json_int_t)c->n, "value_runs", (json_int_t)c->nv);
+	json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:I, s:I}", "value", num(c->value), "ratio",
+			      num(c->mean), "min", num(c->min), "max", num(c->max), "runs",
+			      (json_int_t)c->n, "value_runs", (json_int_t)c->nv);
+
+	if (o && isfinite(paper) && json_object_set_new(o, "paper", json_real(paper))) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
 }
 
-/* {variant, name, baseline (only with b), metrics}. */
+/* {variant, name, baseline (only with sweep.baseline), metrics}. */
 static json_t *variant_obj(const struct col_sweep *s, uint32_t v, const char *name,
 			   const struct col_sweep_base *b)
 {
@@ -28,9 +35,11 @@ static json_t *variant_obj(const struct col_sweep *s, uint32_t v, const char *na
 	int err = m && o ? 0 : -1;
 
 	for (k = 0; !err && k < COL_M_N; k++)
-		err = json_object_set_new(m, col_metric_name((enum col_metric)k),
-					  cell_obj(col_sweep_cell(s, v, (enum col_metric)k)));
-	if (!err && b)
+		err = json_object_set_new(
+			m, col_metric_name((enum col_metric)k),
+			cell_obj(col_sweep_cell(s, v, (enum col_metric)k),
+				 b && b->paper ? b->paper[(size_t)v * COL_M_N + k] : NAN));
+	if (!err && b && b->label)
 		err = json_object_set_new(o, "baseline", json_integer(b->variant[v]));
 	if (!err) {
 		err = json_object_set_new(o, "metrics", m); /* takes m, also on failure */
@@ -58,7 +67,7 @@ json_t *col_sweep_json_base(const struct col_sweep *s, const char *const *names,
 	uint32_t v;
 	unsigned k;
 
-	if (!b && names)
+	if (!base && names)
 		base = names[0];
 	for (v = 0; vs && v < s->variants; v++)
 		if (json_array_append_new(vs, variant_obj(s, v, names ? names[v] : NULL, b)))

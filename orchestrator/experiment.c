@@ -44,6 +44,7 @@ void exp_done(struct experiment *e)
 		vec_free(&e->sweep.axes.v[i].values);
 	}
 	vec_free(&e->sweep.axes);
+	vec_free(&e->sweep.paper);
 }
 
 bool exp_has_workload(const struct experiment *e)

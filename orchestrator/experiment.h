@@ -82,6 +82,14 @@ struct exp_sweep_axis {
 	VEC(char *) values; /* owned */
 };
 
+/* One figure of sweep.paper: what the paper reports for a variant's metric, as a ratio to
+ * the variant's baseline (the comparison table prints it beside the measured ratio). */
+struct exp_sweep_paper {
+	uint32_t variant;
+	uint32_t metric; /* enum col_metric */
+	double ratio;
+};
+
 /* Variants are the cartesian product of the compared axes, each run once per combination of
  * the seed axes. Each variant is compared with its baseline: variant 0 (the first value of every
  * axis), or with sweep.baseline the variant that has the first value of that axis and its own
@@ -91,6 +99,7 @@ struct exp_sweep {
 	uint32_t variants, seeds; /* products of the compared and of the seed axes' sizes */
 	bool base_given; /* sweep.baseline names axes.v[base_axis], a compared axis */
 	uint32_t base_axis;
+	VEC(struct exp_sweep_paper) paper; /* sweep.paper, in file order */
 };
 
 /* One timed network event of `failures:` (docs/scenario.md): a cable or a node going down

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collect/metrics.h"
 #include "orchestrator/scenario_sweep.h"
 #include "orchestrator/scenario_yaml.h"
 
@@ -132,11 +133,11 @@ static int add_cases(struct scn_yaml_ctx *c, struct exp_sweep_axis *a, yaml_node
 	return 0;
 }
 
-/* Node ids of each axis's key and list, in axis order, and of sweep.baseline's key and value
- * (0: not given), for scn_sweep_apply. */
+/* Node ids of each axis's key and list, in axis order, and of sweep.baseline's and
+ * sweep.paper's key and value (0: not given), for scn_sweep_apply. */
 struct ids {
 	VEC(int) key, list;
-	int base_key, base_value;
+	int base_key, base_value, paper_key, paper_value;
 };
 
 static int add_axis(struct scn_yaml_ctx *c, yaml_node_t *k, yaml_node_t *v, bool seed,
@@ -191,6 +192,9 @@ static int read_axes(struct scn_yaml_ctx *c, yaml_node_t *m, bool seeds, struct 
 		} else if (!seeds && scn_yaml_text(k) && !strcmp(scn_yaml_text(k), "baseline")) {
 			ids->base_key = p->key; /* read once every axis is known */
 			ids->base_value = p->value;
+		} else if (!seeds && scn_yaml_text(k) && !strcmp(scn_yaml_text(k), "paper")) {
+			ids->paper_key = p->key; /* read once the variants are known */
+			ids->paper_value = p->value;
 		} else {
 			r = add_axis(c, k, node(c, p->value), seeds, ids);
 		}
@@ -255,6 +259,119 @@ static int read_baseline(struct scn_yaml_ctx *c, const struct ids *ids)
 				"%s.baseline: expected the path of a compared axis (%s), found %s",
 				c->path, paths,
 				scn_yaml_found(q, sizeof(q), node(c, ids->base_value)));
+}
+
+/* The variant a sweep.paper key names: "v<index>" or its label as the comparison prints it;
+ * s->variants if none. */
+static uint32_t paper_variant(const struct exp_sweep *s, const char *key, uint32_t *choice)
+{
+	char label[256], *end;
+	unsigned long v;
+
+	if (key[0] == 'v' && key[1] >= '0' && key[1] <= '9') {
+		v = strtoul(key + 1, &end, 10);
+		return !*end && v < s->variants ? (uint32_t)v : s->variants;
+	}
+	for (v = 0; v < s->variants; v++) {
+		exp_sweep_choice(s, (uint32_t)v * s->seeds, choice);
+		exp_sweep_label(s, choice, false, label, sizeof(label));
+		if (!strcmp(label, key))
+			break;
+	}
+	return (uint32_t)v;
+}
+
+/* One metric name and ratio of a sweep.paper entry. */
+static int paper_figure(struct scn_yaml_ctx *c, uint32_t v, yaml_node_t *k, yaml_node_t *val)
+{
+	const char *name = scn_yaml_text(k);
+	struct exp_sweep_paper *f;
+	char names[256];
+	size_t old, o = 0;
+	unsigned m;
+	double x;
+	int r;
+
+	for (m = 0; name && m < COL_M_N; m++)
+		if (!strcmp(name, col_metric_name((enum col_metric)m)))
+			break;
+	if (!name || m == COL_M_N) {
+		o = (size_t)snprintf(names, sizeof(names), "a metric (");
+		for (m = 0; m < COL_M_N; m++)
+			o += (size_t)snprintf(names + o, sizeof(names) - o, "%s%s", m ? ", " : "",
+					      col_metric_name((enum col_metric)m));
+		snprintf(names + o, sizeof(names) - o, ")");
+		return scn_yaml_fail_value(c, k, names, "");
+	}
+	for (f = c->e->sweep.paper.v; f && f < c->e->sweep.paper.v + c->e->sweep.paper.n; f++)
+		if (f->variant == v && f->metric == m)
+			return scn_yaml_fail_at(c, &k->start_mark, "%s: %s is given twice", c->path,
+						name);
+	old = scn_yaml_path_push(c, name);
+	r = scn_yaml_read_positive(c, val, &x);
+	c->path[old] = '\0';
+	f = r ? NULL : vec_grow(&c->e->sweep.paper);
+	if (!r && !f)
+		return oom(c);
+	if (f)
+		*f = (struct exp_sweep_paper){.variant = v, .metric = m, .ratio = x};
+	return r;
+}
+
+/* One entry of sweep.paper: key names a variant, value maps metrics to ratios. */
+static int paper_entry(struct scn_yaml_ctx *c, yaml_node_t *key, yaml_node_t *fm, uint32_t *choice)
+{
+	const struct exp_sweep *s = &c->e->sweep;
+	const char *k = scn_yaml_text(key);
+	uint32_t v = k ? paper_variant(s, k, choice) : s->variants;
+	yaml_node_pair_t *q;
+	char what[96];
+	size_t old;
+	int r = 0;
+
+	if (v == s->variants) {
+		snprintf(what, sizeof(what),
+			 "a variant (v0 to v%u, or its label as comparison.txt lists it)",
+			 s->variants - 1);
+		return scn_yaml_fail_value(c, key, what, "");
+	}
+	old = scn_yaml_path_push(c, k);
+	if (fm->type != YAML_MAPPING_NODE ||
+	    fm->data.mapping.pairs.start == fm->data.mapping.pairs.top)
+		r = scn_yaml_fail_value(
+			c, fm, "a mapping of metrics to ratios such as {avg_jrt: 1.27}", "");
+	for (q = r ? NULL : fm->data.mapping.pairs.start; q && !r && q < fm->data.mapping.pairs.top;
+	     q++)
+		r = paper_figure(c, v, node(c, q->key), node(c, q->value));
+	c->path[old] = '\0';
+	return r;
+}
+
+/* sweep.paper: {variant: {metric: ratio}}, a variant named "v4" or by its label; refused at
+ * the key that names no variant or metric. */
+static int read_paper(struct scn_yaml_ctx *c, const struct ids *ids)
+{
+	yaml_node_t *m = ids->paper_key ? node(c, ids->paper_value) : NULL;
+	uint32_t *choice;
+	yaml_node_pair_t *p;
+	size_t old;
+	int r = 0;
+
+	if (!m)
+		return 0;
+	old = scn_yaml_path_push(c, "paper");
+	if (m->type != YAML_MAPPING_NODE ||
+	    m->data.mapping.pairs.start == m->data.mapping.pairs.top)
+		r = scn_yaml_fail_value(c, m, "a mapping of variants to {metric: ratio}", "");
+	choice = calloc(c->e->sweep.axes.n + 1, sizeof(*choice));
+	if (!r && !choice)
+		r = oom(c);
+	for (p = r ? NULL : m->data.mapping.pairs.start; p && !r && p < m->data.mapping.pairs.top;
+	     p++)
+		r = paper_entry(c, node(c, p->key), node(c, p->value), choice);
+	c->path[old] = '\0';
+	free(choice);
+	return r;
 }
 
 /* ---- one variant ---- */
@@ -420,6 +537,7 @@ int scn_sweep_apply(struct scn_yaml_ctx *c)
 	r = read_axes(c, node(c, sw), false, &ids);
 	r = r ? r : count(c, node(c, sw));
 	r = r ? r : read_baseline(c, &ids);
+	r = r ? r : read_paper(c, &ids);
 	c->path[old] = '\0';
 	for (i = 0; !r && i < c->e->sweep.axes.n; i++) {
 		const struct exp_sweep_axis *a = &c->e->sweep.axes.v[i];

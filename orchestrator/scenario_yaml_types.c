@@ -290,6 +290,11 @@ static int read_scale(struct scn_yaml_ctx *c, yaml_node_t *n, bool auto_ok, doub
 	return 0;
 }
 
+int scn_yaml_read_positive(struct scn_yaml_ctx *c, yaml_node_t *n, double *out)
+{
+	return read_scale(c, n, false, out);
+}
+
 int scn_yaml_scale(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f)
 {
 	return read_scale(c, n, false, field_ptr(c, f));

@@ -106,6 +106,8 @@ bool scn_yaml_is_empty(const yaml_node_t *n);
 const char *scn_yaml_text(const yaml_node_t *n);
 /* Appends ".name" to c->path; returns the old length, to cut back to with c->path[old] = 0. */
 size_t scn_yaml_path_push(struct scn_yaml_ctx *c, const char *name);
+/* A positive decimal number into *out, or -EINVAL with a message. */
+int scn_yaml_read_positive(struct scn_yaml_ctx *c, yaml_node_t *n, double *out);
 /* A decimal integer in [min, max] into *out, or -EINVAL with a message. */
 int scn_yaml_read_uint(struct scn_yaml_ctx *c, yaml_node_t *n, uint64_t min, uint64_t max,
 		       uint64_t *out);

@@ -3,6 +3,7 @@
  * (sweep_report.h). */
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,16 @@ static int plan_runs(const struct exp_sweep *s, struct sweep_plan *p)
 	return err;
 }
 
+static int copy_paper(const struct exp_sweep *s, struct sweep_plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < s->paper.n; i++)
+		if (vec_push(&p->paper, s->paper.v[i]))
+			return -ENOMEM;
+	return 0;
+}
+
 int sweep_plan_make(const struct experiment *e, struct sweep_plan *p)
 {
 	json_t *axes = axes_json(&e->sweep);
@@ -86,7 +97,7 @@ int sweep_plan_make(const struct experiment *e, struct sweep_plan *p)
 		snprintf(p->base_path, sizeof(p->base_path), "%s",
 			 e->sweep.axes.v[e->sweep.base_axis].path);
 	exp_sweep_base_label(&e->sweep, p->base_label, sizeof(p->base_label));
-	if (!p->axes || plan_runs(&e->sweep, p)) {
+	if (!p->axes || copy_paper(&e->sweep, p) || plan_runs(&e->sweep, p)) {
 		sweep_plan_done(p);
 		return -ENOMEM;
 	}
@@ -104,6 +115,7 @@ void sweep_plan_done(struct sweep_plan *p)
 	vec_free(&p->variants);
 	vec_free(&p->seeds);
 	vec_free(&p->runs);
+	vec_free(&p->paper);
 	free(p->axes);
 	p->axes = NULL;
 }
@@ -143,7 +155,26 @@ static json_t *runs_json(const struct sweep_plan *p)
 	return a;
 }
 
-/* sweep.json: {schema, scenario, axes, baseline (with sweep.baseline), variants, seeds, runs}. */
+/* sweep.paper's figures: [{variant, metric, ratio}]. */
+static json_t *paper_json(const struct sweep_plan *p)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a && i < p->paper.n; i++)
+		if (json_array_append_new(
+			    a, json_pack("{s:I, s:s, s:f}", "variant",
+					 (json_int_t)p->paper.v[i].variant, "metric",
+					 col_metric_name((enum col_metric)p->paper.v[i].metric),
+					 "ratio", p->paper.v[i].ratio))) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
+/* sweep.json: {schema, scenario, axes, baseline (with sweep.baseline), paper (with
+ * sweep.paper), variants, seeds, runs}. */
 static json_t *plan_json(const struct sweep_plan *p)
 {
 	json_t *j = json_pack("{s:s, s:s, s:o}", "schema", SWEEP_SCHEMA, "scenario", p->scenario,
@@ -154,6 +185,8 @@ static json_t *plan_json(const struct sweep_plan *p)
 		err = json_object_set_new(
 			j, "baseline",
 			json_pack("{s:s, s:s}", "path", p->base_path, "label", p->base_label));
+	if (!err && p->paper.n)
+		err = json_object_set_new(j, "paper", paper_json(p));
 	err = err ? err : json_object_set_new(j, "variants", strs(p->variants.v, p->variants.n));
 	err = err ? err : json_object_set_new(j, "seeds", strs(p->seeds.v, p->seeds.n));
 	err = err ? err : json_object_set_new(j, "runs", runs_json(p));
@@ -232,6 +265,38 @@ static int read_base(const json_t *b, struct sweep_plan *p)
 	return 0;
 }
 
+/* sweep.json's paper figures, if any (after the variants). */
+static int read_paper(const json_t *a, struct sweep_plan *p)
+{
+	struct exp_sweep_paper *f;
+	const json_t *o;
+	const char *m;
+	json_int_t v;
+	unsigned k;
+	size_t i;
+
+	if (!a)
+		return 0;
+	if (!json_is_array(a))
+		return -EINVAL;
+	json_array_foreach(a, i, o)
+	{
+		m = json_string_value(json_object_get(o, "metric"));
+		v = json_integer_value(json_object_get(o, "variant"));
+		for (k = 0; m && k < COL_M_N && strcmp(m, col_metric_name((enum col_metric)k)); k++)
+			;
+		if (!m || k == COL_M_N || v < 0 || (size_t)v >= p->variants.n ||
+		    !json_is_number(json_object_get(o, "ratio")))
+			return -EINVAL;
+		f = vec_grow(&p->paper);
+		if (!f)
+			return -ENOMEM;
+		*f = (struct exp_sweep_paper){(uint32_t)v, k,
+					      json_number_value(json_object_get(o, "ratio"))};
+	}
+	return 0;
+}
+
 static int plan_from(const json_t *j, struct sweep_plan *p)
 {
 	const char *sc = json_string_value(json_object_get(j, "scenario"));
@@ -248,6 +313,7 @@ static int plan_from(const json_t *j, struct sweep_plan *p)
 	err = p->axes ? 0 : -ENOMEM;
 	err = err ? err : read_strs(json_object_get(j, "variants"), &p->variants);
 	err = err ? err : read_strs(json_object_get(j, "seeds"), &p->seeds);
+	err = err ? err : read_paper(json_object_get(j, "paper"), p);
 	if (!err && (!json_is_array(runs) || !p->variants.n || !p->seeds.n))
 		err = -EINVAL;
 	json_array_foreach(runs, i, o)
@@ -367,7 +433,7 @@ static char *comparison_txt(const struct sweep_plan *p, const struct res_run *ru
 			p->seeds.n);
 	for (i = 0; i < p->variants.n; i++)
 		col_text_printf(&t, "  v%zu %s%s\n", i, p->variants.v[i],
-				(b ? b->variant[i] == i : !i) ? " (baseline)" : "");
+				(b->label ? b->variant[i] == i : !i) ? " (baseline)" : "");
 	for (i = 0; i < p->runs.n; i++) {
 		const struct sweep_run *r = &p->runs.v[i];
 
@@ -387,21 +453,41 @@ static char *comparison_txt(const struct sweep_plan *p, const struct res_run *ru
 	return col_text_take(&t, NULL);
 }
 
+/* The paper's figures as col_sweep_base.paper wants them (malloc'd), NULL if the sweep has
+ * none; *err -ENOMEM if it could not be made. */
+static double *paper_cells(const struct sweep_plan *p, int *err)
+{
+	size_t i, n = p->variants.n * COL_M_N;
+	double *c = p->paper.n ? malloc(n * sizeof(*c)) : NULL;
+
+	if (p->paper.n && !c)
+		*err = -ENOMEM;
+	for (i = 0; c && i < n; i++)
+		c[i] = NAN;
+	for (i = 0; c && i < p->paper.n; i++)
+		c[(size_t)p->paper.v[i].variant * COL_M_N + p->paper.v[i].metric] =
+			p->paper.v[i].ratio;
+	return c;
+}
+
 /* bases: each variant's baseline (variant_bases), used with sweep.baseline. */
 static int write_comparison(const char *dir, const struct sweep_plan *p, const struct res_run *runs,
 			    const struct col_sweep *cs, const uint32_t *bases, char **txt)
 {
-	const struct col_sweep_base base = {p->base_label, bases};
-	const struct col_sweep_base *b = p->base_label[0] ? &base : NULL;
-	json_t *j = col_sweep_json_base(cs, (const char *const *)p->variants.v, b);
+	int err = 0;
+	double *paper = paper_cells(p, &err);
+	const struct col_sweep_base b = {p->base_label[0] ? p->base_label : NULL, bases, paper};
+	json_t *j = err ? NULL : col_sweep_json_base(cs, (const char *const *)p->variants.v, &b);
 	char *js = j ? json_dumps(j, COL_SUMMARY_DUMP_FLAGS | JSON_PRESERVE_ORDER) : NULL;
-	char *t = comparison_txt(p, runs, cs, b);
-	int err = js && t ? 0 : -ENOMEM;
+	char *t = js ? comparison_txt(p, runs, cs, &b) : NULL;
+
+	err = js && t ? 0 : -ENOMEM;
 
 	err = err ? err : res_write_file(dir, "comparison.json", js, strlen(js));
 	err = err ? err : res_write_file(dir, "comparison.txt", t, strlen(t));
 	json_decref(j);
 	free(js);
+	free(paper);
 	if (!err)
 		*txt = t;
 	else

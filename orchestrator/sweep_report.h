@@ -38,6 +38,7 @@ struct sweep_plan {
 	/* sweep.baseline: its axis's path and first value as labelled ("spines=4"); "" without it,
 	 * when variant 0 is every run's baseline */
 	char base_path[128], base_label[256];
+	VEC(struct exp_sweep_paper) paper; /* sweep.paper's figures */
 };
 
 /* The plan of e's sweep: every run pending. 0 or -ENOMEM. */

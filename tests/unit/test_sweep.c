@@ -406,7 +406,7 @@ static void test_baseline_compare(void **state)
 		t_srun(3, 2, 3, 30), t_srun(5, 4, 1, 7),
 	};
 	const uint32_t bases[6] = {0, 0, 2, 2, 4, 4};
-	const struct col_sweep_base b = {"spines=4", bases};
+	const struct col_sweep_base b = {"spines=4", bases, NULL};
 	struct diag d = {0};
 	struct col_sweep s;
 	char buf[8192];
@@ -487,6 +487,118 @@ static void test_baseline_plan(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* sweep.paper: a variant by index or label, metrics by name; kept in sweep.json. */
+static void test_paper_map(void **state)
+{
+	char text[512], dir[] = "/tmp/tbunit-paper.XXXXXX", path[64];
+	struct sweep_plan p, q;
+	struct diag d = {0};
+	struct experiment e;
+
+	(void)state;
+	snprintf(text, sizeof(text),
+		 "%s  paper:\n    v7: {avg_jrt: 1.5, avg_jwt: 2}\n"
+		 "    kind=best algorithm=hd sample_interval=100ms: {util_mean: 0.5}\n",
+		 t_paired);
+	t_ok(text, NULL, &e);
+	assert_int_equal(e.sweep.paper.n, 3);
+	assert_int_equal(e.sweep.paper.v[0].variant, 7);
+	assert_int_equal(e.sweep.paper.v[0].metric, COL_M_AVG_JRT);
+	assert_float_equal(e.sweep.paper.v[0].ratio, 1.5, 0);
+	assert_int_equal(e.sweep.paper.v[1].metric, COL_M_AVG_JWT);
+	assert_int_equal(e.sweep.paper.v[2].variant, 8);
+	assert_int_equal(e.sweep.paper.v[2].metric, COL_M_UTIL);
+
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(sweep_plan_make(&e, &p), 0);
+	assert_int_equal(sweep_plan_write(dir, &p, &d), 0);
+	assert_int_equal(sweep_plan_read(dir, &q, &d), 0);
+	assert_int_equal(q.paper.n, 3);
+	assert_memory_equal(q.paper.v, p.paper.v, 3 * sizeof(*q.paper.v));
+	sweep_plan_done(&p);
+	sweep_plan_done(&q);
+	exp_done(&e);
+	snprintf(path, sizeof(path), "%s/%s", dir, SWEEP_FILE);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+static void test_paper_refusals(void **state)
+{
+	char text[512];
+
+	(void)state;
+	snprintf(text, sizeof(text), "%s  paper:\n    v12: {avg_jrt: 1.5}\n", t_paired);
+	t_bad(text, "t.yaml:21:5: sweep.paper: expected a variant (v0 to v11, or its label as "
+		    "comparison.txt lists it), found 'v12'");
+	snprintf(text, sizeof(text), "%s  paper:\n    kind=best: {avg_jrt: 1.5}\n", t_paired);
+	t_bad(text, "t.yaml:21:5: sweep.paper: expected a variant (v0 to v11");
+	snprintf(text, sizeof(text), "%s  paper:\n    v1: {avg_jrx: 1.5}\n", t_paired);
+	t_bad(text, "t.yaml:21:10: sweep.paper.v1: expected a metric (avg_jwt, avg_jrt, avg_jct, ");
+	snprintf(text, sizeof(text), "%s  paper:\n    v1: {avg_jrt: -1}\n", t_paired);
+	t_bad(text, "t.yaml:21:19: sweep.paper.v1.avg_jrt: expected a positive number, found "
+		    "'-1'");
+	snprintf(text, sizeof(text), "%s  paper:\n    v1: 1.5\n", t_paired);
+	t_bad(text, "t.yaml:21:9: sweep.paper.v1: expected a mapping of metrics to ratios such as "
+		    "{avg_jrt: 1.27}, found '1.5'");
+	snprintf(text, sizeof(text),
+		 "%s  paper:\n    v1: {avg_jrt: 1.5}\n"
+		 "    kind=leafspine algorithm=ring sample_interval=50ms: {avg_jrt: 2}\n",
+		 t_paired);
+	t_bad(text, "t.yaml:22:58: sweep.paper.kind=leafspine algorithm=ring "
+		    "sample_interval=50ms: avg_jrt is given twice");
+	snprintf(text, sizeof(text), "%s  paper: [1]\n", t_paired);
+	t_bad(text, "t.yaml:20:10: sweep.paper: expected a mapping of variants to {metric: "
+		    "ratio}, found a sequence");
+}
+
+/* The paper's figures: a column of the table and a line each below it, with the throughput
+ * change for times; in comparison.json beside the ratio. */
+static void test_paper_table(void **state)
+{
+	const struct col_sweep_run runs[] = {t_srun(0, 0, 1, 2), t_srun(1, 0, 1, 3)};
+	double paper[2 * COL_M_N];
+	const struct col_sweep_base b = {NULL, NULL, paper};
+	struct diag d = {0};
+	struct col_sweep s;
+	char buf[8192];
+	json_t *j, *c;
+	unsigned k;
+
+	(void)state;
+	for (k = 0; k < 2 * COL_M_N; k++)
+		paper[k] = NAN;
+	paper[COL_M_N + COL_M_AVG_JCT] = 2.5;
+	assert_int_equal(col_sweep_build(runs, 2, &s, &d), 0);
+	col_sweep_txt_base(buf, sizeof(buf), &s, NULL, &b);
+	t_starts(buf, "ratios to the baseline (the first variant), mean over seeds and range\n"
+		      "metric     unit     variant                    value    ratio      min      "
+		      "max  runs    paper\n");
+	assert_non_null(strstr(buf,
+			       "\n                    v1                             3      1.5 "
+			       "     1.5      1.5     1      2.5\n"));
+	assert_non_null(
+		strstr(buf, "\nbeside the paper (ratios to the baseline):\n"
+			    "  v1   avg_jct   measured 1.5     paper 2.5     measured/paper 0.6  "
+			    "(throughput -33% vs -60%)\n"));
+	j = col_sweep_json_base(&s, NULL, &b);
+	c = json_object_get(
+		json_object_get(json_array_get(json_object_get(j, "variants"), 1), "metrics"),
+		"avg_jct");
+	assert_float_equal(json_real_value(json_object_get(c, "paper")), 2.5, 0);
+	c = json_object_get(
+		json_object_get(json_array_get(json_object_get(j, "variants"), 0), "metrics"),
+		"avg_jct");
+	assert_null(json_object_get(c, "paper"));
+	assert_null(json_object_get(json_array_get(json_object_get(j, "variants"), 1), "baseline"));
+	json_decref(j);
+
+	col_sweep_txt(buf, sizeof(buf), &s, NULL); /* without figures: no column */
+	assert_null(strstr(buf, "runs    paper"));
+	assert_null(strstr(buf, "beside the paper"));
+	col_sweep_done(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -503,6 +615,9 @@ int main(void)
 		cmocka_unit_test(test_baseline_refusals),
 		cmocka_unit_test(test_baseline_compare),
 		cmocka_unit_test(test_baseline_plan),
+		cmocka_unit_test(test_paper_map),
+		cmocka_unit_test(test_paper_refusals),
+		cmocka_unit_test(test_paper_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
