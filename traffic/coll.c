@@ -13,6 +13,9 @@ struct algo_desc {
 	unsigned kinds; /* KIND_BIT mask of the kinds it builds */
 	void (*build)(struct coll_bld *b);
 	const char *group_is; /* what `group` means, NULL if unused */
+	int (*check)(const struct coll_params *p, struct diag *d); /* its own parameters */
+	int (*prep)(struct coll_bld *b, struct diag *d); /* once per build, before the ranks */
+	void (*release)(struct coll_bld *b); /* undoes prep */
 };
 
 static const struct algo_desc algos[] = {
@@ -27,6 +30,8 @@ static const struct algo_desc algos[] = {
 	[COLL_SHARD_RINGS] = {"shard-rings", KIND_BIT(COLL_ALLREDUCE), coll_shard_build,
 			      "shards per replica"},
 	[COLL_DIRECT] = {"direct", KIND_BIT(COLL_ALLTOALL), coll_a2a_direct_build, NULL},
+	[COLL_MULTIDIM] = {"multidim", KIND_BIT(COLL_ALLREDUCE), coll_md_build, NULL, coll_md_check,
+			   coll_md_prep, coll_md_release},
 };
 
 static const char *const kinds[] = {
@@ -139,6 +144,8 @@ static int check_params(const struct coll_params *p, struct diag *d)
 				COLL_MAX_RANKS);
 	if (check_sizes(p, d))
 		return -EINVAL;
+	if (a->check && a->check(p, d))
+		return -EINVAL;
 	return check_group(p, a, d);
 }
 
@@ -166,6 +173,7 @@ static int build_range(const struct coll_params *p, uint32_t lo, uint32_t hi, st
 		       struct diag *d)
 {
 	struct coll_bld b = {.s = s, .p = &s->params};
+	const struct algo_desc *a;
 	int err;
 
 	memset(s, 0, sizeof(*s));
@@ -173,7 +181,15 @@ static int build_range(const struct coll_params *p, uint32_t lo, uint32_t hi, st
 	if (err)
 		return err;
 	s->params = *p;
+	a = &algos[p->algo];
+	err = a->prep ? a->prep(&b, d) : 0;
+	if (err) {
+		coll_sched_done(s);
+		return err;
+	}
 	err = build_ranks(s, &b, lo, hi < p->nranks ? hi : p->nranks);
+	if (a->release)
+		a->release(&b);
 	if (err) {
 		coll_sched_done(s);
 		return diag_set(d, err, "%s %s over %u ranks: %s", algos[p->algo].name,

@@ -47,7 +47,12 @@
  *  - PAIRWISE: ALLTOALL, N-1 rounds.
  *  - HIER_RING: ALLREDUCE; N = servers * group, rank = server * group + local index.
  *  - SHARD_RINGS: ALLREDUCE; N = dp * group, rank = replica * group + shard; ring i is
- *    {i, group + i, 2 * group + i, ...} and all-reduces its members' whole buffers. */
+ *    {i, group + i, 2 * group + i, ...} and all-reduces its members' whole buffers.
+ *  - MULTIDIM: ALLREDUCE over a P_0 x P_1 x ... platform (params.md), rank = c_0 + P_0 (c_1 +
+ *    P_1 (c_2 + ...)): md.chunks chunks, each a reduce-scatter stage per dimension then an
+ *    all-gather stage per dimension, in the order and per-dimension sequence that Themis's
+ *    planner (traffic/themis.h) gives; a step's phase is chunk * 2 ndims + the stage's index
+ *    in its chunk (see coll_md.c). */
 #ifndef TRAFFIC_COLL_H
 #define TRAFFIC_COLL_H
 
@@ -74,6 +79,7 @@ enum coll_algo {
 	COLL_HIER_RING, /* two-level: intra-server ring, inter-server ring, intra-server ring */
 	COLL_SHARD_RINGS, /* seed 000: one ring per parameter shard across DP replicas */
 	COLL_DIRECT, /* all-to-all with every block in flight at once (seed 004 §4.3) */
+	COLL_MULTIDIM, /* hierarchical per-dimension stages, Themis's chunk schedules */
 };
 
 enum coll_op {
@@ -94,6 +100,29 @@ struct coll_step {
 	uint32_t dep_n;
 };
 
+/* A multi-dimensional platform and its chunk scheduling (COLL_MULTIDIM only). */
+#define COLL_MD_DIMS 4
+enum coll_md_sched { COLL_MD_BASELINE, COLL_MD_THEMIS }; /* Themis Table 3 */
+enum coll_md_intra { COLL_MD_FIFO, COLL_MD_SCF }; /* Themis §4.3 */
+enum coll_md_algo { COLL_MD_RING, COLL_MD_DIRECT }; /* per dimension */
+
+struct coll_md_dim {
+	uint32_t size; /* P_k, >= 2 */
+	uint8_t algo; /* enum coll_md_algo */
+	uint8_t active; /* chunk operations this dimension runs at once, >= 1 */
+	uint16_t pad;
+	/* B_k in bit/s: what a node sends on this dimension in all (the latency model's) */
+	uint64_t rate;
+};
+
+struct coll_md {
+	uint8_t ndims, sched, intra, pad; /* sched: enum coll_md_sched; intra: enum coll_md_intra */
+	uint32_t chunks; /* C, >= 1 (the paper's default 64) */
+	/* Themis's threshold: a chunk/thr_div reduce-scatter on the least-loaded dimension (16) */
+	uint32_t thr_div;
+	struct coll_md_dim dim[COLL_MD_DIMS];
+};
+
 /* Compact parameters: everything a rank needs to derive the whole schedule. */
 struct coll_params {
 	enum coll_kind kind;
@@ -103,6 +132,7 @@ struct coll_params {
 	uint32_t elem; /* element size in bytes (4 for float); chunk edges are multiples */
 	uint32_t group; /* HIER_RING: ranks per server; SHARD_RINGS: shards per replica;
 			 * DIRECT: sends in flight per rank, 0 = all */
+	struct coll_md md; /* MULTIDIM: the platform and the scheduler; zero otherwise */
 };
 
 struct coll_rank {
@@ -145,7 +175,7 @@ int coll_kind_parse(const char *s, enum coll_kind *out);
 int coll_algo_parse(const char *s, enum coll_algo *out);
 
 /* Whether algorithm a builds collective kind k (ring: all-reduce, all-gather and
- * reduce-scatter; pairwise and direct: all-to-all; the others all-reduce). */
+ * reduce-scatter; pairwise and direct: all-to-all; the others, multidim too, all-reduce). */
 bool coll_algo_builds(enum coll_algo a, enum coll_kind k);
 
 /* The algorithm a job of kind k runs when the one it inherits does not build k: pairwise

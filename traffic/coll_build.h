@@ -29,6 +29,7 @@ struct coll_bld {
 	uint32_t rank; /* the rank being built */
 	size_t first; /* index in s->steps of its step 0 */
 	int err; /* first error (-ENOMEM, -E2BIG); later steps are dropped */
+	void *priv; /* the algorithm's data for the whole build (its prep), NULL if none */
 };
 
 /* Adds idx to d unless it is COLL_NONE or already there. */
@@ -87,5 +88,13 @@ void coll_a2a_direct_build(struct coll_bld *b);
 uint32_t coll_a2a_stride(uint32_t n);
 void coll_hier_build(struct coll_bld *b);
 void coll_shard_build(struct coll_bld *b);
+void coll_md_build(struct coll_bld *b);
+
+/* MULTIDIM beyond coll_sched_build's checks: 0 or -EINVAL with the problem (coll_md.c). */
+int coll_md_check(const struct coll_params *p, struct diag *d);
+/* Plans the collective once for all ranks into b->priv: 0, -EINVAL or -ENOMEM. */
+int coll_md_prep(struct coll_bld *b, struct diag *d);
+/* Frees b->priv (NULL-safe). */
+void coll_md_release(struct coll_bld *b);
 
 #endif

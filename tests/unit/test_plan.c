@@ -308,9 +308,35 @@ static void test_all_algorithms(void **state)
 			p.algo = COLL_SHARD_RINGS;
 			t_sim(&p);
 		}
-		p = (struct coll_params){COLL_ALLTOALL, COLL_PAIRWISE, ns[i], 4 * 37 * ns[i], 4, 0};
+		p = (struct coll_params){
+			COLL_ALLTOALL, COLL_PAIRWISE, ns[i], 4 * 37 * ns[i], 4, 0, {0}};
 		t_sim(&p);
 	}
+}
+
+/* Multidim all-reduce (Themis's chunk schedules), ring and direct dimensions, on the plan. */
+static void test_multidim(void **state)
+{
+	struct coll_params p = {.kind = COLL_ALLREDUCE,
+				.algo = COLL_MULTIDIM,
+				.nranks = 16,
+				.bytes = 4 * 1003,
+				.elem = 4};
+
+	(void)state;
+	p.md = (struct coll_md){.ndims = 3, .sched = COLL_MD_THEMIS, .intra = COLL_MD_SCF};
+	p.md.chunks = 8;
+	p.md.thr_div = 16;
+	p.md.dim[0] = (struct coll_md_dim){.size = 4, .algo = COLL_MD_RING, .active = 2};
+	p.md.dim[1] = (struct coll_md_dim){.size = 2, .algo = COLL_MD_DIRECT, .active = 1};
+	p.md.dim[2] = (struct coll_md_dim){.size = 2, .algo = COLL_MD_RING, .active = 3};
+	p.md.dim[0].rate = 2000000000;
+	p.md.dim[1].rate = 1000000000;
+	p.md.dim[2].rate = 500000000;
+	t_sim(&p);
+	p.md.sched = COLL_MD_BASELINE;
+	p.md.intra = COLL_MD_FIFO;
+	t_sim(&p);
 }
 
 /* Source ports: in range, a fixed function of (job, rank, peer), spread so that the pairs
@@ -355,7 +381,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_channels),       cmocka_unit_test(test_sport),
 		cmocka_unit_test(test_readiness),      cmocka_unit_test(test_pieces),
-		cmocka_unit_test(test_all_algorithms),
+		cmocka_unit_test(test_all_algorithms), cmocka_unit_test(test_multidim),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: MIT
+/* Multi-dimensional all-reduce (COLL_MULTIDIM): Themis's chunk schedules as steps.
+ *
+ * Chunk c of md.chunks goes through a reduce-scatter stage on every dimension and then an
+ * all-gather stage on every dimension in reverse, in the order traffic/themis.c gives it
+ * (Themis §4.2, the baseline's ascending order included). A stage on dimension k runs over the
+ * rank's dimension-k group, the P_k ranks that differ from it only in coordinate k, as a ring
+ * (coll_ring_rs/ag) or a direct exchange; a reduce-scatter leaves the rank with part c_k of
+ * what it held, an all-gather undoes that.
+ *
+ * Consistency (Themis §4.6). Every rank runs the same planner on the same parameters, so all
+ * agree on each chunk's order and on the order in which each dimension starts its chunk
+ * operations. Every rank lists its operations in the order the plan started them, so each
+ * dimension's operations appear in the plan's order on every rank. Two ranks share at most
+ * one group, and the sends and receives between two ranks match in list order (coll.h), so
+ * the messages of the j-th operation on dimension k only ever meet those of the j-th operation
+ * on the peer: a rank whose input for a later operation is ready early cannot run it out of
+ * turn with its peers. That is the per-dimension order Themis enforces at run time so that
+ * ranks of a group never wait on different operations (deadlock). The plan is a feasible
+ * execution, so the order is one in which every operation follows the one its input comes
+ * from. At most `active` operations run at once on a dimension: the sends of the j-th wait
+ * for the (j - active)-th to finish on the rank (Themis §4.3); its receives need not, as
+ * their data comes from peers' gated sends. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "traffic/coll_build.h"
+#include "traffic/themis.h"
+
+#define MD_PHASES_MAX 65535 /* phases are 16 bits: chunk * 2D + stage */
+
+/* What the rank holds of one chunk, and who wrote it. */
+struct md_chunk {
+	struct coll_range r[COLL_MD_DIMS + 1]; /* after i reduce-scatter stages: r[i] */
+	struct coll_deps done; /* steps that wrote the chunk so far: the next stage's input */
+};
+
+/* One op's steps on the rank (rank-local indices). */
+struct md_span {
+	uint32_t first, n;
+};
+
+struct md_rank {
+	struct coll_bld *b;
+	const struct coll_md *md;
+	const struct themis_plan *pl;
+	uint32_t coord[COLL_MD_DIMS], stride[COLL_MD_DIMS];
+	struct md_chunk *ch; /* per chunk */
+	struct md_span *span; /* per op */
+};
+
+/* The product of the sizes, or COLL_MAX_RANKS + 1 once it is larger. */
+static uint64_t md_nodes(const struct coll_md *md)
+{
+	uint64_t n = 1;
+	uint32_t k;
+
+	for (k = 0; k < md->ndims; k++) {
+		n *= md->dim[k].size;
+		if (n > COLL_MAX_RANKS)
+			return (uint64_t)COLL_MAX_RANKS + 1;
+	}
+	return n;
+}
+
+/* Receives of a stage the chunk's next stages wait for: a ring's last (FIFO from one peer
+ * covers the others), one per peer for direct. */
+static uint64_t stage_recvs(const struct coll_md_dim *dm)
+{
+	return dm->algo == COLL_MD_RING ? 1 : dm->size - 1;
+}
+
+/* The steps that end an op on a rank: a ring's last round, all of a direct op. */
+static uint64_t op_tail(const struct coll_md_dim *dm)
+{
+	return dm->algo == COLL_MD_RING ? 2 : 2 * (uint64_t)(dm->size - 1);
+}
+
+/* The most dependencies a step can get: every stage's receives, the gate, the ring's own. */
+static uint64_t md_deps_bound(const struct coll_md *md)
+{
+	uint64_t all = 0, gate = 0;
+	uint32_t k;
+
+	for (k = 0; k < md->ndims; k++) {
+		all += 2 * stage_recvs(&md->dim[k]);
+		if (op_tail(&md->dim[k]) > gate)
+			gate = op_tail(&md->dim[k]);
+	}
+	return all + gate + 1;
+}
+
+static const char *md_shape(const struct coll_md *md, char *buf, size_t len)
+{
+	size_t o = 0;
+	uint32_t k;
+
+	buf[0] = '\0';
+	for (k = 0; k < md->ndims && o < len; k++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%u", k ? "x" : "", md->dim[k].size);
+	return buf;
+}
+
+static int md_check_split(const struct coll_params *p, uint64_t n, struct diag *d)
+{
+	const struct coll_md *md = &p->md;
+
+	if (p->bytes / p->elem >= (uint64_t)md->chunks * n)
+		return 0;
+	return diag_set(d, -EINVAL,
+			"multidim: %llu bytes / %u chunks / %llu ranks leave %.4g bytes after the "
+			"last reduce-scatter stage, less than one %u-byte element (at most %llu "
+			"chunks for this size)",
+			(unsigned long long)p->bytes, md->chunks, (unsigned long long)n,
+			(double)p->bytes / md->chunks / (double)n, p->elem,
+			(unsigned long long)(p->bytes / p->elem / n));
+}
+
+int coll_md_check(const struct coll_params *p, struct diag *d)
+{
+	const struct coll_md *md = &p->md;
+	char shape[64];
+	uint64_t n;
+	int err = themis_check(md, d);
+
+	if (err)
+		return err;
+	n = md_nodes(md);
+	if (n != p->nranks)
+		return diag_set(d, -EINVAL, "multidim: %u ranks, but %s makes %s%llu", p->nranks,
+				md_shape(md, shape, sizeof(shape)),
+				n > COLL_MAX_RANKS ? "more than " : "",
+				(unsigned long long)(n > COLL_MAX_RANKS ? COLL_MAX_RANKS : n));
+	if ((uint64_t)md->chunks * 2 * md->ndims > MD_PHASES_MAX)
+		return diag_set(
+			d, -EINVAL,
+			"multidim: %u chunks x %u stages exceed the %d phases a step can name",
+			md->chunks, 2 * md->ndims, MD_PHASES_MAX);
+	if (md_deps_bound(md) > COLL_DEPS_MAX)
+		return diag_set(d, -EINVAL,
+				"multidim: %s with these direct dimensions needs up to %llu "
+				"dependencies per step, at most %d",
+				md_shape(md, shape, sizeof(shape)),
+				(unsigned long long)md_deps_bound(md), COLL_DEPS_MAX);
+	return md_check_split(p, n, d);
+}
+
+int coll_md_prep(struct coll_bld *b, struct diag *d)
+{
+	struct themis_plan *pl = calloc(1, sizeof(*pl));
+	int err;
+
+	if (!pl)
+		return diag_set(d, -ENOMEM, "multidim: out of memory");
+	err = themis_plan_build(&b->p->md, (double)b->p->bytes, pl, d);
+	if (err) {
+		free(pl);
+		return err;
+	}
+	b->priv = pl;
+	return 0;
+}
+
+void coll_md_release(struct coll_bld *b)
+{
+	themis_plan_done(b->priv);
+	free(b->priv);
+	b->priv = NULL;
+}
+
+/* Member j of the rank's dimension-k group. */
+static uint32_t md_member(const struct md_rank *mr, uint32_t k, uint32_t j)
+{
+	return mr->b->rank - mr->coord[k] * mr->stride[k] + j * mr->stride[k];
+}
+
+/* Themis §4.3, `active` chunk operations per dimension: the sends of the op j-th on its
+ * dimension wait for the steps that end the (j - active)-th one on this rank. */
+static void md_gate(const struct md_rank *mr, const struct themis_op *o, struct coll_deps *out)
+{
+	const struct coll_md_dim *dm = &mr->md->dim[o->dim];
+	const struct md_span *sp;
+	uint32_t prev, i;
+
+	if (o->seq < dm->active)
+		return;
+	prev = mr->pl->seq[(size_t)o->dim * 2 * mr->pl->chunks + o->seq - dm->active];
+	sp = &mr->span[prev];
+	for (i = sp->n - (uint32_t)op_tail(dm); i < sp->n; i++)
+		coll_deps_add(mr->b, out, sp->first + i);
+}
+
+/* A ring over the group; its sends of own data wait for entry. */
+static void md_ring(struct md_rank *mr, const struct themis_op *o, struct coll_range r,
+		    const struct coll_deps *entry, struct coll_deps *done)
+{
+	struct coll_ring g = {
+		.base = md_member(mr, o->dim, 0),
+		.stride = mr->stride[o->dim],
+		.n = mr->md->dim[o->dim].size,
+		.r = r,
+	};
+	struct coll_ring_pos rp;
+
+	coll_ring_pos_init(&rp, &g, mr->coord[o->dim], entry);
+	if (o->ag)
+		coll_ring_ag(mr->b, &rp);
+	else
+		coll_ring_rs(mr->b, &rp);
+	coll_deps_add(mr->b, done, rp.last_recv);
+}
+
+/* Direct: reduce-scatter sends part j of r to member j and adds every member's copy of the
+ * own part; all-gather sends the own part to every member and copies each member's part. The
+ * sends read what entry wrote; a receive needs no dependency: the reductions commute, and the
+ * parts an all-gather copies into were last read by this dimension's reduce-scatter sends,
+ * which the copied data causally follows. */
+static void md_direct(struct md_rank *mr, const struct themis_op *o, struct coll_range r,
+		      const struct coll_deps *entry, struct coll_deps *done)
+{
+	struct coll_bld *b = mr->b;
+	uint32_t k = o->dim, n = mr->md->dim[k].size, me = mr->coord[k], e = b->p->elem;
+	uint32_t i, to, from, rcv;
+
+	for (i = 1; i < n; i++) {
+		to = (me + i) % n;
+		from = (me + n - i) % n;
+		coll_bld_send(b, 0, md_member(mr, k, to), coll_part(r, e, n, o->ag ? me : to),
+			      entry);
+		rcv = coll_bld_recv(b, 0, md_member(mr, k, from),
+				    o->ag ? COLL_F_COPY : COLL_F_REDUCE,
+				    coll_part(r, e, n, o->ag ? from : me), NULL);
+		coll_deps_add(b, done, rcv);
+	}
+}
+
+/* Every step of an op carries its phase, chunk * 2D + stage (a ring numbers its rounds), so
+ * records map a step back to its chunk operation. */
+static void md_set_phase(struct coll_bld *b, size_t mark, uint32_t phase)
+{
+	size_t i;
+
+	for (i = mark; i < b->s->steps.n; i++)
+		b->s->steps.v[i].phase = (uint16_t)phase;
+}
+
+/* One chunk operation. Its sends wait for the steps that wrote the chunk (the range it reads
+ * holds their results) and for the gate; the chunk's next stage waits for those steps and this
+ * op's receives. Stage i < D reduce-scatters r[i]; stage 2D-1-i all-gathers it back. */
+static void md_op(struct md_rank *mr, uint32_t op)
+{
+	const struct themis_op *o = &mr->pl->ops[op];
+	struct md_chunk *ch = &mr->ch[o->chunk];
+	struct coll_bld *b = mr->b;
+	uint32_t nd = mr->md->ndims, lvl = o->ag ? 2 * nd - 1 - o->phase : o->phase;
+	struct coll_deps entry = ch->done;
+	size_t mark = b->s->steps.n;
+
+	md_gate(mr, o, &entry);
+	if (mr->md->dim[o->dim].algo == COLL_MD_RING)
+		md_ring(mr, o, ch->r[lvl], &entry, &ch->done);
+	else
+		md_direct(mr, o, ch->r[lvl], &entry, &ch->done);
+	if (!o->ag)
+		ch->r[lvl + 1] = coll_part(ch->r[lvl], b->p->elem, mr->md->dim[o->dim].size,
+					   mr->coord[o->dim]);
+	md_set_phase(b, mark, o->chunk * 2 * nd + o->phase);
+	mr->span[op].first = (uint32_t)(mark - b->first);
+	mr->span[op].n = (uint32_t)(b->s->steps.n - mark);
+}
+
+static int md_rank_init(struct md_rank *mr)
+{
+	const struct coll_params *p = mr->b->p;
+	uint32_t k, rest = mr->b->rank, stride = 1, c;
+
+	for (k = 0; k < mr->md->ndims; k++) {
+		mr->coord[k] = rest % mr->md->dim[k].size;
+		rest /= mr->md->dim[k].size;
+		mr->stride[k] = stride;
+		stride *= mr->md->dim[k].size;
+	}
+	mr->ch = calloc(mr->pl->chunks, sizeof(*mr->ch));
+	mr->span = calloc((size_t)mr->pl->chunks * mr->pl->nphases, sizeof(*mr->span));
+	if (!mr->ch || !mr->span)
+		return -ENOMEM;
+	for (c = 0; c < mr->pl->chunks; c++)
+		mr->ch[c].r[0] =
+			coll_part((struct coll_range){0, p->bytes}, p->elem, mr->pl->chunks, c);
+	return 0;
+}
+
+/* The ops in the order the plan started them: each after its chunk's previous stage. */
+void coll_md_build(struct coll_bld *b)
+{
+	struct md_rank mr = {.b = b, .md = &b->p->md, .pl = b->priv};
+	size_t i, nops = (size_t)mr.pl->chunks * mr.pl->nphases;
+
+	if (md_rank_init(&mr))
+		b->err = -ENOMEM;
+	for (i = 0; i < nops && !b->err; i++)
+		md_op(&mr, mr.pl->started[i]);
+	free(mr.ch);
+	free(mr.span);
+}
