@@ -50,7 +50,7 @@ static int interval(struct col_link *l, const struct rec_sample *a, const struct
 	l->drops += delta(a->drops, b->drops);
 	if (!isnan(u) && (isnan(l->util_peak) || u > l->util_peak))
 		l->util_peak = u;
-	if (a->backlog && b->backlog) {
+	if (a->backlog > COL_BL_MIN_BYTES && b->backlog > COL_BL_MIN_BYTES) {
 		l->bl_intervals++;
 		l->bl_ns += dt;
 		*bl_bytes += bytes;

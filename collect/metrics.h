@@ -74,7 +74,7 @@ struct col_link {
 	uint64_t drops; /* over the span */
 	double util_mean; /* time-weighted over the span; NAN without a rate or 2 samples */
 	double util_peak; /* highest interval */
-	uint32_t bl_intervals; /* intervals with backlog > 0 at both ends */
+	uint32_t bl_intervals; /* intervals with over COL_BL_MIN_BYTES queued at both ends */
 	int64_t bl_ns;
 	double bl_util; /* utilization over those intervals (NAN if none) */
 };
@@ -108,6 +108,10 @@ struct col_totals {
 #define COL_FID_UNSHAPED_DROPS 0 /* drops allowed on an unshaped hop */
 #define COL_FID_BL_UTIL_MIN 0.80 /* a backlogged link delivers at least this share */
 #define COL_FID_BL_MIN_INTERVALS 3 /* backlogged intervals needed to judge a link */
+/* An interval is backlogged when more than this was queued at both of its samples: one GSO or
+ * GRO packet (up to 64 KiB, which a switch's forwarding hands on whole) is a packet being
+ * sent, not a queue the hop fails to drain. */
+#define COL_BL_MIN_BYTES 65536
 
 struct col_fid_cfg {
 	double cpu_busy_max, cpu_softirq_max, cpu_hot_share;

@@ -218,19 +218,21 @@ static void t_sample(struct rec_run *r, int64_t t, uint32_t link, uint32_t dir, 
 static const uint64_t t_rates[] = {1000000000, 0, 1000000000, 1000000000};
 static const uint8_t t_shaped[] = {1, 1, 0, 1};
 
-/* link 0 dir 0 at 1 Gbit/s: 100 Mbit, 50 Mbit, then a counter restart and 50 Mbit. */
+/* link 0 dir 0 at 1 Gbit/s: 100 Mbit, 50 Mbit, then a counter restart and 50 Mbit, with more
+ * than one GSO packet queued from 100 ms on; link 1 dir 0 with one GSO packet queued (64 KiB)
+ * at both of its samples, which is a packet being sent, not a backlog. */
 static void t_link_run(struct rec_run *r)
 {
 	const int64_t ms = 1000000;
 
-	t_sample(r, 300 * ms, 0, 0, 6250000, 2, 100);
+	t_sample(r, 300 * ms, 0, 0, 6250000, 2, 70000);
 	t_sample(r, 0, 0, 0, 0, 0, 0);
 	t_sample(r, 0, 0, 1, 0, 0, 0);
-	t_sample(r, 100 * ms, 0, 0, 12500000, 5, 100);
+	t_sample(r, 100 * ms, 0, 0, 12500000, 5, 70000);
 	t_sample(r, 100 * ms, 0, 1, 1000, 0, 0);
-	t_sample(r, 200 * ms, 0, 0, 18750000, 5, 100);
-	t_sample(r, 0, 1, 0, 0, 10, 0);
-	t_sample(r, 100 * ms, 1, 0, 0, 13, 0);
+	t_sample(r, 200 * ms, 0, 0, 18750000, 5, 70000);
+	t_sample(r, 0, 1, 0, 0, 10, 65536);
+	t_sample(r, 100 * ms, 1, 0, 0, 13, 65536);
 	t_sample(r, REC_NEVER, 1, 0, 99, 99, 99); /* never taken: ignored */
 }
 
@@ -257,6 +259,7 @@ static void test_links(void **state)
 	assert_true(isnan(l->util_mean) && isnan(l->util_peak) && isnan(l->bl_util));
 	l = &m.links.v[2];
 	assert_true(l->link == 1 && !l->shaped && l->drops == 3 && l->samples == 2);
+	assert_int_equal(l->bl_intervals, 0);
 	t_near(l->util_mean, 0);
 	t_near(m.totals.util_mean, 1.0 / 3); /* (2/3 + 0) / 2; dir 1 has no rate */
 	t_near(m.totals.util_peak, 1.0);

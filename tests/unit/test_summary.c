@@ -62,9 +62,9 @@ static void t_run(struct rec_run *r)
 {
 	struct rec_iter it[] = {{0, 0, 0, 0, 10, 1010}, {0, 1, 0, 0, 10, 1010}};
 	struct rec_flow f[] = {{.bytes = 500, .t_start = 0, .t_end = 1000}, {.bytes = 0}};
-	struct rec_sample s[] = {{0, 0, 0, 0, 0, 0, 5},	      {S, 0, 0, 100, 1, 0, 5},
-				 {2 * S, 0, 0, 200, 2, 0, 5}, {3 * S, 0, 0, 300, 3, 0, 5},
-				 {0, 0, 1, 0, 0, 0, 0},	      {S, 0, 1, 0, 0, 4, 0}};
+	struct rec_sample s[] = {{0, 0, 0, 0, 0, 0, 70000},	  {S, 0, 0, 100, 1, 0, 70000},
+				 {2 * S, 0, 0, 200, 2, 0, 70000}, {3 * S, 0, 0, 300, 3, 0, 70000},
+				 {0, 0, 1, 0, 0, 0, 0},		  {S, 0, 1, 0, 0, 4, 0}};
 	struct rec_cpu c = {S, 0.99, 0.2};
 	size_t i;
 
@@ -94,7 +94,7 @@ static void t_metrics(const struct rec_run *r, struct col_metrics *m)
 }
 
 static const struct col_sched_counts t_sched = {.known = true, .frag_jobs = 2, .frag_tries = 5};
-static const struct col_summary_meta t_meta = {"quickstart", "run-1", NULL, &t_sched};
+static const struct col_summary_meta t_meta = {"quickstart", "run-1", NULL, &t_sched, NULL, 0};
 
 static void test_schema_valid(void **state)
 {
