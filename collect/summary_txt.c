@@ -157,6 +157,39 @@ static void sched_counts(struct col_out *o, const struct col_summary_meta *meta)
 			       c->frag_jobs, c->frag_tries, c->rewires);
 }
 
+/* "a / b / c" of a per-dimension share list. */
+static void dim_pcts(char *buf, size_t len, const double *v, uint8_t n)
+{
+	char b[VAL_MAX];
+	size_t o = 0;
+	uint8_t k;
+
+	buf[0] = '\0';
+	for (k = 0; k < n && o < len; k++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", k ? " / " : "", pct(b, v[k]));
+}
+
+/* Each chunked multi-dimensional all-reduce against its ideal time (Themis §6.1). */
+static void md_lines(struct col_out *o, const struct rec_run *r,
+		     const struct col_summary_meta *meta)
+{
+	double D = r->dilation > 0 ? r->dilation : 1.0;
+	char b[3][VAL_MAX], u[96], a[96];
+	size_t i;
+
+	for (i = 0; meta && i < meta->md_n; i++) {
+		const struct col_md_result *x = &meta->md[i];
+
+		dim_pcts(u, sizeof(u), x->dim_util, x->ndims);
+		dim_pcts(a, sizeof(a), x->dim_active, x->ndims);
+		col_out_printf(o,
+			       "multidim job %u: all-reduce %s paper s, ideal %s: utilization %s; "
+			       "per dimension utilization %s, activity %s\n",
+			       x->job, val(b[0], x->t_s / D, ""), val(b[1], x->t_ideal_s / D, ""),
+			       pct(b[2], x->util), u, a);
+	}
+}
+
 int col_summary_txt(char *buf, size_t len, const struct rec_run *r, const struct col_metrics *m,
 		    const struct col_summary_meta *meta)
 {
@@ -168,6 +201,7 @@ int col_summary_txt(char *buf, size_t len, const struct rec_run *r, const struct
 	totals(&o, m);
 	routing(&o, r);
 	sched_counts(&o, meta);
+	md_lines(&o, r, meta);
 	return col_out_ret(&o);
 }
 
@@ -211,8 +245,9 @@ static void sweep_row(struct col_out *o, const struct col_sweep_cell *c, const c
 	col_out_printf(o, paper ? " %8s\n" : "\n", paper ? val(b[4], *paper, "") : "");
 }
 
-/* Each figure the paper gives, measured beside it; a time's ratio r also as the throughput
- * change 1/r - 1 (fixed work: "a throughput decrease of about 60%" is a ratio of 2.5). */
+/* Each figure the paper gives, measured beside it; a running or communication time's ratio r
+ * also as the throughput change 1/r - 1 (fixed work: "a throughput decrease of about 60%" is
+ * a ratio of 2.5). */
 static void paper_lines(struct col_out *o, const struct col_sweep *s, const char *const *names,
 			const struct col_sweep_base *b)
 {
@@ -231,7 +266,7 @@ static void paper_lines(struct col_out *o, const struct col_sweep *s, const char
 			col_out_printf(o, "  v%-3u %-9s measured %-7s paper %-7s measured/paper %s",
 				       v, col_metric_name((enum col_metric)k), val(x[0], m, ""),
 				       val(x[1], p, ""), val(x[2], m / p, ""));
-			if (!strcmp(units[k], "paper s") && isfinite(m) && m > 0)
+			if ((k == COL_M_AVG_JRT || k == COL_M_AVG_COMM) && isfinite(m) && m > 0)
 				col_out_printf(o, "  (throughput %+.0f%% vs %+.0f%%)",
 					       100.0 * (1.0 / m - 1.0), 100.0 * (1.0 / p - 1.0));
 			col_out_printf(o, "%s%s\n", names ? "  " : "", names ? names[v] : "");
