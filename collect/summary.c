@@ -385,6 +385,8 @@ json_t *col_summary_json(const struct rec_run *r, const struct col_metrics *m,
 	err |= set(o, "links", links_arr(m));
 	err |= set(o, "routing", routing_obj(r));
 	err |= set(o, "scheduler", sched_obj(meta));
+	if (meta && meta->md_n)
+		err |= set(o, "multidim", col_md_results_json(meta->md, meta->md_n, r->dilation));
 	return done(o, err);
 }
 

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "collect/md.h"
 #include "collect/metrics.h"
 #include "collect/records.h"
 
@@ -30,6 +31,9 @@ struct col_summary_meta {
 	const char *run_id;
 	const char *backend; /* "emulation" (also for NULL) or "sim": no fidelity verdict then */
 	const struct col_sched_counts *sched;
+	/* the chunked multi-dimensional collectives measured (collect/md.h), md_n of them */
+	const struct col_md_result *md;
+	size_t md_n;
 };
 
 /* The summary of r (whose metrics m are) as a new JSON object, NULL on ENOMEM. */

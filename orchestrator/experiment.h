@@ -15,6 +15,17 @@
 #include "traffic/job.h"
 
 /* One job of workload.jobs, as written: a catalogue model, or a custom one. */
+/* The chunked multi-dimensional collective (Themis; docs/scenario.md, `schedule`): the
+ * workload's options, each of which a job entry may override. */
+struct exp_md {
+	int32_t sched; /* enum coll_md_sched; -1: not given (a job: the workload's) */
+	int32_t intra; /* enum coll_md_intra; -1: not given (SCF under themis, else FIFO) */
+	uint32_t chunks; /* 0: not given (64) */
+	uint32_t active; /* chunk operations per dimension at once; 0: not given (1) */
+	uint32_t thr_div; /* Themis's threshold divisor; 0: not given (16) */
+	uint32_t line, col; /* where `schedule` is given, for messages */
+};
+
 struct exp_job {
 	char model[JOB_NAME_MAX]; /* catalogue name; "" for a custom model */
 	uint32_t gpus;
@@ -30,6 +41,7 @@ struct exp_job {
 	uint64_t bytes; /* override of the collective size M */
 	uint64_t compute_ns; /* custom or override */
 	double comm_fraction; /* custom: alpha */
+	struct exp_md md;
 };
 
 enum exp_rank_order {
@@ -60,6 +72,7 @@ struct exp_workload {
 	bool verify; /* carry real floats and check every result */
 	uint32_t verify_line, verify_col; /* where the file sets it */
 	int32_t rank_order; /* enum exp_rank_order */
+	struct exp_md md;
 };
 
 struct exp_run {

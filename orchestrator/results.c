@@ -426,11 +426,38 @@ static int read_topo(const char *dir, struct col_topo_info *ti, struct diag *d)
 	return r ? diag_wrap(d, r, "%s: ", dir) : 0;
 }
 
-static int write_summary(const char *dir, const struct rec_run *rec, const struct col_metrics *m,
-			 const struct res_info *info, char **txt, struct diag *d)
+/* The chunked multi-dimensional collectives of schedule.json, measured in rec (none
+ * without the file). */
+static int read_md(const char *dir, const struct rec_run *rec, col_md_results *out, struct diag *d)
 {
-	struct col_summary_meta meta = {info->scenario, info->run_id,
-					info->backend[0] ? info->backend : NULL, &info->sched};
+	col_md_jobs jobs = {0};
+	char path[1200];
+	json_error_t e;
+	json_t *j;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/schedule.json", dir);
+	if (access(path, F_OK))
+		return 0;
+	j = json_load_file(path, 0, &e);
+	if (!j)
+		return diag_set(d, -EINVAL, "%s:%d: %s", path, e.line, e.text);
+	r = col_md_schedule_parse(j, &jobs, d);
+	json_decref(j);
+	r = r ? r : col_md_measure(rec, jobs.v, jobs.n, out);
+	vec_free(&jobs);
+	if (r == -ENOMEM)
+		diag_set(d, r, "out of memory");
+	return r ? diag_wrap(d, r, "%s: ", dir) : 0;
+}
+
+static int write_summary(const char *dir, const struct rec_run *rec, const struct col_metrics *m,
+			 const struct res_info *info, const col_md_results *md, char **txt,
+			 struct diag *d)
+{
+	struct col_summary_meta meta = {
+		info->scenario, info->run_id, info->backend[0] ? info->backend : NULL,
+		&info->sched,	md->v,	      md->n};
 	char *json = col_summary_dumps(rec, m, &meta), *text = NULL;
 	int n = col_summary_txt(NULL, 0, rec, m, &meta), r = -ENOMEM;
 
@@ -462,6 +489,7 @@ int res_load(const char *dir, const struct res_info *info, struct res_run *out, 
 	out->rec.t_end = info->t_end;
 	lc = col_topo_links_cfg(&out->ti);
 	err = err ? err : col_metrics_build(&out->rec, &lc, NULL, &out->m, d);
+	err = err ? err : read_md(dir, &out->rec, &out->md, d);
 	if (err)
 		res_run_done(out);
 	return err;
@@ -474,6 +502,7 @@ void res_run_done(struct res_run *x)
 	rec_run_done(&x->rec);
 	col_topo_info_done(&x->ti);
 	col_metrics_done(&x->m);
+	vec_free(&x->md);
 	memset(x, 0, sizeof(*x));
 }
 
@@ -484,7 +513,7 @@ int res_report(const char *dir, const struct res_info *info, struct res_run *out
 	int err;
 
 	err = res_load(dir, info, &x, d);
-	err = err ? err : write_summary(dir, &x.rec, &x.m, info, txt, d);
+	err = err ? err : write_summary(dir, &x.rec, &x.m, info, &x.md, txt, d);
 	if (!err)
 		(void)plot_run_render(dir, &x.rec, &x.m, &x.ti, info, warn);
 	if (!err && out)

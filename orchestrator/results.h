@@ -48,6 +48,7 @@ struct res_run {
 	struct rec_run rec;
 	struct col_topo_info ti;
 	struct col_metrics m;
+	col_md_results md; /* from schedule.json, when the run has one */
 };
 
 /* Reads dir's records and topology.json (a folder without one has no rates) and computes the

@@ -27,12 +27,7 @@ static int first_jobs(const struct cmd_world *w, struct sched *s, uint32_t *eps_
 			return 0; /* run_jobs_fit said why already; nothing to add */
 	while (!err && (j = sched_next(s, &eps)) >= 0) {
 		const struct job_spec *js = &w->jobs.v[j];
-		struct coll_params p = {.kind = js->kind,
-					.algo = js->algo,
-					.nranks = js->gpus,
-					.bytes = js->bytes ? js->bytes : 1,
-					.elem = js->elem ? js->elem : 4,
-					.group = js->group};
+		struct coll_params p = job_coll(js, js->bytes ? js->bytes : 1);
 		struct greedy_conn *c, *grown;
 		uint32_t m, i;
 

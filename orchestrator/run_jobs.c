@@ -82,6 +82,37 @@ static void fit_group(const struct experiment *e, struct job_spec *j)
 		j->algo = COLL_RING;
 }
 
+/* A chunked multi-dimensional collective (Themis §2.4, §4): the job entry's options over the
+ * workload's (x NULL for generated and traced jobs), over the platform's dimensions: ring
+ * dimensions run a ring, switch and fully-connected ones direct exchanges (Themis Table 1,
+ * whose byte counts are the same). */
+static void apply_md(const struct experiment *e, const struct exp_md *x, struct job_spec *j)
+{
+	const struct exp_md *w = &e->w.md;
+	const struct gen_multidim_params *t = &e->s.topology.md;
+	int32_t sched = x && x->sched >= 0 ? x->sched : w->sched;
+	int32_t intra = x && x->intra >= 0 ? x->intra : w->intra;
+	uint32_t active = x && x->active ? x->active : w->active, k;
+	struct coll_md *md = &j->md;
+
+	if (sched < 0 || e->s.topology.gen != SCN_GEN_MULTIDIM)
+		return;
+	j->algo = COLL_MULTIDIM;
+	md->sched = (uint8_t)sched;
+	md->intra = (uint8_t)(intra >= 0		? intra
+			      : sched == COLL_MD_THEMIS ? COLL_MD_SCF
+							: COLL_MD_FIFO);
+	md->chunks = x && x->chunks ? x->chunks : w->chunks ? w->chunks : 64;
+	md->thr_div = x && x->thr_div ? x->thr_div : w->thr_div ? w->thr_div : 16;
+	md->ndims = (uint8_t)t->ndims;
+	for (k = 0; k < t->ndims && k < COLL_MD_DIMS; k++) {
+		md->dim[k].size = t->dim[k].size;
+		md->dim[k].algo = t->dim[k].type == GEN_DIM_RING ? COLL_MD_RING : COLL_MD_DIRECT;
+		md->dim[k].active = (uint8_t)(active ? active : 1);
+		md->dim[k].rate = t->dim[k].rate;
+	}
+}
+
 static int explicit_job(const struct experiment *e, const struct exp_job *x, job_list *out,
 			struct diag *d)
 {
@@ -100,6 +131,7 @@ static int explicit_job(const struct experiment *e, const struct exp_job *x, job
 	apply_overrides(e, x, &j);
 	if (x->algo < 0)
 		fit_algo(&j);
+	apply_md(e, &x->md, &j);
 	j.line = x->line;
 	j.col = x->col;
 	return vec_push(out, j) ? diag_set(d, -ENOMEM, "out of memory") : 0;
@@ -152,6 +184,7 @@ int run_resolve_jobs(const struct experiment *e, job_list *out, struct diag *d)
 	for (i = e->w.jobs.n; i < out->n; i++) { /* generated and traced jobs inherit theirs */
 		fit_algo(&out->v[i]);
 		fit_group(e, &out->v[i]);
+		apply_md(e, NULL, &out->v[i]);
 	}
 	for (i = 0; i < out->n; i++)
 		out->v[i].id = (uint32_t)i; /* ties keep the file's order */
@@ -199,6 +232,31 @@ static int run_jobs_due(const struct experiment *e, const job_list *jobs, struct
 	return 0;
 }
 
+/* A chunked multi-dimensional collective spans the whole platform, rank i on node i, and
+ * must build at the size it runs at (each chunk's smallest piece at least one element). */
+static int md_fit(const struct experiment *e, const struct job_spec *j, uint32_t n_ep,
+		  struct diag *d)
+{
+	double scale = e->s.emulation.size_scale > 0 ? e->s.emulation.size_scale : 1.0;
+	uint64_t elem = j->elem ? j->elem : 4, bytes = (uint64_t)((double)j->bytes * scale);
+	struct coll_params p = job_coll(j, bytes < elem ? elem : bytes / elem * elem);
+	struct coll_sched s = {0};
+	char where[600];
+	int r = 0;
+
+	if (j->algo != COLL_MULTIDIM)
+		return 0;
+	job_where(e, j, where, sizeof(where));
+	if (j->gpus != n_ep)
+		return diag_set(d, -EINVAL,
+				"%s: a chunked multi-dimensional collective spans every node of "
+				"the platform (%u), but this job has %u GPUs",
+				where, n_ep, j->gpus);
+	r = coll_sched_build_rank(&p, 0, &s, d);
+	coll_sched_done(&s);
+	return r ? diag_wrap(d, r, "%s: ", where) : 0;
+}
+
 int run_jobs_fit(const struct experiment *e, job_list *jobs, const struct topo *t,
 		 uint32_t *skipped, struct diag *d)
 {
@@ -225,6 +283,12 @@ int run_jobs_fit(const struct experiment *e, job_list *jobs, const struct topo *
 		}
 	}
 	jobs->n = k;
+	for (i = 0; i < k; i++) {
+		int r = md_fit(e, &jobs->v[i], n_ep, d);
+
+		if (r)
+			return r;
+	}
 	return run_jobs_due(e, jobs, d);
 }
 
@@ -286,12 +350,18 @@ void run_scale_job(const struct run *r, struct run_job *rj)
 	double scale = s->emulation.rate_scale > 0 ? s->emulation.rate_scale : 1.0;
 	uint64_t rate = nic_rate(r->t), paper_rate = (uint64_t)((double)rate / scale);
 	uint64_t elem = rj->spec.elem ? rj->spec.elem : 4, bytes;
+	uint32_t k;
 
 	job_fit_duration(&rj->spec, paper_rate);
 	bytes = (uint64_t)((double)rj->spec.bytes * s->emulation.size_scale);
 
 	bytes = bytes / elem * elem;
 	rj->bytes = bytes ? bytes : elem;
+	for (k = 0; k < rj->spec.md.ndims && k < COLL_MD_DIMS; k++) { /* as the links run */
+		double br = (double)rj->spec.md.dim[k].rate * scale;
+
+		rj->spec.md.dim[k].rate = br >= 1.0 ? (uint64_t)llround(br) : 1;
+	}
 	rj->compute_ns = (uint64_t)((double)job_compute_ns(&rj->spec, paper_rate) * r->dilation);
 	rj->arrival = (int64_t)((double)rj->spec.arrival_ns * r->dilation);
 	rj->progress_ns = r->e->run.progress_ns;
@@ -304,10 +374,5 @@ void run_scale_job(const struct run *r, struct run_job *rj)
 
 struct coll_params run_job_coll(const struct run_job *rj)
 {
-	return (struct coll_params){.kind = rj->spec.kind,
-				    .algo = rj->spec.algo,
-				    .nranks = rj->spec.gpus,
-				    .bytes = rj->bytes,
-				    .elem = rj->spec.elem ? rj->spec.elem : 4,
-				    .group = rj->spec.group};
+	return job_coll(&rj->spec, rj->bytes);
 }

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "collect/md.h"
 #include "orchestrator/results.h"
 #include "orchestrator/run_int.h"
 
@@ -86,6 +87,36 @@ static int gather(struct run *r)
 	return 0;
 }
 
+/* schedule.json: each chunked multi-dimensional job's schedule as its ranks ran it (none
+ * without such jobs). */
+static int write_schedules(const struct run *r, const char *dir, struct diag *d)
+{
+	col_md_jobs jobs = {0};
+	char *text = NULL;
+	json_t *j = NULL;
+	uint32_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < r->njobs; i++) {
+		const struct run_job *rj = &r->jobs[i];
+		struct col_md_job x = {rj->spec.id, rj->bytes, rj->spec.md};
+
+		if (rj->spec.algo == COLL_MULTIDIM && vec_push(&jobs, x))
+			err = diag_set(d, -ENOMEM, "out of memory");
+	}
+	if (!err && jobs.n) {
+		j = col_md_schedule_json(jobs.v, jobs.n, d);
+		text = j ? json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
+		err = text ? res_write_file(dir, "schedule.json", text, strlen(text)) : -ENOMEM;
+		if (err)
+			diag_set(d, err, "writing %s/schedule.json: %s", dir, strerror(-err));
+	}
+	free(text);
+	json_decref(j);
+	vec_free(&jobs);
+	return err;
+}
+
 int run_write(struct run *r, const char *dir, struct diag *d)
 {
 	int err;
@@ -101,6 +132,9 @@ int run_write(struct run *r, const char *dir, struct diag *d)
 	err = err ? err : res_write_topology(dir, r->t, &r->e->s.shaping);
 	if (err)
 		return diag_set(d, err, "writing results to %s: %s", dir, strerror(-err));
+	err = write_schedules(r, dir, d);
+	if (err)
+		return err;
 	return r->be->write ? r->be->write(r, dir, d) : 0;
 }
 

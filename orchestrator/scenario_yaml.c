@@ -265,6 +265,7 @@ static int read_job(struct scn_yaml_ctx *c, yaml_node_t *n, size_t i)
 		return diag_set(c->d, -ENOMEM, "%s: out of memory", c->file);
 	j->kind = -1;
 	j->algo = -1;
+	j->md.sched = j->md.intra = -1;
 	j->bytes_per_param = 4;
 	j->line = (uint32_t)n->start_mark.line + 1;
 	j->col = (uint32_t)n->start_mark.column + 1;
@@ -491,11 +492,41 @@ static const struct scn_yaml_keyword place_names[] = {
 	{"ocs-vclos", SCHED_OCS_VCLOS}, {"locality", SCHED_LOCALITY}, {NULL, 0},
 };
 
+static const struct scn_yaml_keyword md_sched_names[] = {
+	{"baseline", COLL_MD_BASELINE},
+	{"themis", COLL_MD_THEMIS},
+	{NULL, 0},
+};
+
+static const struct scn_yaml_keyword md_intra_names[] = {
+	{"fifo", COLL_MD_FIFO},
+	{"scf", COLL_MD_SCF},
+	{NULL, 0},
+};
+
 static const struct scn_yaml_keyword order_names[] = {
 	{"leaf-major", EXP_RANK_LEAF_MAJOR},
 	{"placement", EXP_RANK_PLACEMENT},
 	{NULL, 0},
 };
+
+/* The chunked multi-dimensional collective's options, in workload and in a job (Themis §4). */
+#define MD_FIELDS(m)                                                    \
+	ENUM("schedule", m.sched, int32_t, false, md_sched_names),      \
+		ENUM("intra", m.intra, int32_t, false, md_intra_names), \
+		UINT("chunks", m.chunks, false, 1, 4096),               \
+		UINT("active_chunks", m.active, false, 1, 255),         \
+		UINT("threshold", m.thr_div, false, 1, 1048576)
+
+/* Where mapping m gives `schedule`, else where m is, into md. */
+static void md_where(const struct map_read *m, struct exp_md *md)
+{
+	const yaml_node_t *n = given(m, "schedule");
+
+	n = n ? n : m->node;
+	md->line = (uint32_t)n->start_mark.line + 1;
+	md->col = (uint32_t)n->start_mark.column + 1;
+}
 
 static const struct scn_yaml_field generate_fields[] = {
 	UINT("count", w.gen.count, true, 1, 1000000),
@@ -565,6 +596,7 @@ static const struct scn_yaml_field workload_fields[] = {
 	UINT("iterations", w.iterations, false, 1, 1000000),
 	FIELD("verify", scn_yaml_bool, w.verify, bool, false),
 	ENUM("rank_order", w.rank_order, int32_t, false, order_names),
+	MD_FIELDS(w.md),
 };
 
 static int workload_check(struct scn_yaml_ctx *c, const struct map_read *m)
@@ -572,6 +604,7 @@ static int workload_check(struct scn_yaml_ctx *c, const struct map_read *m)
 	struct exp_workload *w = &c->e->w;
 	const yaml_node_t *v = given(m, "verify");
 
+	md_where(m, &w->md);
 	w->verify_line = v ? (uint32_t)v->start_mark.line + 1 : 0; /* `testbed sim` refuses it */
 	w->verify_col = v ? (uint32_t)v->start_mark.column + 1 : 0;
 	if (!w->jobs.n && !w->generate && !w->trace)
@@ -604,24 +637,25 @@ static const struct scn_yaml_field job_fields[] = {
 	FIELD("bytes", scn_yaml_size, bytes, uint64_t, false),
 	FIELD("compute", scn_yaml_time, compute_ns, uint64_t, false),
 	FIELD("comm_fraction", scn_yaml_fraction, comm_fraction, double, false),
+	MD_FIELDS(md),
 };
 
 #undef BASE
 #define BASE struct experiment
 
 /* A job's algorithm that cannot build its collective, at the algorithm's place, with the
- * ones that can. */
+ * ones a scenario can name that can. */
 static int bad_algo(struct scn_yaml_ctx *c, yaml_node_t *at, enum coll_algo a, enum coll_kind k)
 {
+	const struct scn_yaml_keyword *kw;
 	char can[128];
 	size_t o = 0;
-	int i;
 
 	can[0] = '\0';
-	for (i = 0; i < 64 && o < sizeof(can); i++) /* false past the last algorithm */
-		if (coll_algo_builds((enum coll_algo)i, k))
+	for (kw = algo_names; kw->name && o < sizeof(can); kw++)
+		if (coll_algo_builds((enum coll_algo)kw->value, k))
 			o += (size_t)snprintf(can + o, sizeof(can) - o, "%s%s", o ? ", " : "",
-					      coll_algo_name((enum coll_algo)i));
+					      kw->name);
 	return scn_yaml_fail_at(c, &at->start_mark, "%s.algorithm: %s does not build %s (%s do)",
 				c->path, coll_algo_name(a), coll_kind_name(k), can);
 }
@@ -630,11 +664,11 @@ static int bad_algo(struct scn_yaml_ctx *c, yaml_node_t *at, enum coll_algo a, e
  * that builds its collective. */
 static int job_check(struct scn_yaml_ctx *c, const struct map_read *m)
 {
-	const struct exp_job *j = c->base;
-
+	struct exp_job *j = c->base;
 	size_t old;
 	int r;
 
+	md_where(m, &j->md);
 	if (j->model[0] && !job_model_find(j->model)) {
 		old = scn_yaml_path_push(c, "model");
 		r = unknown_model(c, given(m, "model"));
@@ -757,12 +791,56 @@ static int vclos_check(struct scn_yaml_ctx *c)
 				why);
 }
 
+/* One level's chunked-collective options (where, "workload" or "workload.jobs[0]"): a schedule
+ * needs a multidim topology's dimensions (Themis §2.1), and the options need a schedule
+ * (sched: the one in force there, -1 for none). */
+static int md_level_check(struct scn_yaml_ctx *c, const struct exp_md *md, int32_t sched,
+			  const char *where)
+{
+	yaml_mark_t at = {.line = md->line - 1, .column = md->col - 1};
+
+	if (md->sched >= 0 && c->e->s.topology.gen != SCN_GEN_MULTIDIM)
+		return scn_yaml_fail_at(
+			c, &at,
+			"%s.schedule: the chunked multi-dimensional collective runs "
+			"over the dimensions of a multidim topology (Themis §2.1); "
+			"this topology has none (give topology.kind: multidim)",
+			where);
+	if (sched < 0 && (md->intra >= 0 || md->chunks || md->active || md->thr_div))
+		return scn_yaml_fail_at(
+			c, &at,
+			"%s: intra, chunks, active_chunks and threshold are options "
+			"of the chunked multi-dimensional collective; give `schedule: "
+			"baseline` or `schedule: themis` to run it",
+			where);
+	return 0;
+}
+
+static int md_check(struct scn_yaml_ctx *c)
+{
+	const struct exp_workload *w = &c->e->w;
+	char where[48];
+	size_t i;
+	int r = md_level_check(c, &w->md, w->md.sched, "workload");
+
+	for (i = 0; !r && i < w->jobs.n; i++) {
+		const struct exp_job *j = &w->jobs.v[i];
+
+		snprintf(where, sizeof(where), "workload.jobs[%zu]", i);
+		r = md_level_check(c, &j->md, j->md.sched >= 0 ? j->md.sched : w->md.sched, where);
+	}
+	return r;
+}
+
 static int top_check(struct scn_yaml_ctx *c, const struct map_read *m)
 {
+	int r;
+
 	if (!given(m, "name"))
 		name_from_file(c->e->s.name, c->file);
 	c->e->sched.gpus_per_server = c->e->s.topology.ls.gpus_per_server;
-	return vclos_check(c);
+	r = vclos_check(c);
+	return r ? r : md_check(c);
 }
 
 static const struct scn_yaml_field top_fields[] = {

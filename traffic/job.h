@@ -57,6 +57,7 @@ struct job_spec {
 	uint32_t elem; /* collective element size: the model's bytes_per_param (0 means 4) */
 	uint64_t deadline_ns; /* due this long after its arrival, paper time (0: none; vClos
 			       * §9.7's EDF queue orders by arrival + deadline) */
+	struct coll_md md; /* MULTIDIM: the platform's dimensions and the schedule's options */
 	uint32_t line, col; /* where a file gives it: a jobs entry's line:col in the scenario, a
 			     * trace row's line (col 0); 0:0 when generated */
 };
@@ -69,6 +70,19 @@ struct job_spec {
  * (HIER_RING's group, GPUs per server, is the caller's). 0 or -EINVAL with a message. */
 int job_from_model(const struct job_model *m, uint32_t gpus, enum coll_algo algo,
 		   struct job_spec *out, struct diag *d);
+
+/* The collective parameters of one of j's collectives of `bytes` per rank (emulated or paper
+ * bytes, as the caller runs it). */
+static inline struct coll_params job_coll(const struct job_spec *j, uint64_t bytes)
+{
+	return (struct coll_params){.kind = j->kind,
+				    .algo = j->algo,
+				    .nranks = j->gpus,
+				    .bytes = bytes,
+				    .elem = j->elem ? j->elem : 4,
+				    .group = j->group,
+				    .md = j->md};
+}
 
 /* When j is due, paper time since the workload's start (arrival + deadline), or UINT64_MAX
  * without a deadline. */
