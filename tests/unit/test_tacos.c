@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: MIT
+/* TACOS-Greedy (traffic/tacos.c) and its steps (traffic/coll_tacos.c): the unit-link bounds
+ * of the digest's §3.6 on rings and meshes, properties of every schedule over many graphs,
+ * the failed-NPU mesh of TACOS Table III, a Switch_Switch against the ring on the same links,
+ * and the all-reduce steps through the symbolic executor of coll_sim.c. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tests/unit/coll_sim.h"
+#include "traffic/coll.h"
+#include "traffic/tacos.h"
+
+#define T_MAX_LINKS 1024
+#define UNIT_RATE 8000000000ull /* bit/s: a 1e9-byte chunk takes 1 s */
+#define UNIT_BYTES 1000000000ull
+#define GBYTE 8000000000ull /* 1 GB/s in bit/s */
+
+struct t_g {
+	uint32_t n, m;
+	struct tacos_link l[T_MAX_LINKS];
+};
+
+static void t_add(struct t_g *g, uint32_t u, uint32_t v, double alpha, uint64_t rate)
+{
+	assert_true(g->m < T_MAX_LINKS);
+	g->l[g->m++] = (struct tacos_link){u, v, alpha, rate};
+}
+
+static void t_bi(struct t_g *g, uint32_t u, uint32_t v, double alpha, uint64_t rate)
+{
+	t_add(g, u, v, alpha, rate);
+	t_add(g, v, u, alpha, rate);
+}
+
+static struct tacos_graph t_graph(const struct t_g *g)
+{
+	return (struct tacos_graph){g->n, g->m, g->l};
+}
+
+static void t_ring(struct t_g *g, uint32_t n, bool bidir)
+{
+	uint32_t i;
+
+	g->n = n, g->m = 0;
+	for (i = 0; i < n; i++) {
+		if (bidir)
+			t_bi(g, i, (i + 1) % n, 0, UNIT_RATE);
+		else
+			t_add(g, i, (i + 1) % n, 0, UNIT_RATE);
+	}
+}
+
+/* rows x cols, bi-directional unit links; torus adds the wrap-around links. */
+static void t_mesh(struct t_g *g, uint32_t rows, uint32_t cols, bool torus)
+{
+	uint32_t r, c, id;
+
+	g->n = rows * cols, g->m = 0;
+	for (r = 0; r < rows; r++)
+		for (c = 0; c < cols; c++) {
+			id = r * cols + c;
+			if (c + 1 < cols || (torus && cols > 2))
+				t_bi(g, id, r * cols + (c + 1) % cols, 0, UNIT_RATE);
+			if (r + 1 < rows || (torus && rows > 2))
+				t_bi(g, id, ((r + 1) % rows) * cols + c, 0, UNIT_RATE);
+		}
+}
+
+static uint32_t t_rand(uint32_t *seed, uint32_t n)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return (*seed >> 16) % n;
+}
+
+static bool t_has(const struct t_g *g, uint32_t u, uint32_t v)
+{
+	uint32_t i;
+
+	for (i = 0; i < g->m; i++)
+		if (g->l[i].src == u && g->l[i].dst == v)
+			return true;
+	return false;
+}
+
+/* A random directed Hamiltonian cycle plus random extra links; rates 10..80 GB/s, alphas
+ * 0..2 us: strongly connected, usually asymmetric. */
+static void t_random(struct t_g *g, uint32_t n, uint32_t *seed)
+{
+	uint32_t perm[64], i, j, tmp, extra;
+
+	g->n = n, g->m = 0;
+	for (i = 0; i < n; i++)
+		perm[i] = i;
+	for (i = n; i > 1; i--) {
+		j = t_rand(seed, i);
+		tmp = perm[i - 1], perm[i - 1] = perm[j], perm[j] = tmp;
+	}
+	for (i = 0; i < n; i++)
+		t_add(g, perm[i], perm[(i + 1) % n], 1e-6 * t_rand(seed, 3),
+		      GBYTE * 10 * (1 + t_rand(seed, 8)));
+	for (extra = t_rand(seed, 2 * n); extra; extra--) {
+		i = t_rand(seed, n), j = t_rand(seed, n);
+		if (i != j && !t_has(g, i, j))
+			t_add(g, i, j, 1e-6 * t_rand(seed, 3), GBYTE * 10 * (1 + t_rand(seed, 8)));
+	}
+}
+
+static struct tacos_cfg t_cfg(uint64_t bytes, uint32_t k, uint32_t runs, uint64_t seed)
+{
+	return (struct tacos_cfg){.chunk_bytes = bytes, .k = k, .runs = runs, .seed = seed};
+}
+
+static void t_ag(const struct t_g *g, const struct tacos_cfg *c, struct tacos_result *r)
+{
+	struct tacos_graph tg = t_graph(g);
+	struct diag d = {0};
+
+	if (tacos_allgather(&tg, c, r, &d))
+		fail_msg("allgather: %s", d.msg);
+}
+
+static void t_ar(const struct t_g *g, const struct tacos_cfg *c, struct tacos_result *r)
+{
+	struct tacos_graph tg = t_graph(g);
+	struct diag d = {0};
+
+	if (tacos_allreduce(&tg, c, r, &d))
+		fail_msg("allreduce: %s", d.msg);
+}
+
+static double t_cost(const struct tacos_link *l, uint64_t bytes)
+{
+	return l->alpha + 8.0 * (double)bytes / (double)l->rate;
+}
+
+static int t_cmp_link(const void *a, const void *b)
+{
+	const struct tacos_send *x = a, *y = b;
+
+	if (x->link != y->link)
+		return x->link < y->link ? -1 : 1;
+	return (x->t0 > y->t0) - (x->t0 < y->t0);
+}
+
+/* Every send uses its link of g for exactly its cost; no two overlap on one link. */
+static void t_links_ok(const struct t_g *g, const struct tacos_sched *s, uint64_t bytes)
+{
+	struct tacos_send *v = malloc((s->nsends + 1) * sizeof(*v));
+	size_t i;
+
+	assert_non_null(v);
+	memcpy(v, s->sends, s->nsends * sizeof(*v));
+	for (i = 0; i < s->nsends; i++) {
+		assert_true(v[i].link < g->m);
+		assert_int_equal(v[i].src, g->l[v[i].link].src);
+		assert_int_equal(v[i].dst, g->l[v[i].link].dst);
+		assert_true(v[i].t1 - v[i].t0 >= t_cost(&g->l[v[i].link], bytes) * (1 - 1e-9));
+		assert_true(v[i].t0 >= 0 && v[i].t1 <= s->time);
+	}
+	qsort(v, s->nsends, sizeof(*v), t_cmp_link);
+	for (i = 1; i < s->nsends; i++)
+		if (v[i].link == v[i - 1].link)
+			assert_true(v[i].t0 >= v[i - 1].t1);
+	free(v);
+}
+
+/* All-gather: each send's source holds the chunk at its start; every NPU gets every chunk
+ * exactly once (the pruned tree: n - 1 receives per chunk); the time is the last arrival. */
+static void t_ag_ok(const struct t_g *g, const struct tacos_result *r)
+{
+	size_t cells = (size_t)r->n * r->n * r->k, i;
+	double *at = malloc(cells * sizeof(*at)), last = 0;
+	const struct tacos_send *x;
+	uint32_t c, v;
+
+	assert_non_null(at);
+	t_links_ok(g, &r->ag, r->chunk_bytes);
+	for (i = 0; i < cells; i++)
+		at[i] = i / r->n / r->k == i % r->n ? 0 : INFINITY;
+	for (i = 0; i < r->ag.nsends; i++) {
+		x = &r->ag.sends[i];
+		assert_true(at[(size_t)x->chunk * r->n + x->dst] == INFINITY);
+		at[(size_t)x->chunk * r->n + x->dst] = x->t1;
+		last = x->t1 > last ? x->t1 : last;
+	}
+	assert_int_equal(r->ag.nsends, (size_t)r->n * r->k * (r->n - 1));
+	for (i = 0; i < r->ag.nsends; i++) {
+		x = &r->ag.sends[i];
+		assert_true(at[(size_t)x->chunk * r->n + x->src] <= x->t0);
+	}
+	for (c = 0; c < r->n * r->k; c++)
+		for (v = 0; v < r->n; v++)
+			assert_true(at[(size_t)c * r->n + v] != INFINITY);
+	assert_true(last == r->ag.time && r->t_ag == r->ag.time);
+	free(at);
+}
+
+/* Reduce-scatter: every NPU but the owner sends each chunk once, after all its receives of
+ * that chunk have ended (its tree children), on links of g. */
+static void t_rs_ok(const struct t_g *g, const struct tacos_result *r)
+{
+	size_t cells = (size_t)r->n * r->n * r->k, i;
+	double *in_end = calloc(cells, sizeof(*in_end));
+	uint8_t *sent = calloc(cells, 1);
+	const struct tacos_send *x;
+
+	assert_true(in_end && sent);
+	t_links_ok(g, &r->rs, r->chunk_bytes);
+	assert_int_equal(r->rs.nsends, (size_t)r->n * r->k * (r->n - 1));
+	for (i = 0; i < r->rs.nsends; i++) {
+		x = &r->rs.sends[i];
+		if (x->t1 > in_end[(size_t)x->chunk * r->n + x->dst])
+			in_end[(size_t)x->chunk * r->n + x->dst] = x->t1;
+	}
+	for (i = 0; i < r->rs.nsends; i++) {
+		x = &r->rs.sends[i];
+		assert_int_not_equal(x->chunk / r->k, x->src);
+		assert_false(sent[(size_t)x->chunk * r->n + x->src]);
+		sent[(size_t)x->chunk * r->n + x->src] = 1;
+		assert_true(in_end[(size_t)x->chunk * r->n + x->src] <= x->t0);
+	}
+	assert_true(r->t_rs == r->rs.time);
+	free(in_end);
+	free(sent);
+}
+
+/* The all-gather time in unit steps, checked by the properties. */
+static double t_ag_steps(const struct t_g *g, uint32_t k, uint32_t runs, uint64_t seed)
+{
+	struct tacos_cfg c = t_cfg(UNIT_BYTES, k, runs, seed);
+	struct tacos_result r;
+	double t;
+
+	t_ag(g, &c, &r);
+	t_ag_ok(g, &r);
+	t = r.t_ag;
+	tacos_result_done(&r);
+	return t;
+}
+
+static void test_rings(void **state)
+{
+	struct t_g g;
+	uint32_t n;
+	double t;
+
+	(void)state;
+	for (n = 2; n <= 12; n++) {
+		t_ring(&g, n, false);
+		assert_true(t_ag_steps(&g, 1, 4, n) == n - 1);
+		if (n < 3)
+			continue; /* two NPUs: the uni-directional ring is the bi-directional one */
+		t_ring(&g, n, true);
+		assert_true(t_ag_steps(&g, 1, 4, n) == n / 2); /* ceil((n-1)/2) */
+	}
+	/* k chunks per NPU: bound k(N-1); random request order can leave a link idle */
+	t_ring(&g, 6, false);
+	t = t_ag_steps(&g, 3, 16, 1);
+	print_message("tacos uni-ring 6, k 3: %g steps, bound 15\n", t);
+	assert_true(t == 15);
+}
+
+static void test_meshes(void **state)
+{
+	struct t_g g;
+	double t;
+
+	(void)state;
+	/* digest §3.6: max(diameter, ceil((N k - k) / min in-degree)) */
+	t_mesh(&g, 3, 3, false);
+	assert_true(t_ag_steps(&g, 1, 16, 1) == 4);
+	t_mesh(&g, 5, 5, false);
+	t = t_ag_steps(&g, 1, 16, 1);
+	print_message("tacos 5x5 mesh all-gather: %g steps, bound 12, gap %g\n", t, t - 12);
+	assert_true(t == 12);
+}
+
+static bool t_same(const struct tacos_sched *a, const struct tacos_sched *b)
+{
+	return a->nsends == b->nsends && a->time == b->time &&
+	       !memcmp(a->sends, b->sends, a->nsends * sizeof(*a->sends));
+}
+
+/* All-reduce on g: both phases' properties, the same result again for the seed; returns
+ * whether seed + 1 gave a different one. */
+static bool t_ar_props(const struct t_g *g, uint32_t k, uint64_t seed)
+{
+	struct tacos_cfg c = t_cfg(1 << 20, k, 3, seed);
+	struct tacos_result r, again, other;
+	bool differs;
+
+	t_ar(g, &c, &r);
+	t_ag_ok(g, &r);
+	t_rs_ok(g, &r);
+	assert_int_equal(tacos_prune(&r.ag, r.n, r.k), 0);
+	t_ar(g, &c, &again);
+	assert_true(t_same(&r.ag, &again.ag) && t_same(&r.rs, &again.rs));
+	c.seed++;
+	t_ar(g, &c, &other);
+	differs = !t_same(&r.ag, &other.ag) || !t_same(&r.rs, &other.rs);
+	tacos_result_done(&r);
+	tacos_result_done(&again);
+	tacos_result_done(&other);
+	return differs;
+}
+
+static void test_properties(void **state)
+{
+	uint32_t seed = 7, i, differ = 0, cases = 0;
+	struct t_g g;
+
+	(void)state;
+	for (i = 0; i < 60; i++, cases++) {
+		t_random(&g, 3 + t_rand(&seed, 14), &seed);
+		differ += t_ar_props(&g, 1 + i % 3, i);
+	}
+	for (i = 2; i <= 5; i++, cases += 4) {
+		t_mesh(&g, i, i + 1, false);
+		differ += t_ar_props(&g, 1 + i % 3, i);
+		t_mesh(&g, i, i, true);
+		differ += t_ar_props(&g, 1 + (i + 1) % 3, i);
+		t_ring(&g, 2 * i, false);
+		differ += t_ar_props(&g, 2, i);
+		t_ring(&g, 2 * i + 1, true);
+		differ += t_ar_props(&g, 3, i);
+	}
+	print_message("tacos: %u of %u graphs gave another schedule for the next seed\n", differ,
+		      cases);
+	assert_true(differ > 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rings),
+		cmocka_unit_test(test_meshes),
+		cmocka_unit_test(test_properties),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
