@@ -339,12 +339,250 @@ static void test_properties(void **state)
 	assert_true(differ > 0);
 }
 
+/* TACOS Table III: a 4x4 mesh without NPUs 7 and 9 (1-indexed row-major, the digest's §7
+ * reading: 0-based 6 and 8), renumbered into 14 NPUs. */
+static void t_failed_mesh(struct t_g *g)
+{
+	uint32_t id[16], r, c, n = 0;
+
+	for (r = 0; r < 16; r++)
+		id[r] = r == 6 || r == 8 ? UINT32_MAX : n++;
+	g->n = n, g->m = 0;
+	for (r = 0; r < 4; r++)
+		for (c = 0; c < 4; c++) {
+			if (id[r * 4 + c] == UINT32_MAX)
+				continue;
+			if (c + 1 < 4 && id[r * 4 + c + 1] != UINT32_MAX)
+				t_bi(g, id[r * 4 + c], id[r * 4 + c + 1], 0, UNIT_RATE);
+			if (r + 1 < 4 && id[r * 4 + c + 4] != UINT32_MAX)
+				t_bi(g, id[r * 4 + c], id[r * 4 + c + 4], 0, UNIT_RATE);
+		}
+}
+
+static void test_failed_npus(void **state)
+{
+	struct tacos_cfg c = t_cfg(UNIT_BYTES, 1, 16, 3);
+	struct tacos_result r;
+	struct t_g g;
+
+	(void)state;
+	t_failed_mesh(&g);
+	assert_int_equal(g.n, 14);
+	t_ar(&g, &c, &r);
+	t_ag_ok(&g, &r);
+	t_rs_ok(&g, &r);
+	print_message("tacos 4x4 mesh without 7 and 9: all-reduce %g + %g steps\n", r.t_rs, r.t_ag);
+	/* the bound: NPU 12 (0-based, below the failed 8) keeps one in-link for 13 chunks */
+	assert_true(r.t_ag == 13 && r.t_rs == 13);
+	tacos_result_done(&r);
+}
+
+/* TACOS §IV-D unwinding of Switch_Switch nodes x per (300 and 25 GB/s, alpha 0.5 us): a full
+ * mesh at 300/(per-1) GB/s per link inside a node (degree-max), and local NPU i of node j to
+ * NPU i of node j+1 at 25 GB/s (degree-1, uni-directional). NPU = node * per + local. */
+static void t_switch_switch(struct t_g *g, uint32_t nodes, uint32_t per)
+{
+	uint32_t j, a, b;
+
+	g->n = nodes * per, g->m = 0;
+	for (j = 0; j < nodes; j++)
+		for (a = 0; a < per; a++) {
+			for (b = 0; b < per; b++)
+				if (a != b)
+					t_add(g, j * per + a, j * per + b, 0.5e-6,
+					      300 * GBYTE / (per - 1));
+			t_add(g, j * per + a, (j + 1) % nodes * per + a, 0.5e-6, 25 * GBYTE);
+		}
+}
+
+/* The link u -> v of g. */
+static uint32_t t_link(const struct t_g *g, uint32_t u, uint32_t v)
+{
+	uint32_t i;
+
+	for (i = 0; i < g->m; i++)
+		if (g->l[i].src == u && g->l[i].dst == v)
+			return i;
+	fail_msg("no link %u -> %u", u, v);
+	return 0;
+}
+
+/* Times a ring all-gather over ring[0..n) on g with the synthesizer's cost model: round r,
+ * member i forwards the k chunks of member i - r; a send starts once its link is free and its
+ * source has the chunk. Returns the last arrival. */
+static double t_ring_time(const struct t_g *g, const uint32_t *ring, uint32_t k, uint64_t bytes)
+{
+	double *at = calloc((size_t)g->n * g->n * k, sizeof(*at)), *free_at, end = 0, t0;
+	uint32_t n = g->n, r, i, j, c, u, e;
+
+	free_at = calloc(g->m, sizeof(*free_at));
+	assert_true(at && free_at);
+	for (r = 0; r + 1 < n; r++)
+		for (i = 0; i < n; i++)
+			for (j = 0; j < k; j++) {
+				u = ring[i];
+				c = ring[(i + n - r) % n] * k + j;
+				e = t_link(g, u, ring[(i + 1) % n]);
+				t0 = at[(size_t)c * n + u] > free_at[e] ? at[(size_t)c * n + u]
+									: free_at[e];
+				free_at[e] = t0 + t_cost(&g->l[e], bytes);
+				at[(size_t)c * n + ring[(i + 1) % n]] = free_at[e];
+				end = free_at[e] > end ? free_at[e] : end;
+			}
+	free(at);
+	free(free_at);
+	return end;
+}
+
+static void test_switch_switch(void **state)
+{
+	struct tacos_cfg c = t_cfg(4 << 20, 2, 8, 11);
+	uint32_t ring[32], j, a;
+	struct tacos_result r;
+	struct t_g g;
+	double ring_t;
+
+	(void)state;
+	t_switch_switch(&g, 4, 8);
+	/* a snake over the links that exist: node j's NPUs up (j even) or down, then across */
+	for (j = 0; j < 4; j++)
+		for (a = 0; a < 8; a++)
+			ring[j * 8 + a] = j * 8 + (j % 2 ? 7 - a : a);
+	ring_t = t_ring_time(&g, ring, c.k, c.chunk_bytes);
+	t_ar(&g, &c, &r);
+	t_ag_ok(&g, &r);
+	t_rs_ok(&g, &r);
+	print_message(
+		"tacos Switch_Switch 8x4, k 2, 4 MiB chunks: all-gather %.1f us, ring %.1f us "
+		"(%.2fx); reduce-scatter %.1f us\n",
+		r.t_ag * 1e6, ring_t * 1e6, ring_t / r.t_ag, r.t_rs * 1e6);
+	assert_true(r.t_ag <= ring_t && r.t_rs <= ring_t);
+	tacos_result_done(&r);
+}
+
+/* The all-reduce's steps through the executor: completes, race-free, every element reduced
+ * exactly once on every rank. */
+static void t_steps_ok(const struct t_g *g, uint32_t k, uint64_t seed)
+{
+	struct tacos_cfg c = t_cfg(1 << 20, k, 4, seed);
+	struct coll_params p = {.kind = COLL_ALLREDUCE, .nranks = g->n, .elem = 4};
+	struct tacos_result r;
+	struct coll_sched s;
+	struct diag d = {0};
+	char msg[512];
+
+	p.bytes = 4ull * (3 * g->n * k + 5); /* uneven parts, all non-empty */
+	t_ar(g, &c, &r);
+	if (tacos_coll_sched(&r, &p, &s, &d))
+		fail_msg("steps: %s", d.msg);
+	if (t_sim_run(&s, msg, sizeof(msg)))
+		fail_msg("%u NPUs, k %u: %s", g->n, k, msg);
+	coll_sched_done(&s);
+	p.kind = COLL_ALLGATHER;
+	p.bytes = 4ull * 2 * g->n * k;
+	if (tacos_coll_sched(&r, &p, &s, &d))
+		fail_msg("steps: %s", d.msg);
+	if (t_sim_run(&s, msg, sizeof(msg)))
+		fail_msg("allgather, %u NPUs, k %u: %s", g->n, k, msg);
+	coll_sched_done(&s);
+	tacos_result_done(&r);
+}
+
+static void test_steps(void **state)
+{
+	uint32_t seed = 5, i;
+	struct t_g g;
+
+	(void)state;
+	t_mesh(&g, 3, 3, false);
+	t_steps_ok(&g, 1, 1);
+	t_mesh(&g, 2, 3, false);
+	t_steps_ok(&g, 3, 2);
+	t_ring(&g, 5, false);
+	t_steps_ok(&g, 2, 3);
+	t_ring(&g, 6, true);
+	t_steps_ok(&g, 2, 3);
+	t_failed_mesh(&g);
+	t_steps_ok(&g, 1, 4);
+	t_switch_switch(&g, 2, 4);
+	t_steps_ok(&g, 2, 5);
+	for (i = 0; i < 8; i++) {
+		t_random(&g, 4 + t_rand(&seed, 6), &seed);
+		t_steps_ok(&g, 1 + i % 3, i);
+	}
+}
+
+static void t_refuse(const struct t_g *g, struct tacos_cfg c, const char *needle)
+{
+	struct tacos_graph tg = t_graph(g);
+	struct tacos_result r;
+	struct diag d = {0};
+
+	assert_int_equal(tacos_allreduce(&tg, &c, &r, &d), -EINVAL);
+	if (!strstr(d.msg, needle))
+		fail_msg("'%s' lacks '%s'", d.msg, needle);
+	assert_null(r.ag.sends);
+	assert_null(r.rs.sends);
+}
+
+static void test_refusals(void **state)
+{
+	struct tacos_cfg c = t_cfg(1000, 1, 1, 0);
+	struct coll_params p = {.kind = COLL_ALLTOALL, .nranks = 4, .elem = 4, .bytes = 64};
+	struct tacos_result r;
+	struct coll_sched s;
+	struct diag d = {0};
+	struct t_g g;
+
+	(void)state;
+	t_ring(&g, 4, false);
+	g.n = 0;
+	t_refuse(&g, c, "0 NPUs");
+	g.n = 3;
+	t_refuse(&g, c, "link 2 (2 -> 3) names an NPU out of 0..2");
+	t_ring(&g, 4, false);
+	g.l[1].dst = 1;
+	t_refuse(&g, c, "self link on NPU 1");
+	t_ring(&g, 4, false);
+	g.l[2].rate = 0;
+	t_refuse(&g, c, "link 2 (2 -> 3) has rate 0");
+	t_ring(&g, 4, false);
+	g.l[3].alpha = -1e-6;
+	t_refuse(&g, c, "alpha -1e-06");
+	t_ring(&g, 4, false);
+	t_add(&g, 1, 2, 0, UNIT_RATE);
+	t_refuse(&g, c, "duplicate link 1 -> 2");
+	t_ring(&g, 4, false);
+	g.m = 3; /* a path 0 -> 1 -> 2 -> 3 */
+	t_refuse(&g, c, "NPU 1 cannot reach NPU 0");
+	t_ring(&g, 4, false);
+	g.l[0].src = 1, g.l[0].dst = 0; /* 1 -> 0, 1 -> 2 -> 3 -> 0: nothing reaches 1 */
+	t_refuse(&g, c, "NPU 0 cannot reach NPU 1");
+	t_ring(&g, 4, false);
+	c.k = 0;
+	t_refuse(&g, c, "k 0");
+	c.k = 1;
+	t_ag(&g, &c, &r);
+	assert_int_equal(tacos_coll_sched(&r, &p, &s, &d), -EINVAL);
+	assert_non_null(strstr(d.msg, "not alltoall"));
+	p.kind = COLL_ALLREDUCE;
+	diag_clear(&d);
+	assert_int_equal(tacos_coll_sched(&r, &p, &s, &d), -EINVAL);
+	assert_non_null(strstr(d.msg, "without reduce-scatter"));
+	p.kind = COLL_ALLGATHER, p.nranks = 5;
+	diag_clear(&d);
+	assert_int_equal(tacos_coll_sched(&r, &p, &s, &d), -EINVAL);
+	assert_non_null(strstr(d.msg, "5 ranks"));
+	tacos_result_done(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rings),
-		cmocka_unit_test(test_meshes),
-		cmocka_unit_test(test_properties),
+		cmocka_unit_test(test_rings),	      cmocka_unit_test(test_meshes),
+		cmocka_unit_test(test_properties),    cmocka_unit_test(test_failed_npus),
+		cmocka_unit_test(test_switch_switch), cmocka_unit_test(test_steps),
+		cmocka_unit_test(test_refusals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
