@@ -9,7 +9,9 @@
 #     10 iterations (target: under 60 s), under its greedy controller, under ECMP, and under
 #     ECMP with 8 of the 32 spines failed at time 0;
 #   - one decision of the greedy controller for that mix's 1,728 commodities, model only
-#     (tests/tools/greedy_time; target: under 1 ms, the paper's roughly 10 ms beside it).
+#     (tests/tools/greedy_time; target: under 1 ms, the paper's roughly 10 ms beside it);
+#   - TACOS-Greedy synthesis on an 8x8 mesh and a 512-NPU Ring_FC_Switch (tests/tools/tacos_time,
+#     the paper's 6.09 minutes beside it).
 # Prints each run's events per second, wall time and peak memory against the targets.
 # Usage: sim.sh BUILD_DIR
 set -eu
@@ -46,3 +48,5 @@ run "the same under ECMP" "$TMP/g2048.yaml" 60
 run "the same, spines s24-s31 failed at time 0" "$TMP/g2048f.yaml" 60
 # one decision of the controller, model only (greedy routing §5.3: "roughly 10 ms")
 "$BUILD/tools/greedy_time" | sed 's/^/  /'
+# TACOS-Greedy synthesis of an all-gather, 64 and 512 NPUs (TACOS Table I: 6.09 min at 512)
+"$BUILD/tools/tacos_time" | sed 's/^/  /'
