@@ -20,6 +20,27 @@ trap tb_cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 note() { echo "# $*"; }
 
+# The CPU time /proc/stat counts, busy and total, as "busy total".
+cpu_ticks() {
+	local _c u n s idle iow irq sirq st
+	read -r _c u n s idle iow irq sirq st _ </proc/stat
+	echo "$((u + n + s + irq + sirq + st)) $((u + n + s + idle + iow + irq + sirq + st))"
+}
+
+# Waits (at most 10 s) until the machine is quiet, CPU under 30% busy over 0.2 s, before an
+# emulated run whose timing or fidelity verdict a test judges: the kernel destroys the last
+# test's namespaces asynchronously, which would otherwise count against this run.
+settle() {
+	local i b0 t0 b1 t1
+	for i in $(seq 50); do
+		read -r b0 t0 <<<"$(cpu_ticks)"
+		sleep 0.2
+		read -r b1 t1 <<<"$(cpu_ticks)"
+		[ $(((b1 - b0) * 100)) -lt $(((t1 - t0) * 30)) ] && return 0
+	done
+	note "settle: the machine stayed busy for 10 s"
+}
+
 # A copy of a scenario with its name (and optionally other lines) replaced.
 # usage: scenario_as SRC NAME [sed-expr...]
 scenario_as() {
@@ -38,6 +59,7 @@ up_edited() { # up_edited SRC NAME JOBS [sed-expr...]
 	shift 3
 	f=$(scenario_as "$src" "$n" "$@")
 	TB_NAMES+=("$n")
+	settle
 	"$TB" up --results "$TB_TMP/results" "$f" >"$TB_TMP/$n.log" 2>&1 ||
 		{ tail -20 "$TB_TMP/$n.log" >&2; fail "up $n"; }
 	no_leftovers "$n"
@@ -48,6 +70,7 @@ up_edited() { # up_edited SRC NAME JOBS [sed-expr...]
 
 tb_up() { # tb_up FILE NAME
 	TB_NAMES+=("$2")
+	settle
 	"$TB" up --results "$TB_TMP/results" --name "$2" "$1" >"$TB_TMP/up-$2.log" 2>&1 || { cat "$TB_TMP/up-$2.log"; fail "up $2"; }
 }
 

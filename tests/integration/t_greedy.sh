@@ -33,6 +33,7 @@ run() {
 	f=$(scenario_as scenarios/greedy-toy.yaml "$n" '/^sweep:/,$d' \
 		"s/^  policy: greedy/  policy: $pol/" "$@")
 	TB_NAMES+=("$n")
+	[ "$be" = sim ] || settle
 	"$TB" "$be" --results "$TB_TMP/results" "$f" >"$TB_TMP/$n.log" 2>&1 ||
 		{ tail -20 "$TB_TMP/$n.log" >&2; fail "$be $n"; }
 	[ "$be" = up ] && no_leftovers "$n"
