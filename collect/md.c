@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The chunked multi-dimensional collective as measured (md.h). A flow belongs to the
  * dimension in which its two ranks' coordinates differ (rank = c_0 + P_0 (c_1 + ...), as the
- * nodes of a multidim topology); its phase names the chunk operation (chunk * 2D + stage). */
+ * nodes of a multidim topology); its phase names the chunk operation (chunk * stages + stage). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -38,7 +38,7 @@ static uint32_t md_nodes(const struct coll_md *md)
 /* One iteration of one job: when each rank's collective began and ended, and each chunk
  * operation's first send and last receive on each rank. */
 struct iter_ops {
-	uint32_t nodes, ops; /* ranks; chunk operations (C * 2D) */
+	uint32_t nodes, ops; /* ranks; chunk operations (C * stages) */
 	int64_t *begin, *end; /* [rank]: the collective on that rank (REC_NEVER: not seen) */
 	int64_t *op_start, *op_end; /* [rank * ops + op] */
 	int8_t *op_dim; /* [op]: -1 until a flow names it */
@@ -167,7 +167,7 @@ static int64_t union_len(struct span *s, size_t n)
 static void rank_activity(const struct iter_ops *x, const struct coll_md *md, uint32_t n,
 			  struct span *sp, double *act)
 {
-	uint32_t stages = 2u * md->ndims, k, c, s;
+	uint32_t stages = themis_phases(md), k, c, s;
 	int64_t dur = x->end[n] - x->begin[n];
 
 	for (k = 0; k < md->ndims && dur > 0; k++) {
@@ -195,10 +195,10 @@ static void rank_activity(const struct iter_ops *x, const struct coll_md *md, ui
 static int measure_job(const struct rec_run *r, const struct col_md_job *j,
 		       struct col_md_result *res, bool *any)
 {
-	uint32_t nodes = md_nodes(&j->md), ops = j->md.chunks * 2u * j->md.ndims, it, n, k;
+	uint32_t nodes = md_nodes(&j->md), ops = j->md.chunks * themis_phases(&j->md), it, n, k;
 	uint32_t iters = 0;
 	double t_sum = 0, act[COLL_MD_DIMS] = {0};
-	struct span *sp = malloc(((size_t)j->md.chunks * 2u * j->md.ndims + 1) * sizeof(*sp));
+	struct span *sp = malloc(((size_t)ops + 1) * sizeof(*sp));
 	struct iter_ops x;
 	size_t i;
 
@@ -233,6 +233,7 @@ static int measure_job(const struct rec_run *r, const struct col_md_job *j,
 	*any = true;
 	res->job = j->job;
 	res->ndims = j->md.ndims;
+	res->kind = j->md.kind;
 	res->iters = iters;
 	res->t_s = t_sum / iters;
 	res->t_ideal_s = themis_t_ideal(&j->md, (double)j->bytes);

@@ -29,11 +29,12 @@ typedef VEC(struct col_md_job) col_md_jobs;
 struct col_md_result {
 	uint32_t job;
 	uint8_t ndims;
+	uint8_t kind; /* enum coll_kind: the collective */
 	uint32_t iters; /* complete iterations measured */
-	double t_s; /* mean all-reduce time: first rank starting to last rank finishing, s */
-	double t_ideal_s; /* 2 S (N-1)/N / sum_k B_k (Themis §6.1) */
+	double t_s; /* mean collective time: first rank starting to last rank finishing, s */
+	double t_ideal_s; /* 2 S (N-1)/N / sum_k B_k, half that without all-reduce (Themis §6.1) */
 	double util; /* t_ideal / t: the average bandwidth utilization */
-	double dim_bytes[COLL_MD_DIMS]; /* per node and all-reduce, sent on dimension k */
+	double dim_bytes[COLL_MD_DIMS]; /* per node and collective, sent on dimension k */
 	double dim_util[COLL_MD_DIMS]; /* dim_bytes / (t B_k) */
 	double dim_active[COLL_MD_DIMS]; /* frontend activity, mean over nodes and iterations */
 };

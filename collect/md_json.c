@@ -56,7 +56,7 @@ static json_t *orders_json(const struct themis_plan *pl)
 static json_t *seq_json(const struct themis_plan *pl)
 {
 	json_t *a = json_array(), *d;
-	uint32_t k, i, per = 2 * pl->chunks;
+	uint32_t k, i, per = pl->per_dim;
 
 	for (k = 0; a && k < pl->ndims; k++) {
 		d = json_array();
@@ -82,12 +82,13 @@ static json_t *job_json(const struct col_md_job *j, struct diag *d)
 
 	if (themis_plan_build(&j->md, (double)j->bytes, &pl, d))
 		return NULL;
-	o = json_pack("{s:I, s:s, s:s, s:I, s:I, s:I, s:o, s:o, s:o, s:{s:f, s:f}}", "job",
-		      (json_int_t)j->job, "schedule", sched_names[j->md.sched & 1], "intra",
-		      intra_names[j->md.intra & 1], "chunks", (json_int_t)j->md.chunks, "threshold",
-		      (json_int_t)j->md.thr_div, "bytes", (json_int_t)j->bytes, "dims",
-		      dims_json(&j->md), "orders", orders_json(&pl), "dim_order", seq_json(&pl),
-		      "predicted", "makespan_s", pl.makespan, "ideal_s", pl.t_ideal);
+	o = json_pack("{s:I, s:s, s:s, s:s, s:I, s:I, s:I, s:o, s:o, s:o, s:{s:f, s:f}}", "job",
+		      (json_int_t)j->job, "collective", coll_kind_name(j->md.kind), "schedule",
+		      sched_names[j->md.sched & 1], "intra", intra_names[j->md.intra & 1], "chunks",
+		      (json_int_t)j->md.chunks, "threshold", (json_int_t)j->md.thr_div, "bytes",
+		      (json_int_t)j->bytes, "dims", dims_json(&j->md), "orders", orders_json(&pl),
+		      "dim_order", seq_json(&pl), "predicted", "makespan_s", pl.makespan, "ideal_s",
+		      pl.t_ideal);
 	themis_plan_done(&pl);
 	if (!o)
 		diag_set(d, -ENOMEM, "out of memory");
@@ -155,11 +156,15 @@ static int parse_job(const json_t *o, struct col_md_job *j)
 	json_int_t chunks = json_integer_value(json_object_get(o, "chunks"));
 	json_int_t thr = json_integer_value(json_object_get(o, "threshold"));
 	json_int_t bytes = json_integer_value(json_object_get(o, "bytes"));
+	enum coll_kind kind;
 
 	memset(j, 0, sizeof(*j));
 	if (sched < 0 || intra < 0 || id < 0 || chunks < 1 || chunks > 65535 || thr < 1 ||
-	    bytes < 1)
+	    bytes < 1 ||
+	    coll_kind_parse(json_string_value(json_object_get(o, "collective")), &kind) ||
+	    kind == COLL_ALLTOALL)
 		return -EINVAL;
+	j->md.kind = (uint8_t)kind;
 	j->job = (uint32_t)id;
 	j->bytes = (uint64_t)bytes;
 	j->md.sched = (uint8_t)sched;
@@ -208,13 +213,14 @@ json_t *col_md_results_json(const struct col_md_result *res, size_t n, double di
 		const struct col_md_result *x = &res[i];
 
 		if (json_array_append_new(
-			    a, json_pack("{s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "job",
-					 (json_int_t)x->job, "iterations", (json_int_t)x->iters,
-					 "allreduce_s", num(x->t_s / D), "ideal_s",
-					 num(x->t_ideal_s / D), "utilization", num(x->util),
-					 "dim_bytes", dim_list(x->dim_bytes, x->ndims),
-					 "dim_utilization", dim_list(x->dim_util, x->ndims),
-					 "dim_activity", dim_list(x->dim_active, x->ndims)))) {
+			    a, json_pack("{s:I, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "job",
+					 (json_int_t)x->job, "collective", coll_kind_name(x->kind),
+					 "iterations", (json_int_t)x->iters, "collective_s",
+					 num(x->t_s / D), "ideal_s", num(x->t_ideal_s / D),
+					 "utilization", num(x->util), "dim_bytes",
+					 dim_list(x->dim_bytes, x->ndims), "dim_utilization",
+					 dim_list(x->dim_util, x->ndims), "dim_activity",
+					 dim_list(x->dim_active, x->ndims)))) {
 			json_decref(a);
 			return NULL;
 		}

@@ -169,7 +169,7 @@ static void dim_pcts(char *buf, size_t len, const double *v, uint8_t n)
 		o += (size_t)snprintf(buf + o, len - o, "%s%s", k ? " / " : "", pct(b, v[k]));
 }
 
-/* Each chunked multi-dimensional all-reduce against its ideal time (Themis §6.1). */
+/* Each chunked multi-dimensional collective against its ideal time (Themis §6.1). */
 static void md_lines(struct col_out *o, const struct rec_run *r,
 		     const struct col_summary_meta *meta)
 {
@@ -183,10 +183,10 @@ static void md_lines(struct col_out *o, const struct rec_run *r,
 		dim_pcts(u, sizeof(u), x->dim_util, x->ndims);
 		dim_pcts(a, sizeof(a), x->dim_active, x->ndims);
 		col_out_printf(o,
-			       "multidim job %u: all-reduce %s paper s, ideal %s: utilization %s; "
+			       "multidim job %u: %s %s paper s, ideal %s: utilization %s; "
 			       "per dimension utilization %s, activity %s\n",
-			       x->job, val(b[0], x->t_s / D, ""), val(b[1], x->t_ideal_s / D, ""),
-			       pct(b[2], x->util), u, a);
+			       x->job, coll_kind_name(x->kind), val(b[0], x->t_s / D, ""),
+			       val(b[1], x->t_ideal_s / D, ""), pct(b[2], x->util), u, a);
 	}
 }
 

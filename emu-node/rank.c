@@ -23,6 +23,7 @@ static void rank_arm_timeout(struct rank *rk, struct op *op, struct __kernel_tim
 static int rank_alloc_verify(struct rank *rk, struct diag *d)
 {
 	const struct coll_params *p = &rk->spec.coll;
+	int r;
 
 	if (p->elem != sizeof(float))
 		return diag_set(d, -EINVAL, "verify needs 4-byte (float) elements, not %u",
@@ -33,7 +34,13 @@ static int rank_alloc_verify(struct rank *rk, struct diag *d)
 	if (!rk->buf || !rk->sums || (p->kind == COLL_ALLTOALL && !rk->out))
 		return diag_set(d, -ENOMEM, "verify buffers of %llu bytes: out of memory",
 				(unsigned long long)p->bytes);
-	verify_sums_init(rk->sums, p, rk->spec.rank);
+	r = verify_sums_init(rk->sums, p, rk->spec.rank);
+	if (r) {
+		free(rk->sums);
+		rk->sums = NULL;
+		return diag_set(d, r, "verify: the shares of %llu bytes: %s",
+				(unsigned long long)p->bytes, strerror(-r));
+	}
 	rk->verified = true;
 	return 0;
 }
@@ -340,6 +347,8 @@ void rank_free(struct rank *rk)
 	free(rk->flows);
 	free(rk->buf);
 	free(rk->out);
+	if (rk->sums)
+		verify_sums_done(rk->sums);
 	free(rk->sums);
 	free(rk);
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "emu-node/ctl.h"
 #include "emu-node/verify.h"
@@ -19,10 +20,27 @@ void verify_fill(float *buf, uint64_t n, uint32_t rank)
 
 /* SHARD_RINGS all-reduces within a ring, the ranks of one shard: {shard, shard + group,
  * ...}; every other reduction is over all ranks. */
-void verify_sums_init(struct verify_sums *vs, const struct coll_params *p, uint32_t rank)
+static int owners_init(struct verify_sums *vs, const struct coll_params *p)
+{
+	struct diag d = {0};
+	int err;
+
+	if (p->algo != COLL_MULTIDIM || p->kind == COLL_ALLREDUCE)
+		return 0;
+	vs->owner = malloc((p->bytes / VERIFY_ELEM + 1) * sizeof(*vs->owner));
+	if (!vs->owner)
+		return -ENOMEM;
+	err = coll_md_owners(p, vs->owner, &d);
+	if (err)
+		verify_sums_done(vs);
+	return err;
+}
+
+int verify_sums_init(struct verify_sums *vs, const struct coll_params *p, uint32_t rank)
 {
 	uint32_t k, r, first = 0, stride = 1;
 
+	vs->owner = NULL;
 	if (p->algo == COLL_SHARD_RINGS && p->group) {
 		first = rank % p->group;
 		stride = p->group;
@@ -32,6 +50,13 @@ void verify_sums_init(struct verify_sums *vs, const struct coll_params *p, uint3
 		for (r = first; r < p->nranks; r += stride)
 			vs->v[k] += ctl_verify_value(r, k);
 	}
+	return owners_init(vs, p);
+}
+
+void verify_sums_done(struct verify_sums *vs)
+{
+	free(vs->owner);
+	vs->owner = NULL;
 }
 
 /* The chunk (of n, coll_chunk_off's cut of e elements) that holds element i. */
@@ -48,6 +73,7 @@ bool verify_expect(const struct coll_params *p, const struct verify_sums *vs, ui
 		   uint64_t i, double *v)
 {
 	uint64_t e = p->bytes / VERIFY_ELEM, blk = e / p->nranks;
+	uint32_t owner = vs->owner ? vs->owner[i] : chunk_of(e, p->nranks, i);
 
 	switch (p->kind) {
 	case COLL_ALLREDUCE:
@@ -55,9 +81,9 @@ bool verify_expect(const struct coll_params *p, const struct verify_sums *vs, ui
 		return true;
 	case COLL_REDUCESCATTER:
 		*v = vs->v[i % 1021];
-		return chunk_of(e, p->nranks, i) == rank;
+		return owner == rank;
 	case COLL_ALLGATHER:
-		*v = ctl_verify_value(chunk_of(e, p->nranks, i), i);
+		*v = ctl_verify_value(owner, i);
 		return true;
 	case COLL_ALLTOALL:
 		/* out block j is rank j's in block for us */

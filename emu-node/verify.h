@@ -14,14 +14,18 @@
  * for i mod 1021 (the period of the values in i), so a reduced element is checked in O(1). */
 struct verify_sums {
 	double v[1021];
+	uint32_t *owner; /* MULTIDIM reduce-scatter and all-gather: coll_md_owners; else NULL */
 };
 
 /* Fills n elements with rank's starting values: element i is ctl_verify_value(rank, i). */
 void verify_fill(float *buf, uint64_t n, uint32_t rank);
 
 /* The table for rank's reductions under p: its ring's members for SHARD_RINGS, all ranks
- * otherwise. */
-void verify_sums_init(struct verify_sums *vs, const struct coll_params *p, uint32_t rank);
+ * otherwise; and for a MULTIDIM reduce-scatter or all-gather, whose share each element is.
+ * 0, or -ENOMEM or -EINVAL (p refused by the builder) with vs empty. */
+int verify_sums_init(struct verify_sums *vs, const struct coll_params *p, uint32_t rank);
+/* Frees what verify_sums_init allocated (vs itself is the caller's). */
+void verify_sums_done(struct verify_sums *vs);
 
 /* The value element i of rank's result buffer must hold (the `out` buffer for ALLTOALL),
  * or false where the kind leaves it unspecified (REDUCESCATTER outside the rank's chunk).

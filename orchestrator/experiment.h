@@ -21,7 +21,11 @@ struct exp_md {
 	int32_t sched; /* enum coll_md_sched; -1: not given (a job: the workload's) */
 	int32_t intra; /* enum coll_md_intra; -1: not given (SCF under themis, else FIFO) */
 	uint32_t chunks; /* 0: not given (64) */
-	uint32_t active; /* chunk operations per dimension at once; 0: not given (1) */
+	/* chunk operations per dimension at once: n 0 not given (1), 1 one value for every
+	 * dimension, else one per dimension (n must be the topology's); where it is given */
+	struct exp_md_active {
+		uint32_t v[COLL_MD_DIMS], n, line, col;
+	} active;
 	uint32_t thr_div; /* Themis's threshold divisor; 0: not given (16) */
 	uint32_t line, col; /* where `schedule` is given, for messages */
 };

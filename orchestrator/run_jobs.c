@@ -83,7 +83,8 @@ static void fit_group(const struct experiment *e, struct job_spec *j)
 }
 
 /* A chunked multi-dimensional collective (Themis §2.4, §4): the job entry's options over the
- * workload's (x NULL for generated and traced jobs), over the platform's dimensions: ring
+ * workload's (x NULL for generated and traced jobs), for an all-reduce, reduce-scatter or
+ * all-gather (an all-to-all only if its entry asks), over the platform's dimensions: ring
  * dimensions run a ring, switch and fully-connected ones direct exchanges (Themis Table 1,
  * whose byte counts are the same). */
 static void apply_md(const struct experiment *e, const struct exp_md *x, struct job_spec *j)
@@ -92,12 +93,17 @@ static void apply_md(const struct experiment *e, const struct exp_md *x, struct 
 	const struct gen_multidim_params *t = &e->s.topology.md;
 	int32_t sched = x && x->sched >= 0 ? x->sched : w->sched;
 	int32_t intra = x && x->intra >= 0 ? x->intra : w->intra;
-	uint32_t active = x && x->active ? x->active : w->active, k;
+	const struct exp_md_active *active = x && x->active.n ? &x->active : &w->active;
+	uint32_t k;
 	struct coll_md *md = &j->md;
 
 	if (sched < 0 || e->s.topology.gen != SCN_GEN_MULTIDIM)
 		return;
+	/* the workload's schedule is for the kinds it builds; md_fit refuses a job's own */
+	if (j->kind == COLL_ALLTOALL && !(x && x->sched >= 0))
+		return;
 	j->algo = COLL_MULTIDIM;
+	md->kind = (uint8_t)j->kind;
 	md->sched = (uint8_t)sched;
 	md->intra = (uint8_t)(intra >= 0		? intra
 			      : sched == COLL_MD_THEMIS ? COLL_MD_SCF
@@ -108,7 +114,9 @@ static void apply_md(const struct experiment *e, const struct exp_md *x, struct 
 	for (k = 0; k < t->ndims && k < COLL_MD_DIMS; k++) {
 		md->dim[k].size = t->dim[k].size;
 		md->dim[k].algo = t->dim[k].type == GEN_DIM_RING ? COLL_MD_RING : COLL_MD_DIRECT;
-		md->dim[k].active = (uint8_t)(active ? active : 1);
+		md->dim[k].active = (uint8_t)(!active->n       ? 1
+					      : active->n == 1 ? active->v[0]
+							       : active->v[k]);
 		md->dim[k].rate = t->dim[k].rate;
 	}
 }
@@ -247,6 +255,11 @@ static int md_fit(const struct experiment *e, const struct job_spec *j, uint32_t
 	if (j->algo != COLL_MULTIDIM)
 		return 0;
 	job_where(e, j, where, sizeof(where));
+	if (j->kind == COLL_ALLTOALL)
+		return diag_set(d, -EINVAL,
+				"%s: a chunked multi-dimensional collective (schedule) is an "
+				"all-reduce, reduce-scatter or all-gather, not alltoall",
+				where);
 	if (j->gpus != n_ep)
 		return diag_set(d, -EINVAL,
 				"%s: a chunked multi-dimensional collective spans every node of "

@@ -511,12 +511,42 @@ static const struct scn_yaml_keyword order_names[] = {
 };
 
 /* The chunked multi-dimensional collective's options, in workload and in a job (Themis §4). */
-#define MD_FIELDS(m)                                                    \
-	ENUM("schedule", m.sched, int32_t, false, md_sched_names),      \
-		ENUM("intra", m.intra, int32_t, false, md_intra_names), \
-		UINT("chunks", m.chunks, false, 1, 4096),               \
-		UINT("active_chunks", m.active, false, 1, 255),         \
+#define MD_FIELDS(m)                                                                          \
+	ENUM("schedule", m.sched, int32_t, false, md_sched_names),                            \
+		ENUM("intra", m.intra, int32_t, false, md_intra_names),                       \
+		UINT("chunks", m.chunks, false, 1, 4096),                                     \
+		FIELD("active_chunks", set_md_active, m.active, struct exp_md_active, false), \
 		UINT("threshold", m.thr_div, false, 1, 1048576)
+
+/* active_chunks: one integer for every dimension, or a list of one per dimension (Themis §4.3,
+ * ASTRA-sim's active-chunks-per-dimension), each 1..255. */
+static int set_md_active(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f)
+{
+	struct exp_md_active *a = scn_yaml_field_ptr(c, f);
+	yaml_node_item_t *it, *first;
+	uint64_t x;
+	size_t k;
+	int r = 0;
+
+	a->line = (uint32_t)n->start_mark.line + 1;
+	a->col = (uint32_t)n->start_mark.column + 1;
+	if (n->type == YAML_SCALAR_NODE) {
+		r = scn_yaml_read_uint(c, n, 1, 255, &x);
+		a->v[0] = (uint32_t)x;
+		a->n = 1;
+		return r;
+	}
+	first = n->type == YAML_SEQUENCE_NODE ? n->data.sequence.items.start : NULL;
+	k = first ? (size_t)(n->data.sequence.items.top - first) : 0;
+	if (!k || k > COLL_MD_DIMS)
+		return scn_yaml_fail_value(c, n, "an integer or a list of 1 to 4 integers", "");
+	for (it = first; !r && it < n->data.sequence.items.top; it++) {
+		r = scn_yaml_read_uint(c, yaml_document_get_node(c->doc, *it), 1, 255, &x);
+		a->v[it - first] = (uint32_t)x;
+	}
+	a->n = (uint32_t)k;
+	return r;
+}
 
 /* Where mapping m gives `schedule`, else where m is, into md. */
 static void md_where(const struct map_read *m, struct exp_md *md)
@@ -806,13 +836,20 @@ static int md_level_check(struct scn_yaml_ctx *c, const struct exp_md *md, int32
 			"over the dimensions of a multidim topology (Themis §2.1); "
 			"this topology has none (give topology.kind: multidim)",
 			where);
-	if (sched < 0 && (md->intra >= 0 || md->chunks || md->active || md->thr_div))
+	if (sched < 0 && (md->intra >= 0 || md->chunks || md->active.n || md->thr_div))
 		return scn_yaml_fail_at(
 			c, &at,
 			"%s: intra, chunks, active_chunks and threshold are options "
 			"of the chunked multi-dimensional collective; give `schedule: "
 			"baseline` or `schedule: themis` to run it",
 			where);
+	if (md->active.n > 1 && md->active.n != c->e->s.topology.md.ndims) {
+		at = (yaml_mark_t){.line = md->active.line - 1, .column = md->active.col - 1};
+		return scn_yaml_fail_at(c, &at,
+					"%s.active_chunks: %u values for the topology's %u "
+					"dimensions; give one value for all, or one per dimension",
+					where, md->active.n, c->e->s.topology.md.ndims);
+	}
 	return 0;
 }
 

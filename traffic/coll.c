@@ -30,8 +30,10 @@ static const struct algo_desc algos[] = {
 	[COLL_SHARD_RINGS] = {"shard-rings", KIND_BIT(COLL_ALLREDUCE), coll_shard_build,
 			      "shards per replica"},
 	[COLL_DIRECT] = {"direct", KIND_BIT(COLL_ALLTOALL), coll_a2a_direct_build, NULL},
-	[COLL_MULTIDIM] = {"multidim", KIND_BIT(COLL_ALLREDUCE), coll_md_build, NULL, coll_md_check,
-			   coll_md_prep, coll_md_release},
+	[COLL_MULTIDIM] = {"multidim",
+			   KIND_BIT(COLL_ALLREDUCE) | KIND_BIT(COLL_REDUCESCATTER) |
+				   KIND_BIT(COLL_ALLGATHER),
+			   coll_md_build, NULL, coll_md_check, coll_md_prep, coll_md_release},
 };
 
 static const char *const kinds[] = {

@@ -48,11 +48,16 @@
  *  - HIER_RING: ALLREDUCE; N = servers * group, rank = server * group + local index.
  *  - SHARD_RINGS: ALLREDUCE; N = dp * group, rank = replica * group + shard; ring i is
  *    {i, group + i, 2 * group + i, ...} and all-reduces its members' whole buffers.
- *  - MULTIDIM: ALLREDUCE over a P_0 x P_1 x ... platform (params.md), rank = c_0 + P_0 (c_1 +
- *    P_1 (c_2 + ...)): md.chunks chunks, each a reduce-scatter stage per dimension then an
- *    all-gather stage per dimension, in the order and per-dimension sequence that Themis's
- *    planner (traffic/themis.h) gives; a step's phase is chunk * 2 ndims + the stage's index
- *    in its chunk (see coll_md.c). */
+ *  - MULTIDIM: ALLREDUCE, REDUCESCATTER and ALLGATHER over a P_0 x P_1 x ... platform
+ *    (params.md, whose md.kind is the kind), rank = c_0 + P_0 (c_1 + P_1 (c_2 + ...)):
+ *    md.chunks chunks, each a reduce-scatter stage per dimension then (all-reduce) an
+ *    all-gather stage per dimension, or only one of the two halves, in the order and
+ *    per-dimension sequence that Themis's planner (traffic/themis.h) gives; a step's phase is
+ *    chunk * stages + the stage's index in its chunk (see coll_md.c). Its reduce-scatter and
+ *    all-gather do not use the chunk-r layout above: rank r's share of chunk c is the part its
+ *    coordinates select, dimension by dimension, in the order of the chunk's reduce-scatter
+ *    stages (an all-gather's stages reversed); coll_md_owners names the owner of every
+ *    element. */
 #ifndef TRAFFIC_COLL_H
 #define TRAFFIC_COLL_H
 
@@ -116,7 +121,8 @@ struct coll_md_dim {
 };
 
 struct coll_md {
-	uint8_t ndims, sched, intra, pad; /* sched: enum coll_md_sched; intra: enum coll_md_intra */
+	uint8_t ndims, sched, intra; /* sched: enum coll_md_sched; intra: enum coll_md_intra */
+	uint8_t kind; /* enum coll_kind: ALLREDUCE, REDUCESCATTER or ALLGATHER */
 	uint32_t chunks; /* C, >= 1 (the paper's default 64) */
 	/* Themis's threshold: a chunk/thr_div reduce-scatter on the least-loaded dimension (16) */
 	uint32_t thr_div;
@@ -168,6 +174,11 @@ uint64_t coll_chunk_off(uint64_t bytes, uint32_t elem, uint32_t n, uint32_t c);
  * (all-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all (n-1)/n; 0 for n == 0). */
 double coll_busbw_factor(enum coll_kind kind, uint32_t nranks);
 
+/* MULTIDIM reduce-scatter and all-gather (coll.h "Algorithms"): owner[i] is the rank whose
+ * share element i is, for the bytes/elem elements of p's buffer (caller's array). 0, or
+ * -EINVAL for parameters coll_sched_build refuses, or -ENOMEM. */
+int coll_md_owners(const struct coll_params *p, uint32_t *owner, struct diag *d);
+
 /* Names for scenarios and records ("allreduce", "ring"); parsing returns -EINVAL if unknown. */
 const char *coll_kind_name(enum coll_kind k);
 const char *coll_algo_name(enum coll_algo a);
@@ -175,7 +186,8 @@ int coll_kind_parse(const char *s, enum coll_kind *out);
 int coll_algo_parse(const char *s, enum coll_algo *out);
 
 /* Whether algorithm a builds collective kind k (ring: all-reduce, all-gather and
- * reduce-scatter; pairwise and direct: all-to-all; the others, multidim too, all-reduce). */
+ * reduce-scatter; pairwise and direct: all-to-all; multidim: all but all-to-all; the others
+ * all-reduce). */
 bool coll_algo_builds(enum coll_algo a, enum coll_kind k);
 
 /* The algorithm a job of kind k runs when the one it inherits does not build k: pairwise

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: MIT
-/* Multi-dimensional all-reduce (COLL_MULTIDIM): Themis's chunk schedules as steps.
+/* Multi-dimensional all-reduce, reduce-scatter and all-gather (COLL_MULTIDIM): Themis's chunk
+ * schedules as steps.
  *
  * Chunk c of md.chunks goes through a reduce-scatter stage on every dimension and then an
  * all-gather stage on every dimension in reverse, in the order traffic/themis.c gives it
- * (Themis §4.2, the baseline's ascending order included). A stage on dimension k runs over the
+ * (Themis §4.2, the baseline's ascending order included); a reduce-scatter or all-gather runs
+ * one of the halves, in its own order (Themis §2.4). A stage on dimension k runs over the
  * rank's dimension-k group, the P_k ranks that differ from it only in coordinate k, as a ring
  * (coll_ring_rs/ag) or a direct exchange; a reduce-scatter leaves the rank with part c_k of
- * what it held, an all-gather undoes that.
+ * what it held, an all-gather undoes that. So the chunk's ranges on a rank are nested: r[0] is
+ * the chunk, r[i+1] the rank's part of r[i] on the i-th dimension of the chunk's
+ * reduce-scatter order (an all-gather's order reversed), and r[D] the rank's share.
  *
  * Consistency (Themis §4.6). Every rank runs the same planner on the same parameters, so all
  * agree on each chunk's order and on the order in which each dimension starts its chunk
@@ -28,11 +32,11 @@
 #include "traffic/coll_build.h"
 #include "traffic/themis.h"
 
-#define MD_PHASES_MAX 65535 /* phases are 16 bits: chunk * 2D + stage */
+#define MD_PHASES_MAX 65535 /* phases are 16 bits: chunk * stages + stage */
 
 /* What the rank holds of one chunk, and who wrote it. */
 struct md_chunk {
-	struct coll_range r[COLL_MD_DIMS + 1]; /* after i reduce-scatter stages: r[i] */
+	struct coll_range r[COLL_MD_DIMS + 1]; /* the nested ranges (above) */
 	struct coll_deps done; /* steps that wrote the chunk so far: the next stage's input */
 };
 
@@ -126,17 +130,20 @@ int coll_md_check(const struct coll_params *p, struct diag *d)
 
 	if (err)
 		return err;
+	if (md->kind != p->kind)
+		return diag_set(d, -EINVAL, "multidim: the plan is for %s, the collective %s",
+				coll_kind_name(md->kind), coll_kind_name(p->kind));
 	n = md_nodes(md);
 	if (n != p->nranks)
 		return diag_set(d, -EINVAL, "multidim: %u ranks, but %s makes %s%llu", p->nranks,
 				md_shape(md, shape, sizeof(shape)),
 				n > COLL_MAX_RANKS ? "more than " : "",
 				(unsigned long long)(n > COLL_MAX_RANKS ? COLL_MAX_RANKS : n));
-	if ((uint64_t)md->chunks * 2 * md->ndims > MD_PHASES_MAX)
+	if ((uint64_t)md->chunks * themis_phases(md) > MD_PHASES_MAX)
 		return diag_set(
 			d, -EINVAL,
 			"multidim: %u chunks x %u stages exceed the %d phases a step can name",
-			md->chunks, 2 * md->ndims, MD_PHASES_MAX);
+			md->chunks, themis_phases(md), MD_PHASES_MAX);
 	if (md_deps_bound(md) > COLL_DEPS_MAX)
 		return diag_set(d, -EINVAL,
 				"multidim: %s with these direct dimensions needs up to %llu "
@@ -185,7 +192,7 @@ static void md_gate(const struct md_rank *mr, const struct themis_op *o, struct 
 
 	if (o->seq < dm->active)
 		return;
-	prev = mr->pl->seq[(size_t)o->dim * 2 * mr->pl->chunks + o->seq - dm->active];
+	prev = mr->pl->seq[(size_t)o->dim * mr->pl->per_dim + o->seq - dm->active];
 	sp = &mr->span[prev];
 	for (i = sp->n - (uint32_t)op_tail(dm); i < sp->n; i++)
 		coll_deps_add(mr->b, out, sp->first + i);
@@ -235,8 +242,8 @@ static void md_direct(struct md_rank *mr, const struct themis_op *o, struct coll
 	}
 }
 
-/* Every step of an op carries its phase, chunk * 2D + stage (a ring numbers its rounds), so
- * records map a step back to its chunk operation. */
+/* Every step of an op carries its phase, chunk * stages + stage (a ring numbers its rounds),
+ * so records map a step back to its chunk operation. */
 static void md_set_phase(struct coll_bld *b, size_t mark, uint32_t phase)
 {
 	size_t i;
@@ -245,15 +252,26 @@ static void md_set_phase(struct coll_bld *b, size_t mark, uint32_t phase)
 		b->s->steps.v[i].phase = (uint16_t)phase;
 }
 
+/* The level of the nested ranges a stage works on: a reduce-scatter stage cuts r[lvl] into
+ * r[lvl + 1], an all-gather stage fills r[lvl] from r[lvl + 1]. */
+static uint32_t md_level(const struct themis_plan *pl, const struct themis_op *o)
+{
+	uint32_t nd = pl->ndims;
+
+	if (pl->kind == COLL_ALLGATHER)
+		return nd - 1 - o->phase;
+	return o->ag ? 2 * nd - 1 - o->phase : o->phase;
+}
+
 /* One chunk operation. Its sends wait for the steps that wrote the chunk (the range it reads
  * holds their results) and for the gate; the chunk's next stage waits for those steps and this
- * op's receives. Stage i < D reduce-scatters r[i]; stage 2D-1-i all-gathers it back. */
+ * op's receives. */
 static void md_op(struct md_rank *mr, uint32_t op)
 {
 	const struct themis_op *o = &mr->pl->ops[op];
 	struct md_chunk *ch = &mr->ch[o->chunk];
 	struct coll_bld *b = mr->b;
-	uint32_t nd = mr->md->ndims, lvl = o->ag ? 2 * nd - 1 - o->phase : o->phase;
+	uint32_t lvl = md_level(mr->pl, o);
 	struct coll_deps entry = ch->done;
 	size_t mark = b->s->steps.n;
 
@@ -262,17 +280,34 @@ static void md_op(struct md_rank *mr, uint32_t op)
 		md_ring(mr, o, ch->r[lvl], &entry, &ch->done);
 	else
 		md_direct(mr, o, ch->r[lvl], &entry, &ch->done);
-	if (!o->ag)
-		ch->r[lvl + 1] = coll_part(ch->r[lvl], b->p->elem, mr->md->dim[o->dim].size,
-					   mr->coord[o->dim]);
-	md_set_phase(b, mark, o->chunk * 2 * nd + o->phase);
+	md_set_phase(b, mark, o->chunk * mr->pl->nphases + o->phase);
 	mr->span[op].first = (uint32_t)(mark - b->first);
 	mr->span[op].n = (uint32_t)(b->s->steps.n - mark);
 }
 
-static int md_rank_init(struct md_rank *mr)
+/* The dimension of the i-th cut of chunk c's nested ranges: its i-th reduce-scatter stage, or
+ * its (D-1-i)-th all-gather stage. */
+static uint32_t md_cut_dim(const struct themis_plan *pl, uint32_t c, uint32_t i)
+{
+	uint32_t j = pl->kind == COLL_ALLGATHER ? pl->ndims - 1 - i : i;
+
+	return pl->ops[(size_t)c * pl->nphases + j].dim;
+}
+
+static void md_nest(const struct md_rank *mr, uint32_t c, struct md_chunk *ch)
 {
 	const struct coll_params *p = mr->b->p;
+	uint32_t i, k;
+
+	ch->r[0] = coll_part((struct coll_range){0, p->bytes}, p->elem, mr->pl->chunks, c);
+	for (i = 0; i < mr->pl->ndims; i++) {
+		k = md_cut_dim(mr->pl, c, i);
+		ch->r[i + 1] = coll_part(ch->r[i], p->elem, mr->md->dim[k].size, mr->coord[k]);
+	}
+}
+
+static int md_rank_init(struct md_rank *mr)
+{
 	uint32_t k, rest = mr->b->rank, stride = 1, c;
 
 	for (k = 0; k < mr->md->ndims; k++) {
@@ -286,8 +321,7 @@ static int md_rank_init(struct md_rank *mr)
 	if (!mr->ch || !mr->span)
 		return -ENOMEM;
 	for (c = 0; c < mr->pl->chunks; c++)
-		mr->ch[c].r[0] =
-			coll_part((struct coll_range){0, p->bytes}, p->elem, mr->pl->chunks, c);
+		md_nest(mr, c, &mr->ch[c]);
 	return 0;
 }
 
@@ -303,4 +337,62 @@ void coll_md_build(struct coll_bld *b)
 		md_op(&mr, mr.pl->started[i]);
 	free(mr.ch);
 	free(mr.span);
+}
+
+/* Which of n parts (coll_chunk_off's cut of e elements) holds element i. */
+static uint32_t part_of(uint64_t e, uint32_t n, uint64_t i)
+{
+	uint64_t base = e / n, rem = e % n;
+
+	if (i < rem * (base + 1))
+		return (uint32_t)(i / (base + 1));
+	return (uint32_t)(rem + (i - rem * (base + 1)) / base);
+}
+
+/* Fills owner[] for chunk c's elements [first, first + e): at each cut, the part an element
+ * falls in is the owner's coordinate on the cut's dimension. */
+static void md_owners_chunk(const struct coll_params *p, const struct themis_plan *pl, uint32_t c,
+			    uint64_t first, uint64_t e, uint32_t *owner)
+{
+	uint64_t i, lo, len, q;
+	uint32_t cut, k, n, stride[COLL_MD_DIMS], s = 1;
+
+	for (k = 0; k < pl->ndims; k++) {
+		stride[k] = s;
+		s *= p->md.dim[k].size;
+	}
+	for (i = 0; i < e; i++) {
+		owner[first + i] = 0;
+		lo = 0;
+		len = e;
+		for (cut = 0; cut < pl->ndims; cut++) {
+			k = md_cut_dim(pl, c, cut);
+			n = p->md.dim[k].size;
+			q = part_of(len, n, i - lo);
+			owner[first + i] += (uint32_t)q * stride[k];
+			lo += coll_chunk_off(len, 1, n, (uint32_t)q);
+			len = coll_chunk_off(len, 1, n, (uint32_t)q + 1) -
+			      coll_chunk_off(len, 1, n, (uint32_t)q);
+		}
+	}
+}
+
+int coll_md_owners(const struct coll_params *p, uint32_t *owner, struct diag *d)
+{
+	struct themis_plan pl;
+	uint64_t e = p->bytes / p->elem, lo, hi;
+	uint32_t c;
+	int err = coll_md_check(p, d);
+
+	if (!err)
+		err = themis_plan_build(&p->md, (double)p->bytes, &pl, d);
+	if (err)
+		return err;
+	for (c = 0; c < pl.chunks; c++) {
+		lo = coll_chunk_off(e, 1, pl.chunks, c);
+		hi = coll_chunk_off(e, 1, pl.chunks, c + 1);
+		md_owners_chunk(p, &pl, c, lo, hi - lo, owner);
+	}
+	themis_plan_done(&pl);
+	return 0;
 }

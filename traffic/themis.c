@@ -49,6 +49,12 @@ int themis_check(const struct coll_md *md, struct diag *d)
 	if (md->intra > COLL_MD_SCF)
 		return diag_set(d, -EINVAL, "multidim: unknown intra-dimension policy %u",
 				md->intra);
+	if (md->kind != COLL_ALLREDUCE && md->kind != COLL_REDUCESCATTER &&
+	    md->kind != COLL_ALLGATHER)
+		return diag_set(d, -EINVAL,
+				"multidim: builds an all-reduce, reduce-scatter or all-gather, not "
+				"collective kind %u",
+				md->kind);
 	if (!md->chunks || md->chunks > THEMIS_MAX_CHUNKS)
 		return diag_set(d, -EINVAL, "multidim: %u chunks, expected 1 to %d", md->chunks,
 				THEMIS_MAX_CHUNKS);
@@ -77,13 +83,13 @@ static bool less(double a, double b)
 	return a < b - REL_EPS * fmax(fabs(a), fabs(b));
 }
 
-/* Themis §4.4: the latency model is bandwidth only, a reduce-scatter of s bytes on dimension
- * k sending s (P_k - 1)/P_k at B_k. */
-static double lat_rs(const struct coll_md *md, uint32_t k, double s)
+/* Themis §4.4: the latency model is bandwidth only. A stage on dimension k that starts with
+ * s bytes sends s (P_k - 1)/P_k (reduce-scatter) or s (P_k - 1) (all-gather) at B_k (§2.3). */
+static double lat(const struct coll_md *md, uint32_t k, bool ag, double s)
 {
 	double p = md->dim[k].size;
 
-	return s * (p - 1) / p / dim_bps(md, k);
+	return (ag ? s * (p - 1) : s * (p - 1) / p) / dim_bps(md, k);
 }
 
 /* Ties go to the lower index. */
@@ -123,27 +129,60 @@ static void sort_by_load(const double *load, uint32_t n, uint8_t *order)
 	}
 }
 
-/* Themis §4.2, Alg. 1 lines 17-30, for a reduce-scatter of a chunk: the baseline order
- * (ascending dimensions) while the loads are within the threshold, a chunk/thr_div
- * reduce-scatter on the least-loaded dimension; else the dimensions by ascending load, so the
- * largest data goes where the load is least. Then the tracker takes the chunk's predicted
- * times. */
-static void schedule_chunk(const struct coll_md *md, double chunk, double *load, uint8_t *order)
+/* Reverses order[0..n). */
+static void reverse(uint8_t *order, uint32_t n)
+{
+	uint32_t i;
+	uint8_t t;
+
+	for (i = 0; i < n / 2; i++) {
+		t = order[i];
+		order[i] = order[n - 1 - i];
+		order[n - 1 - i] = t;
+	}
+}
+
+/* Themis §4.2, Alg. 1 lines 17-30, for the reduce-scatter (ag false) or all-gather of a chunk
+ * that starts with `chunk` bytes: the baseline order (ascending dimensions for a
+ * reduce-scatter, descending for an all-gather) while the loads are within the threshold, a
+ * chunk/thr_div stage on the least-loaded dimension; else the dimensions by ascending load
+ * (reduce-scatter) or descending load (all-gather), so the largest data goes where the load
+ * is least. Then the tracker takes the chunk's predicted times. */
+static void schedule_chunk(const struct coll_md *md, bool ag, double chunk, double *load,
+			   uint8_t *order)
 {
 	uint32_t n = md->ndims, kmin = argmin(load, n), kmax = argmax(load, n), j;
-	double thr, prod = 1;
+	double thr, s = chunk;
 
-	thr = md->sched == COLL_MD_THEMIS ? lat_rs(md, kmin, chunk / md->thr_div) : 0;
+	thr = md->sched == COLL_MD_THEMIS ? lat(md, kmin, ag, chunk / md->thr_div) : 0;
 	if (md->sched == COLL_MD_BASELINE || load[kmax] - load[kmin] < thr) {
 		for (j = 0; j < n; j++)
 			order[j] = (uint8_t)j;
 	} else {
 		sort_by_load(load, n, order);
 	}
+	if (ag)
+		reverse(order, n);
 	for (j = 0; j < n; j++) {
-		load[order[j]] += lat_rs(md, order[j], chunk / prod);
-		prod *= md->dim[order[j]].size;
+		load[order[j]] += lat(md, order[j], ag, s);
+		s = ag ? s * md->dim[order[j]].size : s / md->dim[order[j]].size;
 	}
+}
+
+/* The product of the sizes: the nodes. */
+static double md_nodes(const struct coll_md *md)
+{
+	double n = 1;
+	uint32_t k;
+
+	for (k = 0; k < md->ndims && k < COLL_MD_DIMS; k++)
+		n *= md->dim[k].size;
+	return n;
+}
+
+uint32_t themis_phases(const struct coll_md *md)
+{
+	return md->kind == COLL_ALLREDUCE ? 2u * md->ndims : md->ndims;
 }
 
 /* Themis §4.2: the tracker starts at 0, as in ASTRA-sim (the paper starts it at each
@@ -151,20 +190,23 @@ static void schedule_chunk(const struct coll_md *md, double chunk, double *load,
  * scheduled as its reduce-scatter, and only the reduce-scatter part enters the tracker
  * (ASTRA-sim's convention): the all-gather stage on a dimension sends as much as the
  * reduce-scatter stage there, so counting it would double every load and the threshold alike.
- * The all-gather stages run the reduce-scatter order reversed (Alg. 1 line 8). */
+ * The all-gather stages run the reduce-scatter order reversed (Alg. 1 line 8). A
+ * reduce-scatter or all-gather alone is scheduled as itself (Alg. 1 lines 9-11); an
+ * all-gather's chunk starts with chunk/N bytes on a node. */
 int themis_orders(const struct coll_md *md, double bytes, uint8_t *order, struct diag *d)
 {
 	double load[COLL_MD_DIMS] = {0}, chunk = bytes / md->chunks;
-	uint32_t n = md->ndims, c, j;
+	uint32_t n = md->ndims, np = themis_phases(md), c, j;
+	bool ag = md->kind == COLL_ALLGATHER;
 	uint8_t *o;
 	int err = check_all(md, bytes, d);
 
 	if (err)
 		return err;
 	for (c = 0; c < md->chunks; c++) {
-		o = order + (size_t)c * 2 * n;
-		schedule_chunk(md, chunk, load, o);
-		for (j = 0; j < n; j++)
+		o = order + (size_t)c * np;
+		schedule_chunk(md, ag, ag ? chunk / md_nodes(md) : chunk, load, o);
+		for (j = 0; np > n && j < n; j++)
 			o[n + j] = o[n - 1 - j];
 	}
 	return 0;
@@ -172,14 +214,12 @@ int themis_orders(const struct coll_md *md, double bytes, uint8_t *order, struct
 
 double themis_t_ideal(const struct coll_md *md, double bytes)
 {
-	double n = 1, bw = 0;
+	double n = md_nodes(md), bw = 0, halves = md->kind == COLL_ALLREDUCE ? 2 : 1;
 	uint32_t k;
 
-	for (k = 0; k < md->ndims && k < COLL_MD_DIMS; k++) {
-		n *= md->dim[k].size;
+	for (k = 0; k < md->ndims && k < COLL_MD_DIMS; k++)
 		bw += dim_bps(md, k);
-	}
-	return bw > 0 ? 2 * bytes * (n - 1) / n / bw : 0;
+	return bw > 0 ? halves * bytes * (n - 1) / n / bw : 0;
 }
 
 /* Sizes from one division by the product of the dimensions the chunk is reduced over, so that
@@ -197,22 +237,23 @@ static void op_sizes(struct themis_op *op, double chunk, double prod, double p)
 	}
 }
 
-/* The chunk operations in ops[c * 2D + j], from the orders. */
+/* The chunk operations in ops[c * S + j], from the orders. prod is what the chunk is divided
+ * by on a node before the stage: 1 at a reduce-scatter's start, N at an all-gather's. */
 static void fill_ops(const struct coll_md *md, double bytes, const uint8_t *order,
 		     struct themis_op *ops)
 {
-	uint32_t n = md->ndims, c, j;
+	uint32_t n = md->ndims, np = themis_phases(md), c, j;
 	double chunk = bytes / md->chunks, prod, p;
 	struct themis_op *op;
 
 	for (c = 0; c < md->chunks; c++) {
-		prod = 1;
-		for (j = 0; j < 2 * n; j++) {
-			op = &ops[(size_t)c * 2 * n + j];
+		prod = md->kind == COLL_ALLGATHER ? md_nodes(md) : 1;
+		for (j = 0; j < np; j++) {
+			op = &ops[(size_t)c * np + j];
 			op->chunk = c;
 			op->phase = (uint8_t)j;
-			op->dim = order[(size_t)c * 2 * n + j];
-			op->ag = j >= n;
+			op->dim = order[(size_t)c * np + j];
+			op->ag = md->kind == COLL_ALLGATHER || j >= n;
 			p = md->dim[op->dim].size;
 			op_sizes(op, chunk, prod, p);
 			prod = op->ag ? prod / p : prod * p;
@@ -274,7 +315,7 @@ static void start_ops(struct sim *m, uint32_t k)
 		sd->run[sd->nrun++] = op;
 		ops[op].start = m->now;
 		ops[op].seq = sd->nseq;
-		m->pl->seq[(size_t)k * 2 * m->pl->chunks + sd->nseq++] = op;
+		m->pl->seq[(size_t)k * m->pl->per_dim + sd->nseq++] = op;
 		m->pl->started[m->nstarted++] = op;
 	}
 }
@@ -349,7 +390,7 @@ static int sim_alloc(struct sim *m, size_t nops)
 	if (!m->rem)
 		return -ENOMEM;
 	for (k = 0; k < m->md->ndims; k++) {
-		m->dim[k].queue = calloc(2 * (size_t)m->md->chunks, sizeof(uint32_t));
+		m->dim[k].queue = calloc(m->pl->per_dim, sizeof(uint32_t));
 		m->dim[k].run = calloc(m->md->dim[k].active, sizeof(uint32_t));
 		if (!m->dim[k].queue || !m->dim[k].run)
 			return -ENOMEM;
@@ -370,11 +411,13 @@ static void sim_free(struct sim *m)
 
 static int plan_alloc(struct themis_plan *pl, const struct coll_md *md)
 {
-	size_t nops = (size_t)md->chunks * 2 * md->ndims;
+	size_t nops = (size_t)md->chunks * themis_phases(md);
 
 	pl->chunks = md->chunks;
 	pl->ndims = md->ndims;
-	pl->nphases = (uint8_t)(2 * md->ndims);
+	pl->nphases = (uint8_t)themis_phases(md);
+	pl->kind = md->kind;
+	pl->per_dim = md->chunks * pl->nphases / md->ndims;
 	pl->ops = calloc(nops, sizeof(*pl->ops));
 	pl->seq = calloc(nops, sizeof(*pl->seq));
 	pl->started = calloc(nops, sizeof(*pl->started));

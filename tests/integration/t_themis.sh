@@ -5,7 +5,8 @@
 # and a shorter all-reduce; emulated, the same platform with real floats (verify: true) under
 # the baseline, Themis+FIFO and Themis+SCF: every rank's result right, schedule.json holds each chunk's
 # order and each dimension's op order, summary.json's multidim object has the utilization and
-# per-dimension activity, and Themis's all-reduce is faster than the baseline's.
+# per-dimension activity, and Themis's all-reduce is faster than the baseline's; a
+# reduce-scatter and an all-gather alone under Themis+SCF, every node's share right.
 . "$(dirname "$0")/lib.sh"
 
 "$TB" sim --results "$TB_TMP/sim" scenarios/themis-s2.yaml >"$TB_TMP/sim.log" 2>&1 ||
@@ -17,6 +18,15 @@ t=$(util "$sw/v2-s0")
 jq -en "$b > 0 and $t > 1.3 * $b" >/dev/null ||
 	fail "virtual time: utilization baseline $b, Themis+SCF $t"
 note "virtual time: utilization baseline $b, Themis+SCF $t"
+# themis-rsag in virtual time: Themis+SCF's reduce-scatter and all-gather (v2, v5) take under
+# half their baselines' time (predicted 0.425, 0.416)
+"$TB" sim --results "$TB_TMP/sim" scenarios/themis-rsag.yaml >"$TB_TMP/sim.log" 2>&1 ||
+	{ tail -20 "$TB_TMP/sim.log"; fail "sim themis-rsag"; }
+sw=$(ls -d "$TB_TMP"/sim/themis-rsag/*-sweep)
+for v in 2 5; do
+	r=$(jq --argjson v "$v" '.variants[$v].metrics.avg_comm.ratio' "$sw/comparison.json")
+	jq -en "$r < 0.5" >/dev/null || fail "virtual time themis-rsag v$v: avg_comm ratio $r"
+done
 
 # run TAG SED...: S2 without its sweep, 128 MiB (3.2 MiB emulated) and real floats, edited
 run() {
@@ -39,7 +49,19 @@ for d in "$base" "$fifo" "$RUN_DIR"; do
 	jq -e '.multidim[0].dim_activity | length == 3' "$d/summary.json" >/dev/null ||
 		fail "$d: summary.json has no per-dimension activity"
 done
-ar() { jq '.multidim[0].allreduce_s' "$1/summary.json"; }
+ar() { jq '.multidim[0].collective_s' "$1/summary.json"; }
 jq -en "$(ar "$RUN_DIR") < $(ar "$base")" >/dev/null ||
 	fail "emulated: Themis+SCF $(ar "$RUN_DIR") s, baseline $(ar "$base") s"
 note "emulated 128 MiB: all-reduce baseline $(ar "$base") s (utilization $(util "$base")), Themis+FIFO $(ar "$fifo") s ($(util "$fifo")), Themis+SCF $(ar "$RUN_DIR") s ($(util "$RUN_DIR"))"
+
+# a reduce-scatter and an all-gather alone under Themis+SCF: each node's share right, each
+# chunk's order three stages long, each dimension 64 operations
+for kind in reducescatter allgather; do
+	run "${kind:0:1}" 's/^  schedule: baseline/  schedule: themis/' \
+		"s/compute: 1ms}/compute: 1ms, collective: $kind}/"
+	[ "$(jq -r '.jobs[0].verified' "$RUN_DIR/summary.json")" = true ] || fail "$kind: not verified"
+	jq -e --arg k "$kind" '.jobs[0] | .collective == $k and (.orders | length == 64 and
+		all(length == 3)) and (.dim_order | all(length == 64))' "$RUN_DIR/schedule.json" \
+		>/dev/null || fail "$kind: schedule.json"
+	note "emulated 128 MiB $kind, Themis+SCF: $(jq -c '.multidim[0] | [.collective_s, .utilization]' "$RUN_DIR/summary.json")"
+done

@@ -158,13 +158,43 @@ static void test_fill(void **state)
 	assert_true(ctl_verify_value(3, 5) != ctl_verify_value(4, 5));
 }
 
+/* A multi-dimensional reduce-scatter or all-gather is checked against its shares
+ * (coll_md_owners): on 2x2 in one chunk, the baseline all-gather's elements 0..3 are ranks 0,
+ * 2, 1 and 3's, and rank 2's reduce-scatter result is element 1. */
+static void test_md_shares(void **state)
+{
+	static const uint32_t owner[4] = {0, 2, 1, 3};
+	struct coll_params p = {COLL_ALLGATHER, COLL_MULTIDIM, 4, 4 * 4, 4, 0, {0}};
+	struct verify_sums vs;
+	uint32_t i, k;
+	double v;
+
+	(void)state;
+	p.md = (struct coll_md){.ndims = 2, .kind = COLL_ALLGATHER, .chunks = 1, .thr_div = 16};
+	for (k = 0; k < 2; k++)
+		p.md.dim[k] = (struct coll_md_dim){.size = 2, .active = 1, .rate = 1000000000};
+	assert_int_equal(verify_sums_init(&vs, &p, 1), 0);
+	for (i = 0; i < 4; i++) {
+		assert_true(verify_expect(&p, &vs, 1, i, &v));
+		assert_true(v == ctl_verify_value(owner[i], i));
+	}
+	verify_sums_done(&vs);
+	p.kind = p.md.kind = COLL_REDUCESCATTER;
+	assert_int_equal(verify_sums_init(&vs, &p, 2), 0);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(verify_expect(&p, &vs, 2, i, &v), i == 1);
+	verify_sums_done(&vs);
+	p.md.chunks = 0;
+	assert_int_equal(verify_sums_init(&vs, &p, 2), -EINVAL);
+	assert_null(vs.owner);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_expect),
-		cmocka_unit_test(test_check),
-		cmocka_unit_test(test_rounding),
-		cmocka_unit_test(test_fill),
+		cmocka_unit_test(test_expect),	  cmocka_unit_test(test_check),
+		cmocka_unit_test(test_rounding),  cmocka_unit_test(test_fill),
+		cmocka_unit_test(test_md_shares),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

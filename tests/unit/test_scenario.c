@@ -180,6 +180,44 @@ static void test_other_scenarios(void **state)
 	exp_done(&e);
 }
 
+/* The chunked collective's fields reach each job: the workload's under a job's own, active
+ * chunks one for all or one per dimension, the collective kind into the plan; the workload's
+ * schedule leaves an all-to-all job to its algorithm. */
+static void test_md_fields(void **state)
+{
+	const char *text =
+		"topology:\n  kind: multidim\n  host_rate: 100Gbit\n  multidim:\n"
+		"    dims: [ { type: ring, size: 4 }, { type: switch, size: 2 } ]\n"
+		"workload:\n  schedule: themis\n  chunks: 8\n  active_chunks: 3\n  jobs:\n"
+		"    - {gpus: 8, bytes: 1MiB, compute: 1ms}\n"
+		"    - {gpus: 8, bytes: 1MiB, compute: 1ms, collective: allgather,\n"
+		"       schedule: baseline, intra: scf, active_chunks: [2, 5], threshold: 4}\n"
+		"    - {gpus: 8, bytes: 1MiB, compute: 1ms, collective: alltoall}\n";
+	struct experiment e;
+	job_list jobs = {0};
+	struct diag d = {0};
+	const struct coll_md *a, *b;
+
+	(void)state;
+	t_parse_ok("md.yaml", text, &e);
+	assert_int_equal(run_resolve_jobs(&e, &jobs, &d), 0);
+	assert_int_equal(jobs.n, 3);
+	a = &jobs.v[0].md;
+	b = &jobs.v[1].md;
+	assert_int_equal(jobs.v[0].algo, COLL_MULTIDIM);
+	assert_true(a->kind == COLL_ALLREDUCE && a->sched == COLL_MD_THEMIS &&
+		    a->intra == COLL_MD_SCF && a->chunks == 8 && a->thr_div == 16);
+	assert_true(a->ndims == 2 && a->dim[0].active == 3 && a->dim[1].active == 3);
+	assert_true(a->dim[0].algo == COLL_MD_RING && a->dim[1].algo == COLL_MD_DIRECT);
+	assert_true(b->kind == COLL_ALLGATHER && b->sched == COLL_MD_BASELINE &&
+		    b->intra == COLL_MD_SCF && b->chunks == 8 && b->thr_div == 4);
+	assert_true(b->dim[0].active == 2 && b->dim[1].active == 5);
+	assert_int_equal(jobs.v[2].algo, COLL_PAIRWISE);
+	assert_int_equal(jobs.v[2].md.ndims, 0);
+	vec_free(&jobs);
+	exp_done(&e);
+}
+
 /* hammingmesh, multidim and direct: every field lands in its generator's parameters, and
  * host_rate fills the rates the file leaves out. */
 static void test_other_kinds(void **state)
@@ -595,6 +633,7 @@ int main(void)
 		cmocka_unit_test(test_leafspine_small),
 		cmocka_unit_test(test_other_scenarios),
 		cmocka_unit_test(test_other_kinds),
+		cmocka_unit_test(test_md_fields),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_default_names),
 		cmocka_unit_test(test_every_field),

@@ -205,7 +205,7 @@ static void test_util_table(void **state)
 /* A schedule's parameters; rank = c_0 + P_0 (c_1 + ...). */
 static struct coll_params t_params(const struct coll_md *md, uint64_t elems, uint32_t elem)
 {
-	struct coll_params p = {.kind = COLL_ALLREDUCE, .algo = COLL_MULTIDIM, .elem = elem};
+	struct coll_params p = {.kind = md->kind, .algo = COLL_MULTIDIM, .elem = elem};
 	uint32_t k;
 
 	p.nranks = 1;
@@ -219,7 +219,7 @@ static struct coll_params t_params(const struct coll_md *md, uint64_t elems, uin
 static void t_same_plan(const struct coll_md *md, double bytes)
 {
 	struct themis_plan a, b;
-	size_t n = (size_t)md->chunks * 2 * md->ndims;
+	size_t n = (size_t)md->chunks * themis_phases(md);
 
 	t_plan(md, bytes, &a);
 	t_plan(md, bytes, &b);
@@ -259,6 +259,10 @@ static void test_determinism(void **state)
 	t_same_plan(&md, 64 * MIB);
 	md.chunks = 5;
 	md.dim[1].algo = COLL_MD_DIRECT;
+	p = t_params(&md, 5 * 16 * 7 + 3, 4);
+	t_same_sched(&p);
+	md.kind = COLL_ALLGATHER;
+	t_same_plan(&md, 64 * MIB);
 	p = t_params(&md, 5 * 16 * 7 + 3, 4);
 	t_same_sched(&p);
 }
@@ -306,7 +310,9 @@ static void test_refusals(void **state)
 	T_BAD(p.bytes = 63 * 4, "252 bytes / 4 chunks / 16 ranks leave 3.938 bytes");
 	T_BAD(p.bytes = 63 * 4, "less than one 4-byte element");
 	T_BAD(p.md.chunks = 16384; p.bytes = 4ull << 20, "16384 chunks x 4 stages exceed");
-	T_BAD(p.kind = COLL_ALLGATHER, "multidim does not build allgather");
+	T_BAD(p.kind = p.md.kind = COLL_ALLTOALL, "multidim does not build alltoall");
+	T_BAD(p.kind = COLL_ALLGATHER, "the plan is for allreduce, the collective allgather");
+	T_BAD(p.md.kind = COLL_ALLTOALL, "not collective kind 3");
 	p = t_params(&(struct coll_md){.ndims = 2, .chunks = 1, .thr_div = 16}, 1 << 20, 4);
 	p.md.dim[0] = (struct coll_md_dim){.size = 16, .algo = COLL_MD_DIRECT, .active = 1};
 	p.md.dim[0].rate = GBIT;
@@ -361,18 +367,18 @@ static void t_check_order(const struct coll_sched *s, const struct themis_plan *
 		for (i = 0; i < s->ranks.v[r].step_n; i++) {
 			st = &s->steps.v[s->ranks.v[r].step_off + i];
 			k = t_dim_of(md, r, st->peer);
-			op = st->phase; /* chunk * 2D + stage: the op's index */
+			op = st->phase; /* chunk * stages + stage: the op's index */
 			assert_int_equal(pl->ops[op].dim, k);
 			if (op == last[k])
 				continue;
-			if (op != pl->seq[k * 2 * pl->chunks + next[k]])
+			if (op != pl->seq[k * pl->per_dim + next[k]])
 				fail_msg("rank %u step %u: op %u out of dimension %u's order", r, i,
 					 op, k);
 			next[k]++;
 			last[k] = op;
 		}
 		for (k = 0; k < md->ndims; k++)
-			assert_int_equal(next[k], 2 * pl->chunks);
+			assert_int_equal(next[k], pl->per_dim);
 	}
 }
 
@@ -381,16 +387,28 @@ static uint64_t t_part(uint64_t len, uint32_t elem, uint32_t n, uint32_t q)
 	return coll_chunk_off(len, elem, n, q + 1) - coll_chunk_off(len, elem, n, q);
 }
 
-/* What rank r sends in a chunk's two stages over a range of len bytes on dimension k: the
+/* What rank r sends in a chunk's stages over a range of len bytes on dimension k: the
  * reduce-scatter every part but its own; the all-gather its own part to each member (direct)
  * or every part but the next member's (ring). */
-static uint64_t t_stage_sent(const struct coll_md_dim *dm, uint64_t len, uint32_t elem, uint32_t q)
+static uint64_t t_stage_sent(const struct coll_md *md, const struct coll_md_dim *dm, uint64_t len,
+			     uint32_t elem, uint32_t q)
 {
-	uint64_t own = t_part(len, elem, dm->size, q);
+	uint64_t own = t_part(len, elem, dm->size, q), rs = len - own, ag;
 
 	if (dm->algo == COLL_MD_DIRECT)
-		return len - own + (dm->size - 1) * own;
-	return len - own + len - t_part(len, elem, dm->size, (q + 1) % dm->size);
+		ag = (dm->size - 1) * own;
+	else
+		ag = len - t_part(len, elem, dm->size, (q + 1) % dm->size);
+	return (md->kind != COLL_ALLGATHER ? rs : 0) + (md->kind != COLL_REDUCESCATTER ? ag : 0);
+}
+
+/* The dimension of chunk c's i-th cut (coll_md.c): its i-th reduce-scatter stage, or for an
+ * all-gather its stages reversed. */
+static uint32_t t_cut(const struct themis_plan *pl, uint32_t c, uint32_t i)
+{
+	uint32_t j = pl->kind == COLL_ALLGATHER ? pl->ndims - 1 - i : i;
+
+	return pl->ops[c * pl->nphases + j].dim;
 }
 
 static uint64_t t_expect_sent(const struct coll_params *p, const struct themis_plan *pl, uint32_t r)
@@ -401,9 +419,9 @@ static uint64_t t_expect_sent(const struct coll_params *p, const struct themis_p
 	for (c = 0; c < pl->chunks; c++) {
 		len = t_part(p->bytes, p->elem, pl->chunks, c);
 		for (j = 0; j < pl->ndims; j++) {
-			k = pl->ops[c * pl->nphases + j].dim;
+			k = t_cut(pl, c, j);
 			q = t_coord(&p->md, r, k);
-			sum += t_stage_sent(&p->md.dim[k], len, p->elem, q);
+			sum += t_stage_sent(&p->md, &p->md.dim[k], len, p->elem, q);
 			len = t_part(len, p->elem, p->md.dim[k].size, q);
 		}
 	}
@@ -452,9 +470,10 @@ static uint32_t t_max_chunks(const struct t_plat *p)
 	return c < 64 ? c : 64;
 }
 
-/* One random case on a shape: rates, ring or direct per dimension, active per dimension,
- * chunks, size and element size. */
-static void t_random(const struct t_plat *shape, uint32_t *seed, uint8_t sched, uint8_t intra)
+/* One random case of a kind on a shape: rates, ring or direct per dimension, active per
+ * dimension, chunks, size and element size. */
+static void t_random(const struct t_plat *shape, uint32_t *seed, uint8_t kind, uint8_t sched,
+		     uint8_t intra)
 {
 	static const double rates[4][COLL_MD_DIMS] = {
 		{1, 1, 1, 1}, {2, 1, 0.5, 0.25}, {1, 2, 4, 8}, {3, 1, 2, 1}};
@@ -468,6 +487,7 @@ static void t_random(const struct t_plat *shape, uint32_t *seed, uint8_t sched, 
 	for (k = 0; k < pl.ndims; k++)
 		pl.rate[k] = rates[ri][k];
 	md = t_md(&pl, GBIT, chunks, 1, sched, intra);
+	md.kind = kind;
 	for (k = 0; k < pl.ndims; k++) {
 		md.dim[k].algo = (uint8_t)t_rand(seed, 2);
 		md.dim[k].active = (uint8_t)(1 + t_rand(seed, 4));
@@ -493,15 +513,105 @@ static const struct t_plat t_shapes[] = {
 	{4, {2, 2, 2, 4}, {1, 1, 1, 1}},
 };
 
+/* Themis Alg. 1 lines 9-11 on the same toy: a reduce-scatter alone takes the all-reduce's
+ * reduce-scatter orders; an all-gather alone starts each chunk at 4 MB, puts the biggest stage
+ * on the least-loaded dimension (descending loads) and mirrors them: loads (in MB / B_1)
+ * 24|12 after [1,0], 30|60 after [0,1], then [1,0] twice. Ideal time is half the
+ * all-reduce's. */
+static void test_orders_halves(void **state)
+{
+	static const uint8_t rs[8] = {0, 1, 1, 0, 0, 1, 0, 1}, ag[8] = {1, 0, 0, 1, 1, 0, 1, 0};
+	struct coll_md md = t_md(&t_toy, GBIT, 4, 1, COLL_MD_THEMIS, COLL_MD_FIFO);
+	uint8_t order[8];
+	struct diag d = {0};
+	double ar;
+
+	(void)state;
+	ar = themis_t_ideal(&md, 256 * MIB);
+	md.kind = COLL_REDUCESCATTER;
+	assert_int_equal(themis_phases(&md), 2);
+	assert_int_equal(themis_orders(&md, 256 * MIB, order, &d), 0);
+	assert_memory_equal(order, rs, sizeof(order));
+	assert_float_equal(themis_t_ideal(&md, 256 * MIB), ar / 2, ar * 1e-12);
+	md.kind = COLL_ALLGATHER;
+	assert_int_equal(themis_orders(&md, 256 * MIB, order, &d), 0);
+	assert_memory_equal(order, ag, sizeof(order));
+	md.sched = COLL_MD_BASELINE;
+	assert_int_equal(themis_orders(&md, 256 * MIB, order, &d), 0);
+	assert_memory_equal(order, ag, 2); /* the baseline all-gather: dimension 1 first */
+	assert_memory_equal(order + 6, ag, 2);
+}
+
+/* Shares: on 2x2 in one chunk, an all-gather over [1, 0] cuts by dimension 0 and then 1, so
+ * elements 0..3 are ranks 0, 2, 1, 3's. On random platforms, in every chunk each rank owns one
+ * run of elements, of its nested part's length. */
+static void t_shares(const struct coll_params *p)
+{
+	uint64_t e = p->bytes / p->elem, i, lo, hi, len[64] = {0};
+	uint32_t *own = calloc(e, sizeof(*own)), c, r, prev;
+	struct diag d = {0};
+
+	assert_int_equal(coll_md_owners(p, own, &d), 0);
+	for (c = 0; c < p->md.chunks; c++) {
+		lo = coll_chunk_off(e, 1, p->md.chunks, c);
+		hi = coll_chunk_off(e, 1, p->md.chunks, c + 1);
+		memset(len, 0, sizeof(len));
+		for (i = lo, prev = UINT32_MAX; i < hi; prev = own[i], i++) {
+			assert_true(own[i] < p->nranks);
+			if (own[i] != prev && len[own[i]])
+				fail_msg("chunk %u: rank %u owns two runs", c, own[i]);
+			len[own[i]]++;
+		}
+		for (r = 0; r < p->nranks; r++) /* parts of parts: within one element of even */
+			assert_true(len[r] * p->nranks + p->nranks >= hi - lo &&
+				    len[r] * p->nranks <= hi - lo + p->nranks * p->md.ndims);
+	}
+	free(own);
+}
+
+static void test_shares(void **state)
+{
+	static const uint32_t want[4] = {0, 2, 1, 3};
+	struct coll_md md = t_md(&t_shapes[1], GBIT, 1, 1, COLL_MD_BASELINE, COLL_MD_FIFO);
+	struct coll_params p;
+	uint32_t own[4], seed = 7, i, k;
+	struct diag d = {0};
+
+	(void)state;
+	md.kind = COLL_ALLGATHER;
+	p = t_params(&md, 4, 4);
+	assert_int_equal(coll_md_owners(&p, own, &d), 0);
+	assert_memory_equal(own, want, sizeof(want));
+	for (i = 0; i < 40; i++) {
+		const struct t_plat *sh = &t_shapes[t_rand(&seed, 10)];
+
+		md = t_md(sh, GBIT, 1 + t_rand(&seed, 9), 1, (uint8_t)t_rand(&seed, 2),
+			  COLL_MD_SCF);
+		for (k = 0; k < sh->ndims; k++)
+			md.dim[k].rate = GBIT << t_rand(&seed, 3);
+		md.kind = i % 2 ? COLL_ALLGATHER : COLL_REDUCESCATTER;
+		p = t_params(&md,
+			     (uint64_t)md.chunks * 64 * (1 + t_rand(&seed, 4)) + t_rand(&seed, 50),
+			     4);
+		t_shares(&p);
+	}
+}
+
+/* Six all-reduces, three reduce-scatters and three all-gathers per shape and scheduler. */
 static void test_executor(void **state)
 {
+	static const uint8_t kinds[12] = {
+		COLL_ALLREDUCE, COLL_REDUCESCATTER, COLL_ALLREDUCE, COLL_ALLGATHER,
+		COLL_ALLREDUCE, COLL_REDUCESCATTER, COLL_ALLREDUCE, COLL_ALLGATHER,
+		COLL_ALLREDUCE, COLL_REDUCESCATTER, COLL_ALLREDUCE, COLL_ALLGATHER};
 	uint32_t seed = 1, i, v, sc;
 
 	(void)state;
 	for (i = 0; i < sizeof(t_shapes) / sizeof(t_shapes[0]); i++)
 		for (sc = 0; sc < 4; sc++)
-			for (v = 0; v < 6; v++)
-				t_random(&t_shapes[i], &seed, (uint8_t)(sc / 2), (uint8_t)(sc % 2));
+			for (v = 0; v < 12; v++)
+				t_random(&t_shapes[i], &seed, kinds[v], (uint8_t)(sc / 2),
+					 (uint8_t)(sc % 2));
 }
 
 /* The corners: 64 chunks on 2x2 (ring, direct), one chunk on 4x4x4, the fewest elements. */
@@ -637,7 +747,8 @@ static void test_names(void **state)
 	assert_int_equal(coll_algo_parse("multidim", &a), 0);
 	assert_int_equal(a, COLL_MULTIDIM);
 	assert_true(coll_algo_builds(COLL_MULTIDIM, COLL_ALLREDUCE));
-	assert_false(coll_algo_builds(COLL_MULTIDIM, COLL_REDUCESCATTER));
+	assert_true(coll_algo_builds(COLL_MULTIDIM, COLL_REDUCESCATTER));
+	assert_true(coll_algo_builds(COLL_MULTIDIM, COLL_ALLGATHER));
 	assert_false(coll_algo_builds(COLL_MULTIDIM, COLL_ALLTOALL));
 }
 
@@ -649,6 +760,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),       cmocka_unit_test(test_names),
 		cmocka_unit_test(test_executor),       cmocka_unit_test(test_executor_edges),
 		cmocka_unit_test(test_rank_slices),    cmocka_unit_test(test_gate),
+		cmocka_unit_test(test_orders_halves),  cmocka_unit_test(test_shares),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
