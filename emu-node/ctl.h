@@ -35,6 +35,7 @@
 
 #include "traffic/coll.h"
 #include "traffic/sport.h"
+#include "traffic/tacos.h"
 
 #define CTL_VERSION 1
 #define CTL_MAX_MSG (256 * 1024) /* largest packet either side sends */
@@ -97,6 +98,11 @@ struct ctl_job {
 	uint64_t compute_ns; /* compute phase per iteration, emulated time */
 	uint64_t start_ns; /* CLOCK_MONOTONIC instant of the first iteration's start */
 	uint64_t progress_ns; /* fail the job if no step completes for this long (0 = never) */
+	/* coll.algo TACOS: the orchestrator's synthesis (traffic/tacos.h), of its sends the
+	 * tacos_nrs reduce-scatter and tacos_nag all-gather ones this rank sends or receives,
+	 * after the peers; all zero for the other algorithms */
+	uint32_t tacos_k, tacos_nrs, tacos_nag, pad;
+	uint64_t tacos_chunk_bytes;
 	struct ctl_peer peers[]; /* coll.nranks entries, indexed by rank (own entry unused) */
 };
 
@@ -181,6 +187,19 @@ struct ctl_conn_hello {
 static inline uint32_t ctl_job_len(uint32_t nranks)
 {
 	return (uint32_t)(sizeof(struct ctl_job) + nranks * sizeof(struct ctl_peer));
+}
+
+/* Size of a CTL_JOB packet for nranks ranks and nsends TACOS sends (64-bit: a count from a
+ * packet may be anything). */
+static inline uint64_t ctl_job_len_sends(uint32_t nranks, uint64_t nsends)
+{
+	return ctl_job_len(nranks) + nsends * sizeof(struct tacos_send);
+}
+
+/* A CTL_JOB's TACOS sends: its reduce-scatter ones, then its all-gather ones. */
+static inline const struct tacos_send *ctl_job_sends(const struct ctl_job *m)
+{
+	return (const struct tacos_send *)(const void *)(m->peers + m->coll.nranks);
 }
 
 /* The checks every control packet passes in either direction, before its type's own: whole

@@ -45,6 +45,25 @@ static int rank_alloc_verify(struct rank *rk, struct diag *d)
 	return 0;
 }
 
+/* The rank's steps: from the parameters, or for TACOS from the synthesis's sends the runner
+ * shipped (its own: they give its steps of the whole schedule), checked first. */
+static int rank_sched(struct rank *rk, const struct ctl_job *m, struct diag *d)
+{
+	struct tacos_send *v = (struct tacos_send *)(uintptr_t)ctl_job_sends(m);
+	struct tacos_result t = {.n = m->coll.nranks,
+				 .k = m->tacos_k,
+				 .chunk_bytes = m->tacos_chunk_bytes,
+				 .rs = {v, m->tacos_nrs, 0},
+				 .ag = {v + m->tacos_nrs, m->tacos_nag, 0}};
+	struct coll_ext x = {&t};
+	int r;
+
+	if (m->coll.algo != COLL_TACOS)
+		return coll_sched_build_rank(&m->coll, m->rank, &rk->sched, d);
+	r = tacos_result_check(&t, d);
+	return r ? r : coll_sched_build_rank_ext(&m->coll, &x, m->rank, &rk->sched, d);
+}
+
 static int rank_prepare(struct rank *rk, const struct ctl_job *m, struct diag *d)
 {
 	size_t np = m->coll.nranks * sizeof(*rk->peers);
@@ -54,7 +73,7 @@ static int rank_prepare(struct rank *rk, const struct ctl_job *m, struct diag *d
 	if (!rk->peers)
 		return diag_set(d, -ENOMEM, "out of memory");
 	memcpy(rk->peers, m->peers, np);
-	r = coll_sched_build_rank(&m->coll, m->rank, &rk->sched, d);
+	r = rank_sched(rk, m, d);
 	if (r)
 		return r;
 	if (coll_plan_init(&rk->plan, &rk->sched, m->rank) ||

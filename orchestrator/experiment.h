@@ -77,6 +77,12 @@ struct exp_workload {
 	uint32_t verify_line, verify_col; /* where the file sets it */
 	int32_t rank_order; /* enum exp_rank_order */
 	struct exp_md md;
+	/* algorithm: tacos (TACOS §VI): chunks per NPU, randomized runs (the fastest kept),
+	 * their seed, and each link crossing's latency alpha */
+	struct exp_tacos {
+		uint32_t k, runs;
+		uint64_t seed, alpha_ns;
+	} tacos;
 };
 
 struct exp_run {

@@ -32,7 +32,7 @@ static int first_jobs(const struct cmd_world *w, struct sched *s, uint32_t *eps_
 		uint32_t m, i;
 
 		memcpy(eps_all + used, eps, js->gpus * sizeof(*eps));
-		err = greedy_job_conns(&p, (uint32_t)j, eps_all + used, &c, &m, d);
+		err = greedy_job_conns(&p, NULL, (uint32_t)j, eps_all + used, &c, &m, d);
 		used += js->gpus;
 		if (err)
 			break;

@@ -86,6 +86,7 @@ void run_done(struct run *r)
 	for (i = 0; r->jobs && i < r->njobs; i++) {
 		free(r->jobs[i].eps);
 		free(r->jobs[i].conns);
+		run_tacos_done(&r->jobs[i]);
 	}
 	free(r->jobs);
 	r->jobs = NULL;

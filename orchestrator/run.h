@@ -62,6 +62,7 @@ struct run_job {
 	bool node_lost; /* the reason is an emu-node's death, the root cause */
 	struct run_conn *conns; /* under a routing policy, while running: what it sends over */
 	uint32_t nconns;
+	struct tacos_result *tacos; /* algorithm tacos: synthesized when placed (run_tacos.c) */
 };
 
 /* What runs the ranks. The runner calls these; the backend reports each rank's end with

@@ -19,6 +19,16 @@ void run_fail_job(struct run *r, uint32_t j, const char *fmt, ...)
 /* The collective parameters of job rj, as its ranks build their schedule. */
 struct coll_params run_job_coll(const struct run_job *rj);
 
+/* TACOS jobs (run_tacos.c). Job j is placed: with algorithm tacos, synthesizes its collective
+ * over its NPUs' links (once; TACOS §VI), else nothing. 0 or -errno with d set. */
+int run_tacos_synth(struct run *r, uint32_t j, struct diag *d);
+/* What the job's ranks build their schedule from besides run_job_coll (coll_sched_build_ext). */
+struct coll_ext run_job_ext(const struct run_job *rj);
+/* Writes tacos-<job>.txt under dir for every synthesized job (tacos_result_format). */
+int run_tacos_write(const struct run *r, const char *dir, struct diag *d);
+/* Frees rj's synthesis. */
+void run_tacos_done(struct run_job *rj);
+
 /* Routing policies (run_route.c). A trigger of the policy (greedy routing §3.4.2: a job
  * starting or ending, a failure): the next run_route_update decides again. */
 /* Asks the routing policy for a new decision, because of `why`; at: when the failure or

@@ -13,6 +13,7 @@
 
 #include "orchestrator/input.h"
 #include "orchestrator/run_int.h"
+#include "traffic/tacos.h"
 
 /* Custom model: its size and compute as written. */
 static void custom_job(const struct exp_job *x, struct job_spec *out)
@@ -270,6 +271,72 @@ static int md_fit(const struct experiment *e, const struct job_spec *j, uint32_t
 	return r ? diag_wrap(d, r, "%s: ", where) : 0;
 }
 
+/* TACOS's graph for the NPUs in endpoint order, checked (every NPU reaches every other). */
+static int tacos_graph_fits(const struct experiment *e, const struct topo *t, struct diag *d)
+{
+	uint32_t n = (uint32_t)t->endpoints.n, *eps = malloc((n + 1) * sizeof(*eps)), i, nl = 0;
+	struct tacos_topo_in in = {t, &e->s.topology.dr, eps, n, 0, 1.0};
+	struct tacos_link *links = NULL;
+	int err;
+
+	if (!eps)
+		return diag_set(d, -ENOMEM, "out of memory");
+	for (i = 0; i < n; i++)
+		eps[i] = i;
+	in.rate_scale = e->s.emulation.rate_scale > 0 ? e->s.emulation.rate_scale : 1.0;
+	err = tacos_topo_graph(&in, &links, &nl, d);
+	if (!err)
+		err = tacos_graph_check(&(struct tacos_graph){n, nl, links}, d);
+	free(links);
+	free(eps);
+	return err;
+}
+
+/* TACOS synthesizes over the links between a direct topology's NPUs (TACOS §IV): the job
+ * spans every NPU, each send crosses one link between neighbours, and an all-gather of k
+ * chunks per NPU splits into whole elements. */
+static int tacos_fit(const struct experiment *e, const struct job_spec *j, const struct topo *t,
+		     struct diag *d)
+{
+	double scale = e->s.emulation.size_scale > 0 ? e->s.emulation.size_scale : 1.0;
+	uint64_t elem = j->elem ? j->elem : 4, elems = (uint64_t)((double)j->bytes * scale) / elem;
+	uint64_t parts = (uint64_t)j->gpus * e->w.tacos.k;
+	char where[600];
+	int r;
+
+	if (j->algo != COLL_TACOS)
+		return 0;
+	job_where(e, j, where, sizeof(where));
+	if (e->s.topology.gen != SCN_GEN_DIRECT)
+		return diag_set(
+			d, -EINVAL,
+			"%s: algorithm tacos synthesizes over the links between a direct "
+			"topology's NPUs (topology.kind: direct); this topology has switches",
+			where);
+	if (j->gpus != t->endpoints.n)
+		return diag_set(
+			d, -EINVAL,
+			"%s: algorithm tacos spans every NPU of the topology (%zu), but this "
+			"job has %u GPUs",
+			where, t->endpoints.n, j->gpus);
+	if (e->s.routing.policy != SCN_POLICY_ECMP)
+		return diag_set(
+			d, -EINVAL,
+			"%s: algorithm tacos sends only between neighbours, each over its one "
+			"link, so there is nothing to route: give routing.policy ecmp",
+			where);
+	if (elems < parts || (j->kind == COLL_ALLGATHER && e->w.tacos.k > 1 && elems % parts))
+		return diag_set(d, -EINVAL,
+				"%s: algorithm tacos cuts the collective's %llu elements into %llu "
+				"chunks (%u per NPU), which needs %s",
+				where, (unsigned long long)elems, (unsigned long long)parts,
+				e->w.tacos.k,
+				elems < parts ? "at least one element per chunk"
+					      : "a multiple of the chunk count for an all-gather");
+	r = tacos_graph_fits(e, t, d);
+	return r ? diag_wrap(d, r, "%s: ", where) : 0;
+}
+
 int run_jobs_fit(const struct experiment *e, job_list *jobs, const struct topo *t,
 		 uint32_t *skipped, struct diag *d)
 {
@@ -298,6 +365,8 @@ int run_jobs_fit(const struct experiment *e, job_list *jobs, const struct topo *
 	jobs->n = k;
 	for (i = 0; i < k; i++) {
 		int r = md_fit(e, &jobs->v[i], n_ep, d);
+
+		r = r ? r : tacos_fit(e, &jobs->v[i], t, d);
 
 		if (r)
 			return r;

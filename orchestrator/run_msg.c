@@ -24,10 +24,18 @@ static const char *node_name(const struct run *r, uint32_t ep)
 	return r->t->nodes.v[r->t->endpoints.v[ep]].name;
 }
 
+/* Room for every rank's message: its TACOS sends are at most all of them. */
+static uint64_t job_msg_room(const struct run_job *rj)
+{
+	uint64_t all = rj->tacos ? rj->tacos->rs.nsends + rj->tacos->ag.nsends : 0;
+
+	return ctl_job_len_sends(rj->spec.gpus, all);
+}
+
 static struct ctl_job *job_msg(const struct run *r, const struct run_job *rj)
 {
 	uint32_t n = rj->spec.gpus, k, len = ctl_job_len(n);
-	struct ctl_job *m = calloc(1, len);
+	struct ctl_job *m = calloc(1, job_msg_room(rj));
 	struct timespec ts;
 
 	if (!m)
@@ -51,6 +59,24 @@ static struct ctl_job *job_msg(const struct run *r, const struct run_job *rj)
 	for (k = 0; k < n; k++)
 		m->peers[k].addr = r->t->nodes.v[r->t->endpoints.v[rj->eps[k]]].addr;
 	return m;
+}
+
+/* Rank k's TACOS sends (those it sends or receives), after the peers; its packet's length.
+ * -E2BIG if they do not fit one control packet. */
+static int job_msg_sends(struct ctl_job *m, const struct run_job *rj, uint32_t k)
+{
+	struct tacos_send *v = (struct tacos_send *)(uintptr_t)ctl_job_sends(m);
+	uint64_t len;
+
+	if (!rj->tacos)
+		return 0;
+	m->tacos_k = rj->tacos->k;
+	m->tacos_chunk_bytes = rj->tacos->chunk_bytes;
+	m->tacos_nrs = (uint32_t)tacos_rank_sends(&rj->tacos->rs, k, v);
+	m->tacos_nag = (uint32_t)tacos_rank_sends(&rj->tacos->ag, k, v + m->tacos_nrs);
+	len = ctl_job_len_sends(rj->spec.gpus, (uint64_t)m->tacos_nrs + m->tacos_nag);
+	m->h.len = (uint32_t)len;
+	return len > CTL_MAX_MSG ? -E2BIG : 0;
 }
 
 /* Rank k's view of the paths the routing policy pinned: its tag toward each peer, and the
@@ -83,10 +109,19 @@ int run_emu_start(struct run *r, uint32_t j, struct diag *d)
 
 	if (!m)
 		return diag_set(d, -ENOMEM, "out of memory");
+	for (k = 0; k < rj->spec.gpus; k++) /* every rank's part fits, or none is sent */
+		if (job_msg_sends(m, rj, k)) {
+			free(m);
+			return diag_set(d, -E2BIG,
+					"job %u: rank %u's part of the TACOS schedule does not fit "
+					"one control packet of %d bytes (fewer tacos.chunks)",
+					j, k, CTL_MAX_MSG);
+		}
 	for (k = 0; k < rj->spec.gpus; k++) {
 		struct run_node *n = &run_emu(r)->nodes[rj->eps[k]];
 
 		job_msg_rank(m, rj, k);
+		(void)job_msg_sends(m, rj, k);
 		n->job = (int32_t)j;
 		n->rank = k;
 		if (n->fd < 0 || emu_send(n->fd, m, m->h.len))

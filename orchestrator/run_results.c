@@ -133,6 +133,7 @@ int run_write(struct run *r, const char *dir, struct diag *d)
 	if (err)
 		return diag_set(d, err, "writing results to %s: %s", dir, strerror(-err));
 	err = write_schedules(r, dir, d);
+	err = err ? err : run_tacos_write(r, dir, d);
 	if (err)
 		return err;
 	return r->be->write ? r->be->write(r, dir, d) : 0;

@@ -97,13 +97,14 @@ int run_route_job(struct run *r, uint32_t j, struct diag *d)
 {
 	struct run_job *rj = &r->jobs[j];
 	struct coll_params p = run_job_coll(rj);
+	struct coll_ext x = run_job_ext(rj);
 	struct greedy_conn *c;
 	uint32_t i, n;
 	int err;
 
 	if (!active(r))
 		return 0;
-	err = greedy_job_conns(&p, j, rj->eps, &c, &n, d);
+	err = greedy_job_conns(&p, &x, j, rj->eps, &c, &n, d);
 	if (err)
 		return err;
 	rj->conns = calloc(n + 1, sizeof(*rj->conns));

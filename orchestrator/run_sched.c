@@ -17,7 +17,8 @@ static int launch(struct run *r, uint32_t j, struct diag *d)
 	int err;
 
 	rj->start = rj->last_progress = run_now(r);
-	err = run_route_job(r, j, d);
+	err = run_tacos_synth(r, j, d);
+	err = err ? err : run_route_job(r, j, d);
 	err = err ? err : run_route_update(r, d);
 	err = err ? err : r->be->start(r, j, d);
 	rj->launched = !err;

@@ -204,6 +204,7 @@ static int sim_start(struct run *r, uint32_t j, struct diag *d)
 	const struct run_job *rj = &r->jobs[j];
 	struct sim_job_in in = {.id = j,
 				.coll = run_job_coll(rj),
+				.ext = run_job_ext(rj),
 				.iterations = rj->spec.iterations,
 				.compute_ns = rj->compute_ns,
 				.eps = rj->eps};

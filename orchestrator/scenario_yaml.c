@@ -444,6 +444,7 @@ static const struct scn_yaml_keyword algo_names[] = {
 	{"hier-ring", COLL_HIER_RING},
 	{"shard-rings", COLL_SHARD_RINGS},
 	{"direct", COLL_DIRECT},
+	{"tacos", COLL_TACOS},
 	{NULL, 0},
 };
 
@@ -464,8 +465,8 @@ static int set_algos(struct scn_yaml_ctx *c, yaml_node_t *n,
 			;
 		if (!v || !kw->name)
 			return scn_yaml_fail_value(c, node(c, *it),
-						   "ring, hd, pairwise, hier-ring, shard-rings or "
-						   "direct",
+						   "ring, hd, pairwise, hier-ring, shard-rings, "
+						   "direct or tacos",
 						   "");
 		if (vec_push(&c->e->w.gen.algos, (enum coll_algo)kw->value))
 			return diag_set(c->d, -ENOMEM, "%s: out of memory", c->file);
@@ -618,6 +619,15 @@ static int trace_check(struct scn_yaml_ctx *c, const struct map_read *m)
 
 static const struct section trace_sec = TABLE(trace_fields, trace_check);
 
+static const struct scn_yaml_field tacos_fields[] = {
+	UINT("chunks", w.tacos.k, false, 1, 64),
+	UINT("runs", w.tacos.runs, false, 1, 10000),
+	FIELD("seed", scn_yaml_u64, w.tacos.seed, uint64_t, false),
+	FIELD("alpha", scn_yaml_time, w.tacos.alpha_ns, uint64_t, false),
+};
+
+static const struct section tacos_sec = TABLE(tacos_fields, NULL);
+
 static const struct scn_yaml_field workload_fields[] = {
 	FIELD("jobs", set_jobs, w.jobs, __typeof__(((BASE *)0)->w.jobs), false),
 	SECTION("generate", generate_sec, false),
@@ -627,6 +637,7 @@ static const struct scn_yaml_field workload_fields[] = {
 	FIELD("verify", scn_yaml_bool, w.verify, bool, false),
 	ENUM("rank_order", w.rank_order, int32_t, false, order_names),
 	MD_FIELDS(w.md),
+	SECTION("tacos", tacos_sec, false),
 };
 
 static int workload_check(struct scn_yaml_ctx *c, const struct map_read *m)

@@ -17,12 +17,12 @@ static bool sends_to(const struct coll_step *s, uint32_t n, uint32_t peer)
 	return false;
 }
 
-int greedy_job_conns(const struct coll_params *p, uint32_t job, const uint32_t *eps,
-		     struct greedy_conn **out, uint32_t *n, struct diag *d)
+int greedy_job_conns(const struct coll_params *p, const struct coll_ext *x, uint32_t job,
+		     const uint32_t *eps, struct greedy_conn **out, uint32_t *n, struct diag *d)
 {
 	struct coll_sched s = {0};
 	uint32_t k, i;
-	int err = coll_sched_build(p, &s, d);
+	int err = coll_sched_build_ext(p, x, &s, d);
 
 	*out = NULL;
 	*n = 0;

@@ -211,7 +211,7 @@ static int job_setup(struct sim_exec *x, struct sim_job *j, const struct sim_job
 	j->nranks = in->coll.nranks;
 	j->iterations = in->iterations;
 	j->compute_ns = in->compute_ns;
-	r = coll_sched_build(&in->coll, &j->sched, d);
+	r = coll_sched_build_ext(&in->coll, &in->ext, &j->sched, d);
 	if (r)
 		return r;
 	j->ranks = calloc(j->nranks, sizeof(*j->ranks));

@@ -29,6 +29,7 @@
 struct sim_job_in {
 	uint32_t id; /* < SIM_JOBS_MAX */
 	struct coll_params coll;
+	struct coll_ext ext; /* what coll needs besides (TACOS's synthesis), borrowed */
 	uint32_t iterations;
 	uint64_t compute_ns; /* per iteration */
 	const uint32_t *eps; /* endpoint index per rank (copied) */

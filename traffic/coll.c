@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "traffic/coll_build.h"
+#include "traffic/tacos.h"
 
 #define KIND_BIT(k) (1u << (k))
 
@@ -30,6 +31,7 @@ static const struct algo_desc algos[] = {
 	[COLL_SHARD_RINGS] = {"shard-rings", KIND_BIT(COLL_ALLREDUCE), coll_shard_build,
 			      "shards per replica"},
 	[COLL_DIRECT] = {"direct", KIND_BIT(COLL_ALLTOALL), coll_a2a_direct_build, NULL},
+	[COLL_TACOS] = {"tacos", KIND_BIT(COLL_ALLREDUCE) | KIND_BIT(COLL_ALLGATHER), NULL, NULL},
 	[COLL_MULTIDIM] = {"multidim",
 			   KIND_BIT(COLL_ALLREDUCE) | KIND_BIT(COLL_REDUCESCATTER) |
 				   KIND_BIT(COLL_ALLGATHER),
@@ -201,19 +203,52 @@ static int build_range(const struct coll_params *p, uint32_t lo, uint32_t hi, st
 	return 0;
 }
 
-int coll_sched_build(const struct coll_params *p, struct coll_sched *s, struct diag *d)
+/* TACOS: the synthesis's steps, checked as the others' parameters are. */
+static int build_tacos(const struct coll_params *p, const struct coll_ext *x, struct coll_sched *s,
+		       struct diag *d)
 {
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	err = check_params(p, d);
+	if (err)
+		return err;
+	if (!x || !x->tacos)
+		return diag_set(d, -EINVAL,
+				"tacos: the schedule is synthesized over the job's NPUs by the "
+				"orchestrator, and none was given");
+	return tacos_coll_sched(x->tacos, p, s, d);
+}
+
+int coll_sched_build_ext(const struct coll_params *p, const struct coll_ext *x,
+			 struct coll_sched *s, struct diag *d)
+{
+	if (p->algo == COLL_TACOS)
+		return build_tacos(p, x, s, d);
 	return build_range(p, 0, p->nranks, s, d);
 }
 
-int coll_sched_build_rank(const struct coll_params *p, uint32_t rank, struct coll_sched *s,
-			  struct diag *d)
+int coll_sched_build_rank_ext(const struct coll_params *p, const struct coll_ext *x, uint32_t rank,
+			      struct coll_sched *s, struct diag *d)
 {
 	if (rank >= p->nranks) {
 		memset(s, 0, sizeof(*s));
 		return diag_set(d, -EINVAL, "rank %u of %u ranks", rank, p->nranks);
 	}
+	if (p->algo == COLL_TACOS)
+		return build_tacos(p, x, s, d);
 	return build_range(p, rank, rank + 1, s, d);
+}
+
+int coll_sched_build(const struct coll_params *p, struct coll_sched *s, struct diag *d)
+{
+	return coll_sched_build_ext(p, NULL, s, d);
+}
+
+int coll_sched_build_rank(const struct coll_params *p, uint32_t rank, struct coll_sched *s,
+			  struct diag *d)
+{
+	return coll_sched_build_rank_ext(p, NULL, rank, s, d);
 }
 
 void coll_sched_done(struct coll_sched *s)

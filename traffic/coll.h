@@ -48,6 +48,9 @@
  *  - HIER_RING: ALLREDUCE; N = servers * group, rank = server * group + local index.
  *  - SHARD_RINGS: ALLREDUCE; N = dp * group, rank = replica * group + shard; ring i is
  *    {i, group + i, 2 * group + i, ...} and all-reduces its members' whole buffers.
+ *  - TACOS: ALLREDUCE and ALLGATHER as TACOS synthesized them (traffic/tacos.h) over the
+ *    job's NPUs, N * k chunks: only with the synthesis (coll_sched_build_ext); see
+ *    coll_tacos.c.
  *  - MULTIDIM: ALLREDUCE, REDUCESCATTER and ALLGATHER over a P_0 x P_1 x ... platform
  *    (params.md, whose md.kind is the kind), rank = c_0 + P_0 (c_1 + P_1 (c_2 + ...)):
  *    md.chunks chunks, each a reduce-scatter stage per dimension then (all-reduce) an
@@ -85,6 +88,7 @@ enum coll_algo {
 	COLL_SHARD_RINGS, /* seed 000: one ring per parameter shard across DP replicas */
 	COLL_DIRECT, /* all-to-all with every block in flight at once (seed 004 §4.3) */
 	COLL_MULTIDIM, /* hierarchical per-dimension stages, Themis's chunk schedules */
+	COLL_TACOS, /* synthesized over the topology by TACOS (traffic/tacos.h): coll_ext */
 };
 
 enum coll_op {
@@ -161,6 +165,22 @@ int coll_sched_build(const struct coll_params *p, struct coll_sched *s, struct d
  * -EINVAL for a rank out of range. */
 int coll_sched_build_rank(const struct coll_params *p, uint32_t rank, struct coll_sched *s,
 			  struct diag *d);
+
+struct tacos_result;
+
+/* What an algorithm needs besides its parameters: TACOS's synthesis, made once by the
+ * orchestrator over the job's NPUs (for a rank, its own sends suffice). */
+struct coll_ext {
+	const struct tacos_result *tacos;
+};
+
+/* coll_sched_build and coll_sched_build_rank with x (NULL: none). TACOS without x->tacos is
+ * -EINVAL; the other algorithms ignore x. TACOS builds every rank that x->tacos has sends of,
+ * also for one rank. */
+int coll_sched_build_ext(const struct coll_params *p, const struct coll_ext *x,
+			 struct coll_sched *s, struct diag *d);
+int coll_sched_build_rank_ext(const struct coll_params *p, const struct coll_ext *x, uint32_t rank,
+			      struct coll_sched *s, struct diag *d);
 void coll_sched_done(struct coll_sched *s);
 
 /* Bytes rank sends in total over the whole schedule (0 for a rank out of range). */

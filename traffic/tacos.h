@@ -86,6 +86,46 @@ size_t tacos_prune(struct tacos_sched *s, uint32_t n, uint32_t k);
 /* Frees r's sends (NULL-safe) and empties it. */
 void tacos_result_done(struct tacos_result *r);
 
+/* r as text (traffic/tacos_text.c: a header line, then one line per send, times exact): the
+ * length the whole text needs, written into buf as far as size allows (NUL-terminated). */
+size_t tacos_result_format(const struct tacos_result *r, char *buf, size_t size);
+
+/* tacos_result_format's text back into r (overwritten): 0, or -EINVAL naming the line and what
+ * is wrong with it (r left empty), or -ENOMEM. Release with tacos_result_done. */
+int tacos_result_parse(const char *text, size_t len, struct tacos_result *r, struct diag *d);
+
+/* Whether r's sends are in range for its n and k, with finite times, t0 <= t1: 0, or -EINVAL
+ * naming the first that is not (what a rank checks before it runs shipped sends). */
+int tacos_result_check(const struct tacos_result *r, struct diag *d);
+
+/* The sends of s that rank sends or receives, in s's order, into out (NULL: only count);
+ * their number. Rank r's steps built from these alone are its steps of the whole r. */
+size_t tacos_rank_sends(const struct tacos_sched *s, uint32_t rank, struct tacos_send *out);
+
+struct topo;
+struct gen_direct_params;
+
+/* A job on a direct topology (traffic/tacos_topo.c). */
+struct tacos_topo_in {
+	const struct topo *t;
+	/* t's generator: the directions TACOS may use (an unwound switch grants some) */
+	const struct gen_direct_params *dp;
+	const uint32_t *eps; /* endpoint of NPU (rank) i */
+	uint32_t n; /* NPUs */
+	double alpha; /* seconds per link crossing */
+	double rate_scale; /* t's rates are paper rates times this */
+};
+
+/* The directed graph of the job's NPUs: each direct link between two of them in each
+ * direction dp grants, at the paper rate leaving that end. *links is malloc'd (free it). 0 or
+ * -ENOMEM. */
+int tacos_topo_graph(const struct tacos_topo_in *in, struct tacos_link **links, uint32_t *nlinks,
+		     struct diag *d);
+
+/* TACOS over that graph: tacos_allreduce or tacos_allgather for kind; as those return. */
+int tacos_topo_synth(const struct tacos_topo_in *in, enum coll_kind kind,
+		     const struct tacos_cfg *cfg, struct tacos_result *r, struct diag *d);
+
 /* The steps of r for all ranks (traffic/coll_tacos.c): p->kind COLL_ALLREDUCE (r from
  * tacos_allreduce) or COLL_ALLGATHER (rs empty; k 1 or bytes / elem a multiple of n * k, so
  * that rank j's chunk is its k parts), p->nranks == r->n, the buffer cut into n * k parts with

@@ -218,6 +218,30 @@ static void test_md_fields(void **state)
 	exp_done(&e);
 }
 
+/* workload.tacos: the fields and their defaults (1 chunk, 1 run, seed 1, alpha 0.5 us). */
+static void test_tacos_fields(void **state)
+{
+	const char *head = "topology:\n  kind: direct\n  host_rate: 100Gbit\n"
+			   "  direct: {shape: mesh2d, size: [2, 2]}\n"
+			   "workload:\n  algorithm: tacos\n  jobs:\n"
+			   "    - {gpus: 4, bytes: 1MiB, compute: 1ms}\n";
+	char text[512];
+	struct experiment e;
+
+	(void)state;
+	t_parse_ok("t.yaml", head, &e);
+	assert_int_equal(e.w.algo, COLL_TACOS);
+	assert_true(e.w.tacos.k == 1 && e.w.tacos.runs == 1 && e.w.tacos.seed == 1);
+	assert_int_equal(e.w.tacos.alpha_ns, 500);
+	exp_done(&e);
+	snprintf(text, sizeof(text), "%s  tacos: {chunks: 2, runs: 3, seed: 9, alpha: 2us}\n",
+		 head);
+	t_parse_ok("t.yaml", text, &e);
+	assert_true(e.w.tacos.k == 2 && e.w.tacos.runs == 3 && e.w.tacos.seed == 9);
+	assert_int_equal(e.w.tacos.alpha_ns, 2000);
+	exp_done(&e);
+}
+
 /* hammingmesh, multidim and direct: every field lands in its generator's parameters, and
  * host_rate fills the rates the file leaves out. */
 static void test_other_kinds(void **state)
@@ -634,6 +658,7 @@ int main(void)
 		cmocka_unit_test(test_other_scenarios),
 		cmocka_unit_test(test_other_kinds),
 		cmocka_unit_test(test_md_fields),
+		cmocka_unit_test(test_tacos_fields),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_default_names),
 		cmocka_unit_test(test_every_field),

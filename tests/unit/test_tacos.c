@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "model/gen_direct.h"
 #include "tests/unit/coll_sim.h"
 #include "traffic/coll.h"
 #include "traffic/tacos.h"
@@ -525,6 +526,173 @@ static void t_refuse(const struct t_g *g, struct tacos_cfg c, const char *needle
 	assert_null(r.rs.sends);
 }
 
+/* Rank k's steps in a and b: the same fields and the same dependencies (their offsets into
+ * each schedule's dependency list differ). */
+static void t_same_steps(const struct coll_sched *a, const struct coll_sched *b, uint32_t k)
+{
+	const struct coll_step *x = a->steps.v + a->ranks.v[k].step_off;
+	const struct coll_step *y = b->steps.v + b->ranks.v[k].step_off;
+	uint32_t i;
+
+	assert_int_equal(a->ranks.v[k].step_n, b->ranks.v[k].step_n);
+	for (i = 0; i < a->ranks.v[k].step_n; i++) {
+		assert_true(x[i].op == y[i].op && x[i].flags == y[i].flags &&
+			    x[i].phase == y[i].phase && x[i].peer == y[i].peer);
+		assert_true(x[i].off == y[i].off && x[i].len == y[i].len);
+		assert_int_equal(x[i].dep_n, y[i].dep_n);
+		assert_memory_equal(a->deps.v + x[i].dep_off, b->deps.v + y[i].dep_off,
+				    x[i].dep_n * sizeof(*a->deps.v));
+	}
+}
+
+/* Rank r's steps built from its own sends (what the runner ships it) are its steps of the
+ * whole schedule, through coll_sched_build_rank_ext as emu-node builds them. */
+static void t_rank_slices(const struct tacos_result *r, const struct coll_params *p)
+{
+	struct tacos_send *v = calloc(r->rs.nsends + r->ag.nsends + 1, sizeof(*v));
+	struct coll_ext full = {r}, own = {0};
+	struct coll_sched a, b;
+	struct tacos_result mine;
+	struct diag d = {0};
+	uint32_t k;
+	size_t nrs;
+
+	assert_non_null(v);
+	assert_int_equal(coll_sched_build_ext(p, &full, &a, &d), 0);
+	for (k = 0; k < r->n; k++) {
+		mine = *r;
+		nrs = tacos_rank_sends(&r->rs, k, v);
+		mine.rs = (struct tacos_sched){v, nrs, 0};
+		mine.ag = (struct tacos_sched){v + nrs, tacos_rank_sends(&r->ag, k, v + nrs), 0};
+		assert_true(mine.rs.nsends + mine.ag.nsends < r->rs.nsends + r->ag.nsends);
+		own.tacos = &mine;
+		assert_int_equal(coll_sched_build_rank_ext(p, &own, k, &b, &d), 0);
+		t_same_steps(&a, &b, k);
+		coll_sched_done(&b);
+	}
+	assert_int_equal(coll_sched_build_ext(p, NULL, &b, &d), -EINVAL);
+	assert_non_null(strstr(d.msg, "synthesized"));
+	coll_sched_done(&a);
+	free(v);
+}
+
+/* The text the results folder keeps reads back to the same synthesis; broken texts are refused
+ * at their line. */
+static void t_text_round_trip(const struct tacos_result *r)
+{
+	size_t len = tacos_result_format(r, NULL, 0);
+	char *text = malloc(len + 1);
+	struct tacos_result b;
+	struct diag d = {0};
+
+	assert_non_null(text);
+	assert_int_equal(tacos_result_format(r, text, len + 1), len);
+	assert_int_equal(strlen(text), len);
+	if (tacos_result_parse(text, len, &b, &d))
+		fail_msg("parse: %s", d.msg);
+	assert_true(b.n == r->n && b.k == r->k && b.chunk_bytes == r->chunk_bytes);
+	assert_true(b.t_rs == r->t_rs && b.t_ag == r->t_ag);
+	assert_int_equal(b.rs.nsends, r->rs.nsends);
+	assert_int_equal(b.ag.nsends, r->ag.nsends);
+	assert_memory_equal(b.rs.sends, r->rs.sends, r->rs.nsends * sizeof(*r->rs.sends));
+	assert_memory_equal(b.ag.sends, r->ag.sends, r->ag.nsends * sizeof(*r->ag.sends));
+	assert_int_equal(tacos_result_check(&b, &d), 0);
+	tacos_result_done(&b);
+	free(text);
+}
+
+static void t_text_bad(const char *text, const char *needle)
+{
+	struct tacos_result r;
+	struct diag d = {0};
+
+	assert_int_equal(tacos_result_parse(text, strlen(text), &r, &d), -EINVAL);
+	if (!strstr(d.msg, needle))
+		fail_msg("'%s' lacks '%s'", d.msg, needle);
+	assert_null(r.rs.sends);
+	assert_null(r.ag.sends);
+}
+
+static void test_shipping(void **state)
+{
+	uint32_t seed = 11, i;
+	struct tacos_result r;
+	struct coll_params p = {.kind = COLL_ALLREDUCE, .algo = COLL_TACOS, .elem = 4};
+	struct diag d = {0};
+	struct t_g g;
+
+	(void)state;
+	for (i = 0; i < 6; i++) {
+		struct tacos_cfg c = t_cfg(1 << 20, 1 + i % 2, 2, i);
+
+		t_random(&g, 4 + t_rand(&seed, 6), &seed);
+		t_ar(&g, &c, &r);
+		t_text_round_trip(&r);
+		p.nranks = g.n;
+		p.bytes = 4ull * (3 * g.n * c.k + 1);
+		t_rank_slices(&r, &p);
+		r.ag.sends[0].dst = g.n; /* what emu-node checks before it builds */
+		assert_int_equal(tacos_result_check(&r, &d), -EINVAL);
+		assert_non_null(strstr(d.msg, "all-gather send 0"));
+		tacos_result_done(&r);
+	}
+	t_text_bad("", "empty");
+	t_text_bad("# only\n", "empty");
+	t_text_bad("tacos 2 2 1 8 0 1 0 0\n", "line 1: format version");
+	t_text_bad("tacos 1 2 1 8 0 1 0 1\n", "line 1: the text ends");
+	t_text_bad("tacos 1 2 1 8 0 1 0 1\nrs 0 0 1 0 0 1\n", "line 2: expected an 'ag' send");
+	t_text_bad("tacos 1 2 1 8 0 1 0 1\nag 0 0 2 0 0 1\n", "line 2: a chunk or NPU");
+	t_text_bad("tacos 1 2 1 8 0 1 0 1\n# c\nag 1 1 0 0 2 1\n", "line 3: times");
+	t_text_bad("tacos 1 2 1 8 0 1 0 1\nag 1 1 0 0 0 1\nag 0 0 1 0 0 1\n",
+		   "more sends than the header");
+	t_text_bad("tacos 1 2 1 8 0 1 0 1 x\n", "line 1: expected 'tacos");
+}
+
+/* The graph of a job on a generated direct topology: a 4x4 mesh's 48 directed links at the
+ * paper rate, NPUs in the job's rank order; an unwound switch only in the granted direction. */
+static void test_topo_graph(void **state)
+{
+	struct gen_direct_params mp = {.kind = GEN_DIRECT_MESH2D, .size = {4, 4}, .rate = GBYTE};
+	struct gen_direct_params up = {.kind = GEN_DIRECT_UNWOUND, .ndims = 1};
+	struct topo *t = topo_new();
+	uint32_t eps[16], i, nl;
+	struct tacos_link *l;
+	struct tacos_topo_in in = {t, &mp, eps, 16, 5e-7, 0.001};
+	struct diag d = {0};
+
+	(void)state;
+	assert_int_equal(gen_direct(t, &mp, 0.001, &d), 0);
+	assert_int_equal(topo_finalize(t, &d), 0);
+	for (i = 0; i < 16; i++)
+		eps[i] = 15 - i; /* rank i on NPU 15 - i */
+	assert_int_equal(tacos_topo_graph(&in, &l, &nl, &d), 0);
+	assert_int_equal(nl, 48);
+	for (i = 0; i < nl; i++) {
+		uint32_t a = 15 - l[i].src, b = 15 - l[i].dst; /* back to NPU ids */
+
+		assert_int_equal(l[i].rate, GBYTE);
+		assert_true(l[i].alpha == 5e-7);
+		assert_true(a / 4 == b / 4 ? (a > b ? a - b : b - a) == 1
+					   : a % 4 == b % 4 && (a > b ? a - b : b - a) == 4);
+	}
+	assert_int_equal(tacos_graph_check(&(struct tacos_graph){16, nl, l}, &d), 0);
+	free(l);
+	topo_free(t);
+	up.dim[0] = (struct gen_unwind_dim){.size = 5, .degree = 1, .rate = 4 * GBYTE};
+	t = topo_new();
+	in = (struct tacos_topo_in){t, &up, eps, 5, 0, 1.0};
+	for (i = 0; i < 5; i++)
+		eps[i] = i;
+	assert_int_equal(gen_direct(t, &up, 1.0, &d), 0);
+	assert_int_equal(topo_finalize(t, &d), 0);
+	assert_int_equal(tacos_topo_graph(&in, &l, &nl, &d), 0);
+	assert_int_equal(nl, 5); /* the ring n -> n+1 only; the kernel's reverse links unused */
+	for (i = 0; i < nl; i++)
+		assert_int_equal(l[i].dst, (l[i].src + 1) % 5);
+	free(l);
+	topo_free(t);
+}
+
 static void test_refusals(void **state)
 {
 	struct tacos_cfg c = t_cfg(1000, 1, 1, 0);
@@ -582,7 +750,8 @@ int main(void)
 		cmocka_unit_test(test_rings),	      cmocka_unit_test(test_meshes),
 		cmocka_unit_test(test_properties),    cmocka_unit_test(test_failed_npus),
 		cmocka_unit_test(test_switch_switch), cmocka_unit_test(test_steps),
-		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_refusals),      cmocka_unit_test(test_shipping),
+		cmocka_unit_test(test_topo_graph),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

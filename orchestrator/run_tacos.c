@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+/* TACOS jobs in the runner, whatever the backend (run_int.h): the collective is synthesized
+ * once, when the job is placed, over the links among its NPUs (TACOS §VI, traffic/tacos.h);
+ * both backends run that one synthesis, and the results folder keeps it. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "orchestrator/results.h"
+#include "orchestrator/run_int.h"
+#include "traffic/tacos.h"
+
+int run_tacos_synth(struct run *r, uint32_t j, struct diag *d)
+{
+	struct run_job *rj = &r->jobs[j];
+	const struct scenario *s = &r->e->s;
+	const struct exp_tacos *x = &r->e->w.tacos;
+	uint64_t parts = (uint64_t)rj->spec.gpus * x->k;
+	struct tacos_topo_in in = {
+		.t = r->t,
+		.dp = &s->topology.dr,
+		.eps = rj->eps,
+		.n = rj->spec.gpus,
+		.alpha = (double)x->alpha_ns * 1e-9,
+		.rate_scale = s->emulation.rate_scale > 0 ? s->emulation.rate_scale : 1.0,
+	};
+	/* the paper's sizes: the synthesis weighs alpha against a chunk's time on a link */
+	struct tacos_cfg cfg = {
+		.chunk_bytes = rj->spec.bytes / parts ? rj->spec.bytes / parts : 1,
+		.k = x->k,
+		.runs = x->runs,
+		.seed = x->seed,
+	};
+	int err;
+
+	if (rj->spec.algo != COLL_TACOS || rj->tacos)
+		return 0;
+	rj->tacos = calloc(1, sizeof(*rj->tacos));
+	if (!rj->tacos)
+		return diag_set(d, -ENOMEM, "out of memory");
+	err = tacos_topo_synth(&in, rj->spec.kind, &cfg, rj->tacos, d);
+	if (err) {
+		run_tacos_done(rj);
+		return diag_wrap(d, err, "job %u: ", rj->spec.id);
+	}
+	return 0;
+}
+
+struct coll_ext run_job_ext(const struct run_job *rj)
+{
+	return (struct coll_ext){.tacos = rj->tacos};
+}
+
+static int write_one(const struct run_job *rj, const char *dir, struct diag *d)
+{
+	size_t len = tacos_result_format(rj->tacos, NULL, 0);
+	char *text = malloc(len + 1), name[32];
+	int err;
+
+	if (!text)
+		return diag_set(d, -ENOMEM, "out of memory");
+	tacos_result_format(rj->tacos, text, len + 1);
+	snprintf(name, sizeof(name), "tacos-%u.txt", rj->spec.id);
+	err = res_write_file(dir, name, text, len);
+	free(text);
+	return err ? diag_set(d, err, "writing %s/%s: %s", dir, name, strerror(-err)) : 0;
+}
+
+int run_tacos_write(const struct run *r, const char *dir, struct diag *d)
+{
+	uint32_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < r->njobs; i++)
+		if (r->jobs[i].tacos)
+			err = write_one(&r->jobs[i], dir, d);
+	return err;
+}
+
+void run_tacos_done(struct run_job *rj)
+{
+	tacos_result_done(rj->tacos);
+	free(rj->tacos);
+	rj->tacos = NULL;
+}
