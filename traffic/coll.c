@@ -30,7 +30,10 @@ static const struct algo_desc algos[] = {
 			    "ranks per server"},
 	[COLL_SHARD_RINGS] = {"shard-rings", KIND_BIT(COLL_ALLREDUCE), coll_shard_build,
 			      "shards per replica"},
-	[COLL_DIRECT] = {"direct", KIND_BIT(COLL_ALLTOALL), coll_a2a_direct_build, NULL},
+	[COLL_DIRECT] = {"direct",
+			 KIND_BIT(COLL_ALLTOALL) | KIND_BIT(COLL_ALLREDUCE) |
+				 KIND_BIT(COLL_ALLGATHER) | KIND_BIT(COLL_REDUCESCATTER),
+			 coll_direct_build, NULL, coll_direct_check},
 	[COLL_TACOS] = {"tacos", KIND_BIT(COLL_ALLREDUCE) | KIND_BIT(COLL_ALLGATHER), NULL, NULL},
 	[COLL_MULTIDIM] = {"multidim",
 			   KIND_BIT(COLL_ALLREDUCE) | KIND_BIT(COLL_REDUCESCATTER) |

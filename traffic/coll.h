@@ -45,6 +45,9 @@
  *    REDUCESCATTER (N-1 rounds). Ring order is rank order.
  *  - HD: ALLREDUCE, any N >= 1 (see coll_hd.c for the non-power-of-two pairing).
  *  - PAIRWISE: ALLTOALL, N-1 rounds.
+ *  - DIRECT: ALLTOALL, every block in flight at once (group: at most that many); and
+ *    REDUCESCATTER, ALLGATHER, ALLREDUCE (at most 128 ranks) with every part sent
+ *    straight to its owner, and the owner's part straight to every rank (coll_direct.c).
  *  - HIER_RING: ALLREDUCE; N = servers * group, rank = server * group + local index.
  *  - SHARD_RINGS: ALLREDUCE; N = dp * group, rank = replica * group + shard; ring i is
  *    {i, group + i, 2 * group + i, ...} and all-reduces its members' whole buffers.
@@ -86,7 +89,8 @@ enum coll_algo {
 	COLL_PAIRWISE, /* pairwise exchange (all-to-all) */
 	COLL_HIER_RING, /* two-level: intra-server ring, inter-server ring, intra-server ring */
 	COLL_SHARD_RINGS, /* seed 000: one ring per parameter shard across DP replicas */
-	COLL_DIRECT, /* all-to-all with every block in flight at once (seed 004 §4.3) */
+	COLL_DIRECT, /* every part straight to its rank at once (HammingMesh §4.3, TACOS's Direct)
+		      */
 	COLL_MULTIDIM, /* hierarchical per-dimension stages, Themis's chunk schedules */
 	COLL_TACOS, /* synthesized over the topology by TACOS (traffic/tacos.h): coll_ext */
 };
@@ -206,8 +210,8 @@ int coll_kind_parse(const char *s, enum coll_kind *out);
 int coll_algo_parse(const char *s, enum coll_algo *out);
 
 /* Whether algorithm a builds collective kind k (ring: all-reduce, all-gather and
- * reduce-scatter; pairwise and direct: all-to-all; multidim: all but all-to-all; the others
- * all-reduce). */
+ * reduce-scatter; pairwise: all-to-all; direct: all four; multidim: all but all-to-all;
+ * tacos: all-reduce and all-gather; the others all-reduce). */
 bool coll_algo_builds(enum coll_algo a, enum coll_kind k);
 
 /* The algorithm a job of kind k runs when the one it inherits does not build k: pairwise

@@ -10,7 +10,7 @@
 #include "traffic/coll.h"
 
 #define COLL_NONE UINT32_MAX /* "no step": an empty part that got no step */
-#define COLL_DEPS_MAX 64 /* HD needs 1 + 2 log2 N <= 29 */
+#define COLL_DEPS_MAX 128 /* HD needs 1 + 2 log2 N <= 29; direct all-reduce N - 1 */
 
 /* A byte range of the buffer. */
 struct coll_range {
@@ -84,6 +84,10 @@ void coll_ring_build(struct coll_bld *b);
 void coll_hd_build(struct coll_bld *b);
 void coll_a2a_build(struct coll_bld *b);
 void coll_a2a_direct_build(struct coll_bld *b);
+/* DIRECT: the all-to-all above, or the direct reduce-scatter, all-gather, all-reduce
+ * (coll_direct.c); its check refuses an all-reduce of more ranks than dependencies allow. */
+void coll_direct_build(struct coll_bld *b);
+int coll_direct_check(const struct coll_params *p, struct diag *d);
 /* The step g between `direct`'s consecutive shifts: phase t sends to rank + (t+1) g mod n. */
 uint32_t coll_a2a_stride(uint32_t n);
 void coll_hier_build(struct coll_bld *b);

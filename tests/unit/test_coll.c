@@ -362,6 +362,55 @@ static void test_direct_a2a(void **state)
 	}
 }
 
+/* Direct reduce-scatter, all-gather and all-reduce: every rank sends each other rank its part
+ * (reduce-scatter) and its own part (all-gather) once, straight, in the all-to-all's strided
+ * order; the executor checks the results, races and completion. */
+static void t_direct_red(enum coll_kind kind, uint32_t n, struct t_size sz, uint32_t k)
+{
+	struct coll_params p = t_params(kind, COLL_DIRECT, n, sz, k);
+	uint32_t r, i, to[T_MAX_N];
+	uint64_t want;
+	const struct coll_step *st;
+	struct coll_sched s;
+
+	t_build_sim(&p, &s);
+	for (r = 0; r < n; r++) {
+		want = 0;
+		if (kind != COLL_ALLGATHER)
+			want += sz.bytes - t_chunk(sz.bytes, sz.elem, n, r);
+		if (kind != COLL_REDUCESCATTER)
+			want += (n - 1) * t_chunk(sz.bytes, sz.elem, n, r);
+		assert_int_equal(coll_sched_bytes_sent(&s, r), want);
+		memset(to, 0, sizeof(to));
+		st = t_steps(&s, r);
+		for (i = 0; i < s.ranks.v[r].step_n; i++)
+			if (st[i].op == COLL_SEND)
+				to[st[i].peer]++;
+		for (i = 0; i < n; i++) /* part i to rank i, the own part to all; empty: none */
+			assert_int_equal(to[i],
+					 i == r ? 0
+						: (kind != COLL_ALLGATHER &&
+						   t_chunk(sz.bytes, sz.elem, n, i)) +
+							  (kind != COLL_REDUCESCATTER &&
+							   t_chunk(sz.bytes, sz.elem, n, r)));
+	}
+	coll_sched_done(&s);
+}
+
+static void test_direct_reductions(void **state)
+{
+	static const enum coll_kind kinds[] = {COLL_ALLREDUCE, COLL_REDUCESCATTER, COLL_ALLGATHER};
+	uint32_t n, i;
+
+	(void)state;
+	for (i = 0; i < 3; i++)
+		for (n = 1; n <= T_MAX_N; n++) {
+			t_direct_red(kinds[i], n, (struct t_size){4 * (3 * n + 1), 4}, 0);
+			t_direct_red(kinds[i], n, (struct t_size){8 * 5, 8}, 0); /* empty parts */
+			t_direct_red(kinds[i], n, (struct t_size){4 * 7 * n, 4}, 2);
+		}
+}
+
 static void test_pairwise(void **state)
 {
 	uint32_t n;
@@ -523,7 +572,7 @@ static void test_reject(void **state)
 	t_reject(t_params(COLL_ALLTOALL, COLL_RING, 4, ok, 0), "ring does not build alltoall");
 	t_reject(t_params(COLL_ALLGATHER, COLL_HD, 4, ok, 0), "hd does not build allgather");
 	t_reject(t_params(COLL_ALLREDUCE, COLL_PAIRWISE, 4, ok, 0), "pairwise does not build");
-	t_reject(t_params(COLL_ALLREDUCE, COLL_DIRECT, 4, ok, 0), "direct does not build");
+	t_reject(t_params(COLL_ALLREDUCE, COLL_DIRECT, 129, ok, 0), "129 ranks, at most 128");
 	t_reject(t_params(COLL_REDUCESCATTER, COLL_SHARD_RINGS, 4, ok, 2), "does not build");
 	t_reject(t_params(COLL_ALLREDUCE, COLL_RING, 0, ok, 0), "0 ranks");
 	t_reject(t_params(COLL_ALLREDUCE, COLL_RING, COLL_MAX_RANKS + 1, ok, 0), "ranks");
@@ -654,6 +703,7 @@ int main(void)
 		cmocka_unit_test(test_hd_shape),
 		cmocka_unit_test(test_pairwise),
 		cmocka_unit_test(test_direct_a2a),
+		cmocka_unit_test(test_direct_reductions),
 		cmocka_unit_test(test_a2a_stride),
 		cmocka_unit_test(test_hier),
 		cmocka_unit_test(test_hier_shape),

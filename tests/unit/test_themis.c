@@ -314,10 +314,10 @@ static void test_refusals(void **state)
 	T_BAD(p.kind = COLL_ALLGATHER, "the plan is for allreduce, the collective allgather");
 	T_BAD(p.md.kind = COLL_ALLTOALL, "not collective kind 3");
 	p = t_params(&(struct coll_md){.ndims = 2, .chunks = 1, .thr_div = 16}, 1 << 20, 4);
-	p.md.dim[0] = (struct coll_md_dim){.size = 16, .algo = COLL_MD_DIRECT, .active = 1};
+	p.md.dim[0] = (struct coll_md_dim){.size = 32, .algo = COLL_MD_DIRECT, .active = 1};
 	p.md.dim[0].rate = GBIT;
 	p.md.dim[1] = p.md.dim[0];
-	p.nranks = 256;
+	p.nranks = 1024;
 	t_reject(&p, "dependencies per step");
 	T_BAD(p.md.ndims = 1, "16 ranks, but 4 makes 4");
 	/* the planner alone */
