@@ -28,6 +28,9 @@ struct coll_ext run_job_ext(const struct run_job *rj);
 int run_tacos_write(const struct run *r, const char *dir, struct diag *d);
 /* Frees rj's synthesis. */
 void run_tacos_done(struct run_job *rj);
+/* Job j is placed: with algorithm hx-rings or torus2d, its ranks in torus order
+ * (policy/torus_order.h), else nothing. */
+void run_torus_order(struct run *r, uint32_t j);
 
 /* Routing policies (run_route.c). A trigger of the policy (greedy routing §3.4.2: a job
  * starting or ending, a failure): the next run_route_update decides again. */

@@ -13,6 +13,7 @@
 
 #include "orchestrator/input.h"
 #include "orchestrator/run_int.h"
+#include "policy/torus_order.h"
 #include "traffic/tacos.h"
 
 /* Custom model: its size and compute as written. */
@@ -83,6 +84,20 @@ static void fit_group(const struct experiment *e, struct job_spec *j)
 		j->algo = COLL_RING;
 }
 
+/* The HammingMesh all-reduces run over the logical torus of the whole topology (HammingMesh
+ * §V-A2): its columns are the algorithm's group, on a HammingMesh or a direct 2D torus. */
+static void fit_torus(const struct experiment *e, struct job_spec *j)
+{
+	const struct scn_topology *t = &e->s.topology;
+
+	if ((j->algo != COLL_HX_RINGS && j->algo != COLL_TORUS2D) || j->group)
+		return;
+	if (t->gen == SCN_GEN_HAMMINGMESH)
+		j->group = torus_columns(&t->hx);
+	else if (t->gen == SCN_GEN_DIRECT && t->dr.kind == GEN_DIRECT_TORUS2D)
+		j->group = t->dr.size[0];
+}
+
 /* A chunked multi-dimensional collective (Themis §2.4, §4): the job entry's options over the
  * workload's (x NULL for generated and traced jobs), for an all-reduce, reduce-scatter or
  * all-gather (an all-to-all only if its entry asks), over the platform's dimensions: ring
@@ -140,6 +155,7 @@ static int explicit_job(const struct experiment *e, const struct exp_job *x, job
 	apply_overrides(e, x, &j);
 	if (x->algo < 0)
 		fit_algo(&j);
+	fit_torus(e, &j);
 	apply_md(e, &x->md, &j);
 	j.line = x->line;
 	j.col = x->col;
@@ -193,6 +209,7 @@ int run_resolve_jobs(const struct experiment *e, job_list *out, struct diag *d)
 	for (i = e->w.jobs.n; i < out->n; i++) { /* generated and traced jobs inherit theirs */
 		fit_algo(&out->v[i]);
 		fit_group(e, &out->v[i]);
+		fit_torus(e, &out->v[i]);
 		apply_md(e, NULL, &out->v[i]);
 	}
 	for (i = 0; i < out->n; i++)
@@ -268,6 +285,39 @@ static int md_fit(const struct experiment *e, const struct job_spec *j, uint32_t
 				where, n_ep, j->gpus);
 	r = coll_sched_build_rank(&p, 0, &s, d);
 	coll_sched_done(&s);
+	return r ? diag_wrap(d, r, "%s: ", where) : 0;
+}
+
+/* The HammingMesh all-reduces span the topology's logical torus: a HammingMesh, or a direct
+ * 2D torus, all of it; the shape must suit the algorithm (hx-rings: HammingMesh Appendix A-D's
+ * condition). */
+static int torus_fit(const struct experiment *e, const struct job_spec *j, const struct topo *t,
+		     struct diag *d)
+{
+	const struct scn_topology *s = &e->s.topology;
+	struct coll_params p = job_coll(j, (uint64_t)j->gpus * 4 * (j->elem ? j->elem : 4));
+	struct coll_sched sc = {0};
+	char where[600];
+	int r;
+
+	if (j->algo != COLL_HX_RINGS && j->algo != COLL_TORUS2D)
+		return 0;
+	job_where(e, j, where, sizeof(where));
+	if (s->gen != SCN_GEN_HAMMINGMESH &&
+	    !(s->gen == SCN_GEN_DIRECT && s->dr.kind == GEN_DIRECT_TORUS2D))
+		return diag_set(
+			d, -EINVAL,
+			"%s: algorithm %s runs over the logical torus of a HammingMesh or a "
+			"direct torus2d topology",
+			where, coll_algo_name(j->algo));
+	if (j->gpus != t->endpoints.n)
+		return diag_set(
+			d, -EINVAL,
+			"%s: algorithm %s spans the whole torus (%zu accelerators), but this "
+			"job has %u GPUs",
+			where, coll_algo_name(j->algo), t->endpoints.n, j->gpus);
+	r = coll_sched_build_rank(&p, 0, &sc, d);
+	coll_sched_done(&sc);
 	return r ? diag_wrap(d, r, "%s: ", where) : 0;
 }
 
@@ -367,6 +417,7 @@ int run_jobs_fit(const struct experiment *e, job_list *jobs, const struct topo *
 		int r = md_fit(e, &jobs->v[i], n_ep, d);
 
 		r = r ? r : tacos_fit(e, &jobs->v[i], t, d);
+		r = r ? r : torus_fit(e, &jobs->v[i], t, d);
 
 		if (r)
 			return r;

@@ -17,6 +17,7 @@ static int launch(struct run *r, uint32_t j, struct diag *d)
 	int err;
 
 	rj->start = rj->last_progress = run_now(r);
+	run_torus_order(r, j);
 	err = run_tacos_synth(r, j, d);
 	err = err ? err : run_route_job(r, j, d);
 	err = err ? err : run_route_update(r, d);

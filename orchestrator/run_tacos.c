@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* TACOS jobs in the runner, whatever the backend (run_int.h): the collective is synthesized
- * once, when the job is placed, over the links among its NPUs (TACOS §VI, traffic/tacos.h);
- * both backends run that one synthesis, and the results folder keeps it. */
+/* Topology-bound collectives in the runner, whatever the backend (run_int.h). TACOS: the
+ * collective is synthesized once, when the job is placed, over the links among its NPUs
+ * (TACOS §VI, traffic/tacos.h); both backends run that one synthesis, and the results folder
+ * keeps it. The HammingMesh all-reduces: the placed ranks put in torus order. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include "orchestrator/results.h"
 #include "orchestrator/run_int.h"
+#include "policy/torus_order.h"
 #include "traffic/tacos.h"
 
 int run_tacos_synth(struct run *r, uint32_t j, struct diag *d)
@@ -83,4 +85,14 @@ void run_tacos_done(struct run_job *rj)
 	tacos_result_done(rj->tacos);
 	free(rj->tacos);
 	rj->tacos = NULL;
+}
+
+void run_torus_order(struct run *r, uint32_t j)
+{
+	struct run_job *rj = &r->jobs[j];
+	const struct scn_topology *t = &r->e->s.topology;
+
+	if (rj->spec.algo == COLL_HX_RINGS || rj->spec.algo == COLL_TORUS2D)
+		torus_order(r->t, t->gen == SCN_GEN_HAMMINGMESH ? &t->hx : NULL, rj->eps,
+			    rj->spec.gpus);
 }

@@ -445,6 +445,8 @@ static const struct scn_yaml_keyword algo_names[] = {
 	{"shard-rings", COLL_SHARD_RINGS},
 	{"direct", COLL_DIRECT},
 	{"tacos", COLL_TACOS},
+	{"hx-rings", COLL_HX_RINGS},
+	{"torus2d", COLL_TORUS2D},
 	{NULL, 0},
 };
 
@@ -466,7 +468,7 @@ static int set_algos(struct scn_yaml_ctx *c, yaml_node_t *n,
 		if (!v || !kw->name)
 			return scn_yaml_fail_value(c, node(c, *it),
 						   "ring, hd, pairwise, hier-ring, shard-rings, "
-						   "direct or tacos",
+						   "direct, tacos, hx-rings or torus2d",
 						   "");
 		if (vec_push(&c->e->w.gen.algos, (enum coll_algo)kw->value))
 			return diag_set(c->d, -ENOMEM, "%s: out of memory", c->file);

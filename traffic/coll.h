@@ -51,6 +51,8 @@
  *  - HIER_RING: ALLREDUCE; N = servers * group, rank = server * group + local index.
  *  - SHARD_RINGS: ALLREDUCE; N = dp * group, rank = replica * group + shard; ring i is
  *    {i, group + i, 2 * group + i, ...} and all-reduces its members' whole buffers.
+ *  - HX_RINGS, TORUS2D: ALLREDUCE over a logical r x c torus, rank = row * group + column
+ *    (HammingMesh §V-A2, traffic/coll_hx.h); every send goes to a torus neighbour.
  *  - TACOS: ALLREDUCE and ALLGATHER as TACOS synthesized them (traffic/tacos.h) over the
  *    job's NPUs, N * k chunks: only with the synthesis (coll_sched_build_ext); see
  *    coll_tacos.c.
@@ -93,6 +95,9 @@ enum coll_algo {
 		      */
 	COLL_MULTIDIM, /* hierarchical per-dimension stages, Themis's chunk schedules */
 	COLL_TACOS, /* synthesized over the topology by TACOS (traffic/tacos.h): coll_ext */
+	COLL_HX_RINGS, /* HammingMesh: two rings on edge-disjoint Hamiltonian cycles, both ways */
+	COLL_TORUS2D, /* HammingMesh: row, column, row on one half; column, row, column on the other
+		       */
 };
 
 enum coll_op {

@@ -581,7 +581,7 @@ static void test_reject(void **state)
 	t_reject(t_params(COLL_ALLREDUCE, COLL_RING, 4, (struct t_size){1024, 0}, 0),
 		 "element size");
 	t_reject(t_params((enum coll_kind)9, COLL_RING, 4, ok, 0), "unknown collective kind");
-	t_reject(t_params(COLL_ALLREDUCE, (enum coll_algo)9, 4, ok, 0), "unknown collective");
+	t_reject(t_params(COLL_ALLREDUCE, (enum coll_algo)99, 4, ok, 0), "unknown collective");
 }
 
 static void t_same(const struct coll_params *p)
