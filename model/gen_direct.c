@@ -4,6 +4,7 @@
  * unwound switches share one builder and one set of counting formulas. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/gen.h"
@@ -240,11 +241,23 @@ bool gen_direct_granted(const struct gen_direct_params *p, uint32_t from, uint32
 
 struct dx_build {
 	struct topo *t;
+	const struct gen_direct_params *p;
 	struct dx_axis ax[GEN_DIRECT_AXES];
 	struct gen_direct_counts c;
 	bool cube;
 	double scale;
+	int32_t *node; /* topology node of NPU id, -1 for a failed NPU */
 };
+
+static bool failed(const struct gen_direct_params *p, uint32_t id)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nfailed; i++)
+		if (p->failed[i] == id)
+			return true;
+	return false;
+}
 
 static int add_nodes(struct dx_build *b)
 {
@@ -256,10 +269,14 @@ static int add_nodes(struct dx_build *b)
 		uint32_t rest = i;
 		int id;
 
+		b->node[i] = -1;
+		if (failed(b->p, i))
+			continue;
 		snprintf(name, sizeof(name), "n%u", i);
 		id = topo_node_add(b->t, TOPO_ENDPOINT, TOPO_ROLE_HOST, name, i);
 		if (id < 0)
 			return id;
+		b->node[i] = id;
 		node = &b->t->nodes.v[id];
 		node->forwards = true;
 		node->group = i / b->ax[0].size;
@@ -273,11 +290,16 @@ static int add_nodes(struct dx_build *b)
 	return 0;
 }
 
+/* The link between NPUs u and v, unless one failed. */
 static int add_link(struct dx_build *b, uint32_t k, uint32_t u, uint32_t v)
 {
 	uint64_t rate = gen_scale_rate(b->ax[k].rate, b->scale / b->ax[k].share);
-	int l = topo_link_add(b->t, u, v, rate, rate, TOPO_TIER_DIRECT);
+	int l;
 
+	if (b->node[u] < 0 || b->node[v] < 0)
+		return 0;
+	l = topo_link_add(b->t, (uint32_t)b->node[u], (uint32_t)b->node[v], rate, rate,
+			  TOPO_TIER_DIRECT);
 	if (l < 0)
 		return l;
 	b->t->links.v[l].dim = (uint16_t)k;
@@ -309,6 +331,30 @@ static int add_axis(struct dx_build *b, uint32_t k)
 	return r;
 }
 
+/* Failed NPUs name NPUs of the shape, once each, and leave at least one. */
+static int check_failed(const struct gen_direct_params *p, uint64_t nodes, struct diag *d)
+{
+	uint32_t i, j;
+
+	if (p->nfailed > GEN_DIRECT_FAILED_MAX || p->nfailed >= nodes)
+		return diag_set(d, -EINVAL, "direct: %u failed NPUs of %llu, at most %llu",
+				p->nfailed, (unsigned long long)nodes,
+				(unsigned long long)(nodes - 1 < GEN_DIRECT_FAILED_MAX
+							     ? nodes - 1
+							     : GEN_DIRECT_FAILED_MAX));
+	for (i = 0; i < p->nfailed; i++) {
+		if (p->failed[i] >= nodes)
+			return diag_set(d, -EINVAL,
+					"direct: failed NPU %u, but the NPUs are 0..%llu",
+					p->failed[i], (unsigned long long)nodes - 1);
+		for (j = 0; j < i; j++)
+			if (p->failed[j] == p->failed[i])
+				return diag_set(d, -EINVAL, "direct: NPU %u failed twice",
+						p->failed[i]);
+	}
+	return 0;
+}
+
 /* counts() and the testbed's size limit */
 static int validate(const struct gen_direct_params *p, struct dx_axis *ax,
 		    struct gen_direct_counts *c, struct diag *d)
@@ -318,7 +364,7 @@ static int validate(const struct gen_direct_params *p, struct dx_axis *ax,
 	if (!r && c->nodes > DX_MAX_NODES)
 		r = diag_set(d, -E2BIG, "direct: %llu nodes; the testbed addresses %u",
 			     (unsigned long long)c->nodes, DX_MAX_NODES);
-	return r;
+	return r ? r : check_failed(p, c->nodes, d);
 }
 
 int gen_direct_validate(const struct gen_direct_params *p, struct diag *d)
@@ -331,7 +377,7 @@ int gen_direct_validate(const struct gen_direct_params *p, struct diag *d)
 
 int gen_direct(struct topo *t, const struct gen_direct_params *p, double rate_scale, struct diag *d)
 {
-	struct dx_build b = {.t = t, .scale = rate_scale};
+	struct dx_build b = {.t = t, .p = p, .scale = rate_scale};
 	uint32_t k;
 	int r;
 
@@ -341,9 +387,11 @@ int gen_direct(struct topo *t, const struct gen_direct_params *p, double rate_sc
 	if (t->nodes.n)
 		return diag_set(d, -EINVAL, "direct: the topology must start empty");
 	b.cube = p->kind == GEN_DIRECT_HYPERCUBE;
-	r = add_nodes(&b);
+	b.node = malloc(b.c.nodes * sizeof(*b.node));
+	r = b.node ? add_nodes(&b) : -ENOMEM;
 	for (k = 0; !r && k < b.c.axes; k++)
 		r = add_axis(&b, k);
+	free(b.node);
 	if (r)
 		return diag_set(d, r, "building the direct topology: %s",
 				r == -ENOMEM ? "out of memory" : "name too long");

@@ -12,6 +12,7 @@
 
 #define GEN_DIRECT_AXES 16 /* a hypercube of 2^16 nodes */
 #define GEN_DIRECT_UNWIND_MAX 4 /* switch dimensions of an unwound topology */
+#define GEN_DIRECT_FAILED_MAX 64 /* NPUs left out (TACOS Table III's failed NPUs) */
 
 enum gen_direct_kind {
 	GEN_DIRECT_MESH2D, /* size[0] x size[1], no wrap-around */
@@ -39,6 +40,10 @@ struct gen_direct_params {
 	uint64_t rate; /* bit/s per link and direction (all kinds but unwound), paper units */
 	uint32_t ndims; /* unwound: switch dimensions, dimension 0 varying fastest */
 	struct gen_unwind_dim dim[GEN_DIRECT_UNWIND_MAX];
+	/* NPU ids not built, nor their links (failed NPUs, TACOS Table III); the others keep
+	 * their ids and names, endpoints numbered in id order without them */
+	uint32_t nfailed;
+	uint32_t failed[GEN_DIRECT_FAILED_MAX];
 };
 
 struct gen_direct_counts {
@@ -50,7 +55,8 @@ struct gen_direct_counts {
 	uint32_t diameter; /* hops over links in either direction */
 };
 
-/* Fills *out without building; 0 or -EINVAL / -E2BIG for invalid parameters. */
+/* Fills *out without building, for the whole shape (failed NPUs included); 0 or -EINVAL /
+ * -E2BIG for invalid parameters. */
 int gen_direct_counts(const struct gen_direct_params *p, struct gen_direct_counts *out);
 
 /* Whether NPU `from` may send to NPU `to` over one link: for unwound switches only the granted

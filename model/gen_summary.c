@@ -85,6 +85,8 @@ static void dr_summary(struct sbuf *o, const struct gen_direct_params *p)
 	if (c.degree_min != c.degree_max)
 		sbuf_put(o, "%u to ", c.degree_min);
 	sbuf_put(o, "%u links per node, diameter %u", c.degree_max, c.diameter);
+	for (k = 0; k < p->nfailed; k++) /* the counts are the whole shape's */
+		sbuf_put(o, "%s%u", k ? ", " : "; failed NPUs ", p->failed[k]);
 }
 
 int gen_summary(const struct scenario *s, char *buf, size_t size)

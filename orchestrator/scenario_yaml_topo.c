@@ -249,10 +249,35 @@ static int dr_check(struct scn_yaml_ctx *c, const struct map_read *m)
 	return 0;
 }
 
+/* direct.failed: a list of NPU ids left out (TACOS Table III). */
+#define DX_ID_MAX 65535 /* the largest NPU id a direct topology has */
+
+static int set_dr_failed(struct scn_yaml_ctx *c, yaml_node_t *n,
+			 __attribute__((unused)) const struct scn_yaml_field *f)
+{
+	struct gen_direct_params *dr = &topo_of(c)->dr;
+	yaml_node_item_t *it,
+		*first = n->type == YAML_SEQUENCE_NODE ? n->data.sequence.items.start : NULL;
+	size_t k = first ? (size_t)(n->data.sequence.items.top - first) : 0;
+	uint64_t x;
+	int r = 0;
+
+	if (!first || k > GEN_DIRECT_FAILED_MAX)
+		return scn_yaml_fail_value(c, n, "a list of up to 64 NPU ids", "");
+	for (it = first; !r && it < n->data.sequence.items.top; it++) {
+		r = scn_yaml_read_uint(c, yaml_document_get_node(c->doc, *it), 0, DX_ID_MAX, &x);
+		dr->failed[it - first] = (uint32_t)x;
+	}
+	dr->nfailed = (uint32_t)k;
+	return r;
+}
+
 static const struct scn_yaml_field dr_fields[] = {
 	ENUM("shape", s.topology.dr.kind, enum gen_direct_kind, true, shape_names),
 	FIELD("size", set_extents, s.topology.dr.size, uint32_t[3], false),
 	FIELD("dims", set_dr_dims, s.topology.dr.dim, struct gen_unwind_dim[GEN_DIRECT_UNWIND_MAX],
+	      false),
+	FIELD("failed", set_dr_failed, s.topology.dr.failed, uint32_t[GEN_DIRECT_FAILED_MAX],
 	      false),
 };
 

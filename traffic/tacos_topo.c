@@ -21,7 +21,8 @@ static uint32_t npu_of(const struct topo *t, const uint32_t *rank_of, uint32_t v
 	return ep == TOPO_NONE ? TOPO_NONE : rank_of[ep];
 }
 
-/* Adds the direction of l leaving side s if both ends are the job's NPUs and dp grants it. */
+/* Adds the direction of l leaving side s if both ends are the job's NPUs and dp grants it
+ * (by NPU id, the node's index: failed NPUs leave gaps in the endpoints, not in the ids). */
 static void add_dir(const struct topo *t, const struct tacos_topo_in *in, const uint32_t *rank_of,
 		    uint32_t li, uint8_t s, struct tacos_link *out, uint32_t *n)
 {
@@ -30,7 +31,7 @@ static void add_dir(const struct topo *t, const struct tacos_topo_in *in, const 
 	uint32_t ra = npu_of(t, rank_of, a), rb = npu_of(t, rank_of, b);
 
 	if (l->tier != TOPO_TIER_DIRECT || ra == TOPO_NONE || rb == TOPO_NONE ||
-	    !gen_direct_granted(in->dp, t->nodes.v[a].ep, t->nodes.v[b].ep))
+	    !gen_direct_granted(in->dp, t->nodes.v[a].index, t->nodes.v[b].index))
 		return;
 	out[*n] =
 		(struct tacos_link){.src = ra,

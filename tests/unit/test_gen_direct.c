@@ -338,6 +338,42 @@ static void test_direct_layout(void **state)
 	topo_free(t);
 }
 
+/* Failed NPUs (TACOS Table III): a 4x4 mesh without NPUs 6 and 8 keeps the other names and
+ * coordinates, loses their 4 + 3 links, numbers the endpoints in id order without them;
+ * bad lists are refused. */
+static void test_direct_failed(void **state)
+{
+	struct gen_direct_params p = t_dx(GEN_DIRECT_MESH2D, 4, 4, 0);
+	struct topo *t = topo_new();
+	struct diag d = {0};
+	int n;
+
+	(void)state;
+	p.nfailed = 2;
+	p.failed[0] = 6, p.failed[1] = 8;
+	assert_int_equal(gen_direct(t, &p, 1.0, &d), 0);
+	assert_int_equal(topo_finalize(t, &d), 0);
+	assert_int_equal(t->nodes.n, 14);
+	assert_int_equal(t->links.n, 24 - 4 - 3); /* n6 inside, n8 on the edge */
+	assert_int_equal(topo_node_find(t, "n6"), -ENOENT);
+	n = topo_node_find(t, "n9");
+	assert_true(n >= 0);
+	assert_int_equal(t->nodes.v[n].index, 9);
+	assert_int_equal(t->nodes.v[n].ep, 7); /* n0..n5, n7: seven before it */
+	assert_int_equal(t->nodes.v[n].coord[0], 1);
+	assert_int_equal(t->nodes.v[n].coord[1], 2);
+	topo_free(t);
+	t = topo_new();
+	p.failed[1] = 16;
+	assert_int_equal(gen_direct(t, &p, 1.0, &d), -EINVAL);
+	assert_non_null(strstr(d.msg, "failed NPU 16, but the NPUs are 0..15"));
+	p.failed[1] = 6;
+	diag_clear(&d);
+	assert_int_equal(gen_direct(t, &p, 1.0, &d), -EINVAL);
+	assert_non_null(strstr(d.msg, "NPU 6 failed twice"));
+	topo_free(t);
+}
+
 static void test_direct_invalid(void **state)
 {
 	static const uint32_t four[] = {4}, deg4[] = {4};
@@ -402,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_direct_unwinding),
 		cmocka_unit_test(test_direct_layout),
 		cmocka_unit_test(test_direct_invalid),
+		cmocka_unit_test(test_direct_failed),
 		cmocka_unit_test(test_largest),
 	};
 
