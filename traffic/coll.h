@@ -203,6 +203,12 @@ uint64_t coll_chunk_off(uint64_t bytes, uint32_t elem, uint32_t n, uint32_t c);
  * (all-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all (n-1)/n; 0 for n == 0). */
 double coll_busbw_factor(enum coll_kind kind, uint32_t nranks);
 
+/* The alpha-beta time of s in seconds (traffic/coll_time.c): every rank pair joined by its
+ * own link of bps bit/s, a message taking alpha + bytes / rate, a pair's messages one after
+ * another, each step after its dependencies. NAN on ENOMEM or sends and receives that do not
+ * pair up; INFINITY if the schedule cannot complete. */
+double coll_sched_alpha_beta(const struct coll_sched *s, double alpha, double bps);
+
 /* MULTIDIM reduce-scatter and all-gather (coll.h "Algorithms"): owner[i] is the rank whose
  * share element i is, for the bytes/elem elements of p's buffer (caller's array). 0, or
  * -EINVAL for parameters coll_sched_build refuses, or -ENOMEM. */

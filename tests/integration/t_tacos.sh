@@ -43,3 +43,14 @@ run() {
 run r allreduce
 run g allgather
 run d allreduce direct # the paper's Direct baseline, every part straight to its NPU
+
+# testbed schedule (no root): every variant of the 4x4 mesh; the synthesized all-reduce's
+# alpha-beta time is its synthesized time (one link per pair, messages between neighbours)
+out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$TB" schedule scenarios/tacos-mesh.yaml) ||
+	fail "testbed schedule tacos-mesh"
+[ "$(echo "$out" | grep -c '^job 0: allreduce of 1GiB per rank')" = 4 ] || fail "schedule: $out"
+echo "$out" | awk '/algorithm tacos/ { t = 1 } t && /alpha-beta/ { a = $2; s = $(NF - 1) }
+	END { exit !(a > 0 && a == s) }' || fail "schedule: TACOS alpha-beta $out"
+rc=0
+"$TB" schedule --job 1 scenarios/tacos-mesh.yaml >/dev/null 2>&1 || rc=$?
+((rc == 2)) || fail "schedule --job 1 of one job: exit $rc, want 2"

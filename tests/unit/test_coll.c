@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Collective schedules: every algorithm over 1..17 ranks (and more shapes) runs through the
  * symbolic executor of coll_sim.c; volumes, dependency shapes, rejections, names, factors. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -411,6 +412,26 @@ static void test_direct_reductions(void **state)
 		}
 }
 
+/* The alpha-beta time of the textbook formulas: a ring all-reduce 2 (N-1) (alpha + M/(N B)),
+ * direct (N-1 rounds at once per phase) 2 (alpha + M/(N B)) on dedicated pair links. */
+static void test_alpha_beta(void **state)
+{
+	struct coll_params p =
+		t_params(COLL_ALLREDUCE, COLL_RING, 8, (struct t_size){8 * 1000, 4}, 0);
+	double a = 1e-6, b = 8e9, per = a + 1000.0 * 8 / b; /* a part: 1000 bytes */
+	struct coll_sched s;
+
+	(void)state;
+	t_build_sim(&p, &s);
+	assert_float_equal(coll_sched_alpha_beta(&s, a, b), 14 * per, 1e-12);
+	assert_true(isnan(coll_sched_alpha_beta(&s, a, 0)));
+	coll_sched_done(&s);
+	p.algo = COLL_DIRECT;
+	t_build_sim(&p, &s);
+	assert_float_equal(coll_sched_alpha_beta(&s, a, b), 2 * per, 1e-12);
+	coll_sched_done(&s);
+}
+
 static void test_pairwise(void **state)
 {
 	uint32_t n;
@@ -704,6 +725,7 @@ int main(void)
 		cmocka_unit_test(test_pairwise),
 		cmocka_unit_test(test_direct_a2a),
 		cmocka_unit_test(test_direct_reductions),
+		cmocka_unit_test(test_alpha_beta),
 		cmocka_unit_test(test_a2a_stride),
 		cmocka_unit_test(test_hier),
 		cmocka_unit_test(test_hier_shape),

@@ -463,6 +463,17 @@ static void test_switch_switch(void **state)
 
 /* The all-reduce's steps through the executor: completes, race-free, every element reduced
  * exactly once on every rank. */
+/* Every link has the first one's alpha and rate. */
+static bool t_uniform(const struct t_g *g)
+{
+	uint32_t i;
+
+	for (i = 1; i < g->m; i++)
+		if (g->l[i].alpha != g->l[0].alpha || g->l[i].rate != g->l[0].rate)
+			return false;
+	return true;
+}
+
 static void t_steps_ok(const struct t_g *g, uint32_t k, uint64_t seed)
 {
 	struct tacos_cfg c = t_cfg(1 << 20, k, 4, seed);
@@ -479,6 +490,13 @@ static void t_steps_ok(const struct t_g *g, uint32_t k, uint64_t seed)
 	if (t_sim_run(&s, msg, sizeof(msg)))
 		fail_msg("%u NPUs, k %u: %s", g->n, k, msg);
 	coll_sched_done(&s);
+	p.bytes = (uint64_t)g->n * k * c.chunk_bytes; /* the synthesis's own chunks */
+	if (t_uniform(g) && !tacos_coll_sched(&r, &p, &s, &d)) {
+		/* the steps take as long as the synthesis said: one link per pair, as alpha-beta */
+		assert_float_equal(coll_sched_alpha_beta(&s, g->l[0].alpha, (double)g->l[0].rate),
+				   r.t_rs + r.t_ag, 1e-9 * (r.t_rs + r.t_ag));
+		coll_sched_done(&s);
+	}
 	p.kind = COLL_ALLGATHER;
 	p.bytes = 4ull * 2 * g->n * k;
 	if (tacos_coll_sched(&r, &p, &s, &d))

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+/* testbed schedule [--job N] FILE: the collective schedule each job of a scenario would run,
+ * at the paper's sizes (as `testbed sim` runs them), with its step counts and alpha-beta time.
+ * Needs no root and touches no kernel state. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/units.h"
+#include "orchestrator/cmd.h"
+#include "orchestrator/scenario_sweep.h"
+#include "policy/torus_order.h"
+#include "traffic/tacos.h"
+
+static void schedule_usage(FILE *f)
+{
+	fprintf(f, "Usage: testbed schedule [--job N] FILE\n\n"
+		   "Prints the collective schedule each job of FILE would run (or job N only), for "
+		   "each\n"
+		   "variant of its sweep, at the paper's sizes: its algorithm, ranks, steps, "
+		   "messages and bytes per rank, and its\n"
+		   "alpha-beta time: every rank pair on its own link at the rate of the first\n"
+		   "endpoint's link, alpha workload.tacos.alpha (0.5 us unless given), a pair's\n"
+		   "messages one after another. TACOS jobs are synthesized over the topology as "
+		   "the runner would, and\n"
+		   "their synthesized time is printed beside. Exit 0, or 2 for bad input.\n");
+}
+
+/* The rate of the first endpoint's first link (paper bit/s). */
+static double first_rate(const struct topo *t)
+{
+	uint32_t n = t->endpoints.n ? t->endpoints.v[0] : 0;
+
+	if (!t->endpoints.n || !t->nodes.v[n].nports)
+		return 0;
+	return (double)topo_port_rate(t, topo_node_port(t, n, 0));
+}
+
+/* Ranks on endpoints 0..n-1 (the runner's placement changes no schedule but these two). */
+static void job_eps(const struct cmd_world *w, const struct job_spec *j, uint32_t *eps)
+{
+	const struct scn_topology *t = &w->e.s.topology;
+	uint32_t i;
+
+	for (i = 0; i < j->gpus; i++)
+		eps[i] = i;
+	if (j->algo == COLL_HX_RINGS || j->algo == COLL_TORUS2D)
+		torus_order(w->t, t->gen == SCN_GEN_HAMMINGMESH ? &t->hx : NULL, eps, j->gpus);
+}
+
+static int job_tacos(const struct cmd_world *w, const struct job_spec *j, const uint32_t *eps,
+		     struct tacos_result *r, struct diag *d)
+{
+	const struct exp_tacos *x = &w->e.w.tacos;
+	uint64_t parts = (uint64_t)j->gpus * x->k;
+	struct tacos_topo_in in = {w->t,    &w->e.s.topology.dr,	eps,
+				   j->gpus, (double)x->alpha_ns * 1e-9, 1.0};
+	struct tacos_cfg cfg = {.chunk_bytes = j->bytes / parts ? j->bytes / parts : 1,
+				.k = x->k,
+				.runs = x->runs,
+				.seed = x->seed};
+
+	return tacos_topo_synth(&in, j->kind, &cfg, r, d);
+}
+
+static void print_counts(const struct coll_sched *s)
+{
+	uint32_t r, lo = UINT32_MAX, hi = 0, msgs = 0, i;
+	uint64_t most = 0, b;
+	char sz[32];
+
+	for (r = 0; r < s->ranks.n; r++) {
+		lo = s->ranks.v[r].step_n < lo ? s->ranks.v[r].step_n : lo;
+		hi = s->ranks.v[r].step_n > hi ? s->ranks.v[r].step_n : hi;
+		b = coll_sched_bytes_sent(s, r);
+		most = b > most ? b : most;
+		for (i = 0; i < s->ranks.v[r].step_n; i++)
+			msgs += s->steps.v[s->ranks.v[r].step_off + i].op == COLL_SEND;
+	}
+	printf("  steps      %zu (%u to %u per rank), %u messages\n", s->steps.n, lo, hi, msgs);
+	printf("  bytes      %s sent by a rank at most\n", units_fmt_size(sz, sizeof(sz), most));
+}
+
+static int one_job(const struct cmd_world *w, const struct job_spec *j, struct diag *d)
+{
+	uint64_t elem = j->elem ? j->elem : 4;
+	struct coll_params p = job_coll(j, j->bytes < elem ? elem : j->bytes / elem * elem);
+	double alpha = (double)w->e.w.tacos.alpha_ns * 1e-9;
+	double bps = first_rate(w->t), t;
+	uint32_t *eps = calloc(j->gpus + 1, sizeof(*eps));
+	struct tacos_result tr = {0};
+	struct coll_ext x = {0};
+	struct coll_sched s = {0};
+	char sz[32], rate[32];
+	int err = eps ? 0 : diag_set(d, -ENOMEM, "out of memory");
+
+	if (!err) {
+		job_eps(w, j, eps);
+		if (j->algo == COLL_TACOS && !(err = job_tacos(w, j, eps, &tr, d)))
+			x.tacos = &tr;
+	}
+	err = err ? err : coll_sched_build_ext(&p, &x, &s, d);
+	if (!err) {
+		printf("job %u: %s of %s per rank, algorithm %s, %u ranks\n", j->id,
+		       coll_kind_name(j->kind), units_fmt_size(sz, sizeof(sz), p.bytes),
+		       coll_algo_name(j->algo), j->gpus);
+		print_counts(&s);
+		t = coll_sched_alpha_beta(&s, alpha, bps);
+		printf("  alpha-beta %.6g s (alpha %.3g us, %s per pair)", t, alpha * 1e6,
+		       units_fmt_rate(rate, sizeof(rate), (uint64_t)bps));
+		if (x.tacos)
+			printf("; synthesized over the topology's links: %.6g s",
+			       tr.t_rs + tr.t_ag);
+		printf("\n");
+	}
+	coll_sched_done(&s);
+	tacos_result_done(&tr);
+	free(eps);
+	return err;
+}
+
+/* The jobs of one run of the file: choice NULL for a file without a sweep. */
+static int schedule_run(const char *path, const uint32_t *choice, long job, struct diag *d)
+{
+	struct cmd_world w;
+	size_t i;
+	int err = cmd_world_load_sim(path, choice, &w, d);
+
+	if (!err && job >= 0 && (size_t)job >= w.jobs.n)
+		err = diag_set(d, -EINVAL, "--job %ld: the scenario has %zu jobs", job, w.jobs.n);
+	for (i = 0; !err && i < w.jobs.n; i++)
+		if (job < 0 || (size_t)job == i)
+			err = one_job(&w, &w.jobs.v[i], d);
+	cmd_world_done(&w);
+	return err;
+}
+
+/* A sweep's variants one after another, each with its first seed combination. */
+static int schedule_file(const char *path, long job, struct diag *d)
+{
+	uint32_t *choice = NULL, v;
+	struct cmd_world w;
+	char label[256];
+	int err = cmd_world_load_sim(path, NULL, &w, d);
+
+	if (!err && !w.e.sweep.axes.n)
+		err = schedule_run(path, NULL, job, d);
+	else if (!err && !(choice = calloc(w.e.sweep.axes.n, sizeof(*choice))))
+		err = diag_set(d, -ENOMEM, "out of memory");
+	for (v = 0; !err && choice && v < w.e.sweep.variants; v++) {
+		exp_sweep_choice(&w.e.sweep, v * w.e.sweep.seeds, choice);
+		exp_sweep_label(&w.e.sweep, choice, false, label, sizeof(label));
+		printf("%sv%u %s\n", v ? "\n" : "", v, label);
+		err = schedule_run(path, choice, job, d);
+	}
+	free(choice);
+	cmd_world_done(&w);
+	return err;
+}
+
+int cmd_schedule(int argc, char **argv)
+{
+	struct diag d = {0};
+	long job = -1;
+	char *end;
+	int r;
+
+	if (cmd_wants_help(argc, argv)) {
+		schedule_usage(stdout);
+		return CMD_OK;
+	}
+	if (argc == 4 && !strcmp(argv[1], "--job")) {
+		job = strtol(argv[2], &end, 10);
+		if (*end || job < 0) {
+			fprintf(stderr,
+				"testbed schedule: --job: expected a job number, found '%s'\n",
+				argv[2]);
+			return CMD_USAGE;
+		}
+		argv += 2;
+		argc -= 2;
+	}
+	if (argc != 2 || argv[1][0] == '-') {
+		schedule_usage(stderr);
+		return CMD_USAGE;
+	}
+	r = schedule_file(argv[1], job, &d);
+	return r ? cmd_fail("schedule", r, &d) : CMD_OK;
+}
