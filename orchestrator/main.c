@@ -14,7 +14,8 @@ static const struct cmd commands[] = {
 	{"exec", cmd_exec, "Run a command inside a node's namespace"},
 	{"path", cmd_path, "Show the path a flow takes (ECMP hash or DSCP tag)"},
 	{"sim", cmd_sim, "Run a scenario in virtual time, at any scale (no root needed)"},
-	{"schedule", cmd_schedule, "Print the collective schedules a scenario's jobs run (no root)"},
+	{"schedule", cmd_schedule,
+	 "Print the collective schedules a scenario's jobs run (no root)"},
 	{"report", cmd_report, "Make a results folder's summary and plots again (no root needed)"},
 	{"sample", cmd_sample, NULL}, /* the sampling bench's driver (cmd_sample.c) */
 };

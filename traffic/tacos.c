@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* TACOS-Greedy (see tacos.h): the graph check, the event-driven link-chunk matching of one
- * randomized run, the best of R runs, and the all-reduce composed from two all-gathers. */
+ * randomized run, the best of R runs, and the all-reduce composed from two all-gathers.
+ * Speed: per event, only the requests an idle link can serve are found (per-NPU chunk bitsets)
+ * and followed through the random order; the result is the same as shuffling and scanning all
+ * open requests, draw for draw. */
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
@@ -139,11 +142,17 @@ struct tg {
 	const struct tacos_graph *g;
 	bool transpose;
 	uint32_t n, k, nc; /* nc = n * k chunks */
+	uint32_t words; /* 64-bit words of a bitset of nc chunks */
 	double *cost; /* per link */
 	uint32_t *in_off, *in_link; /* in-links of NPU v: in_link[in_off[v] .. in_off[v+1]) */
 	double *arrive; /* per cell: when the NPU got the chunk, INFINITY if not yet */
+	uint64_t *held; /* per NPU, words each: the chunks it holds (arrive not INFINITY) */
+	uint64_t *reach; /* words: the chunks an NPU's idle in-links could bring */
 	uint32_t *open, *pos, nopen; /* cells still requested; pos[cell] = index in open */
-	uint32_t *order; /* the requests in this event's random order */
+	uint64_t *track; /* per index in open: a candidate is there (tg_order; clear between) */
+	uint32_t *who; /* per tracked index: that candidate's cell */
+	VEC(uint32_t) cand; /* this event's candidate requests whose order matters, then ordered */
+	VEC(uint32_t) lone; /* this event's candidate requests whose order does not */
 	double *busy; /* per link: end of its send */
 	uint32_t *act; /* per link: its send (index in sends) or TG_NONE */
 	uint32_t *idle; /* per NPU: idle in-links */
@@ -151,6 +160,26 @@ struct tg {
 	uint64_t rng;
 	double time;
 };
+
+static bool bit_get(const uint64_t *b, uint32_t i)
+{
+	return b[i / 64] >> (i % 64) & 1;
+}
+
+static void bit_set(uint64_t *b, uint32_t i)
+{
+	b[i / 64] |= 1ull << (i % 64);
+}
+
+static void bit_clear(uint64_t *b, uint32_t i)
+{
+	b[i / 64] &= ~(1ull << (i % 64));
+}
+
+static uint64_t *tg_held(const struct tg *t, uint32_t v)
+{
+	return &t->held[(size_t)v * t->words];
+}
 
 static uint32_t tg_src(const struct tg *t, uint32_t e)
 {
@@ -168,9 +197,14 @@ static void tg_free(struct tg *t)
 	free(t->in_off);
 	free(t->in_link);
 	free(t->arrive);
+	free(t->held);
+	free(t->reach);
 	free(t->open);
 	free(t->pos);
-	free(t->order);
+	free(t->track);
+	free(t->who);
+	vec_free(&t->cand);
+	vec_free(&t->lone);
 	free(t->busy);
 	free(t->act);
 	free(t->idle);
@@ -198,18 +232,22 @@ static int tg_init(struct tg *t, const struct tacos_graph *g, const struct tacos
 
 	memset(t, 0, sizeof(*t));
 	t->g = g, t->transpose = transpose, t->n = g->n, t->k = c->k, t->nc = g->n * c->k;
+	t->words = (t->nc + 63) / 64;
 	t->cost = calloc(m + 1, sizeof(*t->cost));
 	t->in_off = calloc(g->n + 1, sizeof(*t->in_off));
 	t->in_link = calloc(m + 1, sizeof(*t->in_link));
 	t->arrive = calloc(cells, sizeof(*t->arrive));
+	t->held = calloc((size_t)g->n * t->words, sizeof(*t->held));
+	t->reach = calloc(t->words, sizeof(*t->reach));
 	t->open = calloc(cells, sizeof(*t->open));
 	t->pos = calloc(cells, sizeof(*t->pos));
-	t->order = calloc(cells, sizeof(*t->order));
+	t->track = calloc(cells / 64 + 1, sizeof(*t->track));
+	t->who = calloc(cells, sizeof(*t->who));
 	t->busy = calloc(m + 1, sizeof(*t->busy));
 	t->act = calloc(m + 1, sizeof(*t->act));
 	t->idle = calloc(g->n, sizeof(*t->idle));
-	if (!t->cost || !t->in_off || !t->in_link || !t->arrive || !t->open || !t->pos ||
-	    !t->order || !t->busy || !t->act || !t->idle)
+	if (!t->cost || !t->in_off || !t->in_link || !t->arrive || !t->held || !t->reach ||
+	    !t->open || !t->pos || !t->track || !t->who || !t->busy || !t->act || !t->idle)
 		return -ENOMEM;
 	for (e = 0; e < m; e++)
 		t->cost[e] =
@@ -224,7 +262,9 @@ static void tg_reset(struct tg *t, uint64_t seed)
 	uint32_t c, v, e, cell;
 
 	t->nopen = 0;
-	for (c = 0; c < t->nc; c++)
+	memset(t->held, 0, (size_t)t->n * t->words * sizeof(*t->held));
+	for (c = 0; c < t->nc; c++) {
+		bit_set(tg_held(t, c / t->k), c);
 		for (v = 0; v < t->n; v++) {
 			cell = c * t->n + v;
 			t->arrive[cell] = c / t->k == v ? 0 : INFINITY;
@@ -233,6 +273,7 @@ static void tg_reset(struct tg *t, uint64_t seed)
 				t->open[t->nopen++] = cell;
 			}
 		}
+	}
 	for (e = 0; e < t->g->nlinks; e++)
 		t->act[e] = TG_NONE;
 	for (v = 0; v < t->n; v++)
@@ -248,26 +289,32 @@ static uint32_t tg_rand(struct tg *t, uint32_t n)
 }
 
 /* TACOS §VI-B, chunk replacement: a chunk v still requests and u held when the send started
- * (not merely now: the send could not have carried it otherwise), at random; TG_NONE if none. */
+ * (not merely now: the send could not have carried it otherwise), at random; TG_NONE if none.
+ * Candidates in chunk order, each drawing once (reservoir sampling); those u holds now are a
+ * superset, read from the bitsets, so only they need their arrival time looked up. */
 static uint32_t tg_replace(struct tg *t, const struct tacos_send *s)
 {
-	uint32_t c, cnt = 0, pick = TG_NONE;
+	const uint64_t *have = tg_held(t, s->dst), *from = tg_held(t, s->src);
+	uint32_t w, c, cnt = 0, pick = TG_NONE;
+	uint64_t bits;
 
-	for (c = 0; c < t->nc; c++) {
-		if (t->arrive[c * t->n + s->dst] != INFINITY ||
-		    !(t->arrive[c * t->n + s->src] <= s->t0))
-			continue;
-		if (!tg_rand(t, ++cnt)) /* reservoir: each candidate with probability 1/cnt */
-			pick = c;
-	}
+	for (w = 0; w < t->words; w++)
+		for (bits = from[w] & ~have[w]; bits; bits &= bits - 1) {
+			c = w * 64 + (uint32_t)__builtin_ctzll(bits);
+			if (!(t->arrive[c * t->n + s->src] <= s->t0))
+				continue;
+			if (!tg_rand(t, ++cnt)) /* each candidate with probability 1/cnt */
+				pick = c;
+		}
 	return pick;
 }
 
-static void tg_deliver(struct tg *t, uint32_t cell, double now)
+static void tg_deliver(struct tg *t, uint32_t c, uint32_t v, double now)
 {
-	uint32_t i = t->pos[cell], last = t->open[--t->nopen];
+	uint32_t cell = c * t->n + v, i = t->pos[cell], last = t->open[--t->nopen];
 
 	t->arrive[cell] = now;
+	bit_set(tg_held(t, v), c);
 	t->open[i] = last;
 	t->pos[last] = i;
 	t->time = now;
@@ -284,10 +331,10 @@ static void tg_arrivals(struct tg *t, double now)
 		if (t->act[e] == TG_NONE || t->busy[e] > now)
 			continue;
 		s = &t->sends.v[t->act[e]];
-		if (t->arrive[s->chunk * t->n + s->dst] != INFINITY)
+		if (bit_get(tg_held(t, s->dst), s->chunk))
 			s->chunk = tg_replace(t, s);
 		if (s->chunk != TG_NONE)
-			tg_deliver(t, s->chunk * t->n + s->dst, now);
+			tg_deliver(t, s->chunk, s->dst, now);
 		t->act[e] = TG_NONE;
 		t->idle[tg_dst(t, e)]++;
 	}
@@ -295,13 +342,13 @@ static void tg_arrivals(struct tg *t, double now)
 
 /* TACOS §VI-B, shorter-link-first: the idle in-link of v whose source holds c and that
  * finishes first, ties at random; TG_NONE if none. */
-static uint32_t tg_pick(struct tg *t, uint32_t c, uint32_t v, double now)
+static uint32_t tg_pick(struct tg *t, uint32_t c, uint32_t v)
 {
 	uint32_t i, e, best = TG_NONE, ties = 0;
 
 	for (i = t->in_off[v]; i < t->in_off[v + 1]; i++) {
 		e = t->in_link[i];
-		if (t->act[e] != TG_NONE || !(t->arrive[c * t->n + tg_src(t, e)] <= now))
+		if (t->act[e] != TG_NONE || !bit_get(tg_held(t, tg_src(t, e)), c))
 			continue;
 		if (best == TG_NONE || t->cost[e] < t->cost[best])
 			best = e, ties = 1;
@@ -309,6 +356,24 @@ static uint32_t tg_pick(struct tg *t, uint32_t c, uint32_t v, double now)
 			best = e;
 	}
 	return best;
+}
+
+/* Whether tg_pick(t, c, v) would draw: its scan meets a candidate link as fast as the best one
+ * before it. */
+static bool tg_draws(const struct tg *t, uint32_t c, uint32_t v)
+{
+	uint32_t i, e, best = TG_NONE;
+
+	for (i = t->in_off[v]; i < t->in_off[v + 1]; i++) {
+		e = t->in_link[i];
+		if (t->act[e] != TG_NONE || !bit_get(tg_held(t, tg_src(t, e)), c))
+			continue;
+		if (best != TG_NONE && t->cost[e] == t->cost[best])
+			return true;
+		if (best == TG_NONE || t->cost[e] < t->cost[best])
+			best = e;
+	}
+	return false;
 }
 
 static int tg_start(struct tg *t, uint32_t c, uint32_t e, double now)
@@ -330,27 +395,122 @@ static int tg_start(struct tg *t, uint32_t c, uint32_t e, double now)
 	return 0;
 }
 
-/* TACOS §VI, one matching: the open requests in random order, each on one idle in-link. A
- * request stays open while its chunk is in flight, as in the paper. */
-static int tg_match(struct tg *t, double now)
+/* Adds to cand the requests of v that an idle in-link can serve now: chunks v lacks that the
+ * link's source holds. A request alone at v that draws no tie goes to lone instead: only
+ * requests of v take v's links, so it gets the same link wherever it comes in the order. */
+static int tg_candidates_of(struct tg *t, uint32_t v)
 {
-	uint32_t i, j, cell, v, e, tmp;
+	const uint64_t *have = tg_held(t, v), *src;
+	size_t first = t->cand.n;
+	uint32_t i, e, w, cell;
+	uint64_t bits;
 
-	memcpy(t->order, t->open, t->nopen * sizeof(*t->order));
-	for (i = t->nopen; i > 1; i--) {
-		j = tg_rand(t, i);
-		tmp = t->order[i - 1], t->order[i - 1] = t->order[j], t->order[j] = tmp;
+	memset(t->reach, 0, t->words * sizeof(*t->reach));
+	for (i = t->in_off[v]; i < t->in_off[v + 1]; i++) {
+		e = t->in_link[i];
+		if (t->act[e] != TG_NONE)
+			continue;
+		src = tg_held(t, tg_src(t, e));
+		for (w = 0; w < t->words; w++)
+			t->reach[w] |= src[w];
 	}
-	for (i = 0; i < t->nopen; i++) {
-		cell = t->order[i];
-		v = cell % t->n;
+	for (w = 0; w < t->words; w++)
+		for (bits = t->reach[w] & ~have[w]; bits; bits &= bits - 1)
+			if (vec_push(&t->cand,
+				     (w * 64 + (uint32_t)__builtin_ctzll(bits)) * t->n + v))
+				return -ENOMEM;
+	if (t->cand.n != first + 1)
+		return 0;
+	cell = t->cand.v[first];
+	if (tg_draws(t, cell / t->n, v))
+		return 0;
+	t->cand.n = first;
+	return vec_push(&t->lone, cell);
+}
+
+/* TACOS §VI: the requests a matching can serve at all. Any other open request finds no idle
+ * in-link whose source holds its chunk, now or later in the matching (links only get busy), so
+ * it takes no link and draws no tie wherever the random order puts it. */
+static int tg_candidates(struct tg *t)
+{
+	uint32_t v;
+
+	t->cand.n = t->lone.n = 0;
+	for (v = 0; v < t->n; v++)
+		if (t->idle[v] && tg_candidates_of(t, v))
+			return -ENOMEM;
+	return 0;
+}
+
+/* TACOS §VI: the matching visits the open requests in random order, the Fisher-Yates shuffle of
+ * open[] from the run's stream (nopen - 1 draws). Only the candidates' order matters, so rather
+ * than permute all requests this follows the candidates through the same swaps, drawing each
+ * swap's index as the shuffle would, until every candidate has its final place; the stream then
+ * skips the draws left. Leaves cand in visiting order. */
+static void tg_order(struct tg *t)
+{
+	uint32_t *cand = t->cand.v, left = (uint32_t)t->cand.n, i, j, p;
+	uint64_t rng = t->rng; /* a local: the draws do not wait on stores to t */
+
+	if (left < 2) { /* nothing to order */
+		rng_skip(&t->rng, t->nopen - 1);
+		return;
+	}
+	for (j = 0; j < left; j++) {
+		p = t->pos[cand[j]];
+		bit_set(t->track, p);
+		t->who[p] = cand[j];
+	}
+	/* Step i swaps indices i - 1 and j: what was at j stays at i - 1 for good, what was at
+	 * i - 1 moves to j. Places are taken from the back, so cand fills from its end. */
+	for (i = t->nopen; i > 1 && left; i--) {
+		j = (uint32_t)(rng_next(&rng) % i);
+		if (!bit_get(t->track, j) && !bit_get(t->track, i - 1))
+			continue;
+		if (bit_get(t->track, j)) {
+			cand[--left] = t->who[j];
+			bit_clear(t->track, j);
+		}
+		if (bit_get(t->track, i - 1)) {
+			t->who[j] = t->who[i - 1];
+			bit_set(t->track, j);
+			bit_clear(t->track, i - 1);
+		}
+	}
+	if (left) { /* the last one left, at index 0 */
+		cand[0] = t->who[0];
+		bit_clear(t->track, 0);
+	}
+	rng_skip(&rng, i - 1);
+	t->rng = rng;
+}
+
+/* Matches the requests of cells[0 .. n) in that order, each on one idle in-link. */
+static int tg_serve(struct tg *t, const uint32_t *cells, size_t n, double now)
+{
+	uint32_t c, v, e;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		c = cells[i] / t->n, v = cells[i] % t->n;
 		if (!t->idle[v])
 			continue;
-		e = tg_pick(t, cell / t->n, v, now);
-		if (e != TG_NONE && tg_start(t, cell / t->n, e, now))
+		e = tg_pick(t, c, v);
+		if (e != TG_NONE && tg_start(t, c, e, now))
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+/* TACOS §VI, one matching: the open requests in random order, each on one idle in-link. A
+ * request stays open while its chunk is in flight, as in the paper. The lone requests neither
+ * share links with the others nor draw, so they can go first. */
+static int tg_match(struct tg *t, double now)
+{
+	if (tg_candidates(t) || tg_serve(t, t->lone.v, t->lone.n, now))
+		return -ENOMEM;
+	tg_order(t);
+	return tg_serve(t, t->cand.v, t->cand.n, now);
 }
 
 /* The next event: the earliest end of a send in flight, INFINITY if none. */
