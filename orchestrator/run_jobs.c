@@ -375,14 +375,15 @@ static int tacos_fit(const struct experiment *e, const struct job_spec *j, const
 			"%s: algorithm tacos sends only between neighbours, each over its one "
 			"link, so there is nothing to route: give routing.policy ecmp",
 			where);
-	if (elems < parts || (j->kind == COLL_ALLGATHER && e->w.tacos.k > 1 && elems % parts))
-		return diag_set(d, -EINVAL,
-				"%s: algorithm tacos cuts the collective's %llu elements into %llu "
-				"chunks (%u per NPU), which needs %s",
-				where, (unsigned long long)elems, (unsigned long long)parts,
-				e->w.tacos.k,
-				elems < parts ? "at least one element per chunk"
-					      : "a multiple of the chunk count for an all-gather");
+	if (elems < parts || (j->kind != COLL_ALLREDUCE && e->w.tacos.k > 1 && elems % parts))
+		return diag_set(
+			d, -EINVAL,
+			"%s: algorithm tacos cuts the collective's %llu elements into %llu "
+			"chunks (%u per NPU), which needs %s",
+			where, (unsigned long long)elems, (unsigned long long)parts, e->w.tacos.k,
+			elems < parts ? "at least one element per chunk"
+				      : "a multiple of the chunk count for an all-gather or "
+					"reduce-scatter");
 	r = tacos_graph_fits(e, t, d);
 	return r ? diag_wrap(d, r, "%s: ", where) : 0;
 }

@@ -35,7 +35,10 @@ static const struct algo_desc algos[] = {
 			 KIND_BIT(COLL_ALLTOALL) | KIND_BIT(COLL_ALLREDUCE) |
 				 KIND_BIT(COLL_ALLGATHER) | KIND_BIT(COLL_REDUCESCATTER),
 			 coll_direct_build, NULL, coll_direct_check},
-	[COLL_TACOS] = {"tacos", KIND_BIT(COLL_ALLREDUCE) | KIND_BIT(COLL_ALLGATHER), NULL, NULL},
+	[COLL_TACOS] = {"tacos",
+			KIND_BIT(COLL_ALLREDUCE) | KIND_BIT(COLL_ALLGATHER) |
+				KIND_BIT(COLL_REDUCESCATTER),
+			NULL, NULL},
 	[COLL_HX_RINGS] = {"hx-rings", KIND_BIT(COLL_ALLREDUCE), coll_hx_rings_build,
 			   "columns of the torus", coll_hx_rings_check},
 	[COLL_TORUS2D] = {"torus2d", KIND_BIT(COLL_ALLREDUCE), coll_torus2d_build,

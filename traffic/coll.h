@@ -53,7 +53,7 @@
  *    {i, group + i, 2 * group + i, ...} and all-reduces its members' whole buffers.
  *  - HX_RINGS, TORUS2D: ALLREDUCE over a logical r x c torus, rank = row * group + column
  *    (HammingMesh §V-A2, traffic/coll_hx.h); every send goes to a torus neighbour.
- *  - TACOS: ALLREDUCE and ALLGATHER as TACOS synthesized them (traffic/tacos.h) over the
+ *  - TACOS: ALLREDUCE, ALLGATHER and REDUCESCATTER as TACOS synthesized them (traffic/tacos.h) over the
  *    job's NPUs, N * k chunks: only with the synthesis (coll_sched_build_ext); see
  *    coll_tacos.c.
  *  - MULTIDIM: ALLREDUCE, REDUCESCATTER and ALLGATHER over a P_0 x P_1 x ... platform
@@ -222,7 +222,7 @@ int coll_algo_parse(const char *s, enum coll_algo *out);
 
 /* Whether algorithm a builds collective kind k (ring: all-reduce, all-gather and
  * reduce-scatter; pairwise: all-to-all; direct: all four; multidim: all but all-to-all;
- * tacos: all-reduce and all-gather; the others all-reduce). */
+ * tacos: all but all-to-all; the others all-reduce). */
 bool coll_algo_builds(enum coll_algo a, enum coll_kind k);
 
 /* The algorithm a job of kind k runs when the one it inherits does not build k: pairwise

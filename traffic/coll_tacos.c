@@ -107,30 +107,32 @@ static int ct_check(const struct tacos_result *r, const struct coll_params *p, s
 {
 	uint64_t elems = p->elem ? p->bytes / p->elem : 0;
 
-	if (p->kind != COLL_ALLREDUCE && p->kind != COLL_ALLGATHER)
-		return diag_set(d, -EINVAL, "tacos: builds allreduce and allgather, not %s",
-				coll_kind_name(p->kind));
+	if (p->kind == COLL_ALLTOALL)
+		return diag_set(d, -EINVAL,
+				"tacos: builds allreduce, allgather and reducescatter, "
+				"not alltoall");
 	if (p->nranks != r->n || !p->elem || p->bytes % p->elem)
 		return diag_set(d, -EINVAL,
 				"tacos: %u ranks, %llu bytes of %u-byte elements for a result on "
 				"%u NPUs",
 				p->nranks, (unsigned long long)p->bytes, p->elem, r->n);
-	if (p->kind == COLL_ALLREDUCE && r->n > 1 && !r->rs.nsends)
+	if (p->kind != COLL_ALLGATHER && r->n > 1 && !r->rs.nsends)
+		return diag_set(d, -EINVAL, "tacos: %s from a result without reduce-scatter",
+				coll_kind_name(p->kind));
+	if (p->kind != COLL_ALLREDUCE && r->k > 1 && elems % ((uint64_t)r->n * r->k))
 		return diag_set(d, -EINVAL,
-				"tacos: allreduce from a result without reduce-scatter");
-	if (p->kind == COLL_ALLGATHER && r->k > 1 && elems % ((uint64_t)r->n * r->k))
-		return diag_set(d, -EINVAL,
-				"tacos: allgather with %u chunks per rank needs a multiple of %llu "
+				"tacos: %s with %u chunks per rank needs a multiple of %llu "
 				"elements, not %llu",
-				r->k, (unsigned long long)r->n * r->k, (unsigned long long)elems);
+				coll_kind_name(p->kind), r->k, (unsigned long long)r->n * r->k,
+				(unsigned long long)elems);
 	return 0;
 }
 
 int tacos_coll_sched(const struct tacos_result *r, const struct coll_params *p,
 		     struct coll_sched *out, struct diag *d)
 {
-	bool ar = p->kind == COLL_ALLREDUCE;
-	size_t n = 2 * (r->ag.nsends + (ar ? r->rs.nsends : 0)), m = 0;
+	bool rs = p->kind != COLL_ALLGATHER, ag = p->kind != COLL_REDUCESCATTER;
+	size_t n = 2 * ((ag ? r->ag.nsends : 0) + (rs ? r->rs.nsends : 0)), m = 0;
 	struct ct_item *v = NULL;
 	struct ct_chunk *ch = NULL;
 	int err;
@@ -145,9 +147,10 @@ int tacos_coll_sched(const struct tacos_result *r, const struct coll_params *p,
 	if (!err) {
 		memset(out->ranks.v, 0, r->n * sizeof(*out->ranks.v));
 		out->ranks.n = r->n;
-		if (ar)
+		if (rs)
 			m = ct_items(&r->rs, 0, v);
-		m += ct_items(&r->ag, 1, v + m);
+		if (ag)
+			m += ct_items(&r->ag, 1, v + m);
 		qsort(v, m, sizeof(*v), cmp_item);
 		err = ct_build(out, r, v, m, ch);
 	}

@@ -677,6 +677,25 @@ static void reverse(struct tacos_sched *s)
 	qsort(s->sends, s->nsends, sizeof(*s->sends), cmp_send);
 }
 
+int tacos_reducescatter(const struct tacos_graph *g, const struct tacos_cfg *cfg,
+			struct tacos_result *r, struct diag *d)
+{
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	if ((err = check_cfg(g, cfg, d)))
+		return err;
+	r->n = g->n, r->k = cfg->k, r->chunk_bytes = cfg->chunk_bytes;
+	err = tg_synth(g, cfg, true, &r->rs, d);
+	if (err) {
+		tacos_result_done(r);
+		return err;
+	}
+	reverse(&r->rs);
+	r->t_rs = r->rs.time;
+	return 0;
+}
+
 int tacos_allreduce(const struct tacos_graph *g, const struct tacos_cfg *cfg,
 		    struct tacos_result *r, struct diag *d)
 {

@@ -79,6 +79,11 @@ int tacos_allgather(const struct tacos_graph *g, const struct tacos_cfg *cfg,
 int tacos_allreduce(const struct tacos_graph *g, const struct tacos_cfg *cfg,
 		    struct tacos_result *r, struct diag *d);
 
+/* Reduce-scatter alone (TACOS §VII-A): the all-gather synthesized on the transposed graph,
+ * time-reversed; r->ag empty. Returns as tacos_allgather. */
+int tacos_reducescatter(const struct tacos_graph *g, const struct tacos_cfg *cfg,
+			struct tacos_result *r, struct diag *d);
+
 /* Keeps only the first arrival of each chunk at each NPU (a tree per chunk rooted at its
  * owner). Returns the number of sends dropped. */
 size_t tacos_prune(struct tacos_sched *s, uint32_t n, uint32_t k);
@@ -122,13 +127,15 @@ struct tacos_topo_in {
 int tacos_topo_graph(const struct tacos_topo_in *in, struct tacos_link **links, uint32_t *nlinks,
 		     struct diag *d);
 
-/* TACOS over that graph: tacos_allreduce or tacos_allgather for kind; as those return. */
+/* TACOS over that graph: tacos_allreduce, tacos_allgather or tacos_reducescatter for kind;
+ * as those return. */
 int tacos_topo_synth(const struct tacos_topo_in *in, enum coll_kind kind,
 		     const struct tacos_cfg *cfg, struct tacos_result *r, struct diag *d);
 
 /* The steps of r for all ranks (traffic/coll_tacos.c): p->kind COLL_ALLREDUCE (r from
- * tacos_allreduce) or COLL_ALLGATHER (rs empty; k 1 or bytes / elem a multiple of n * k, so
- * that rank j's chunk is its k parts), p->nranks == r->n, the buffer cut into n * k parts with
+ * tacos_allreduce), COLL_ALLGATHER (rs unused) or COLL_REDUCESCATTER (ag unused; r from
+ * tacos_reducescatter or tacos_allreduce); for the last two k 1 or bytes / elem a multiple of
+ * n * k, so that rank j's chunk is its k parts, p->nranks == r->n, the buffer cut into n * k parts with
  * coll_chunk_off. out is overwritten; 0, -EINVAL, -E2BIG (a rank with more tree children than
  * COLL_DEPS_MAX) or -ENOMEM, out left empty on error. Release with coll_sched_done. */
 int tacos_coll_sched(const struct tacos_result *r, const struct coll_params *p,

@@ -80,11 +80,17 @@ int tacos_topo_synth(const struct tacos_topo_in *in, enum coll_kind kind,
 	if (err)
 		return err;
 	g = (struct tacos_graph){.n = in->n, .nlinks = n, .links = links};
-	err = kind == COLL_ALLREDUCE ? tacos_allreduce(&g, cfg, r, d)
-	      : kind == COLL_ALLGATHER
-		      ? tacos_allgather(&g, cfg, r, d)
-		      : diag_set(d, -EINVAL, "tacos: builds allreduce and allgather, not %s",
-				 coll_kind_name(kind));
+	if (kind == COLL_ALLREDUCE)
+		err = tacos_allreduce(&g, cfg, r, d);
+	else if (kind == COLL_ALLGATHER)
+		err = tacos_allgather(&g, cfg, r, d);
+	else if (kind == COLL_REDUCESCATTER)
+		err = tacos_reducescatter(&g, cfg, r, d);
+	else
+		err = diag_set(d, -EINVAL,
+			       "tacos: builds allreduce, allgather and reducescatter, "
+			       "not %s",
+			       coll_kind_name(kind));
 	free(links);
 	return err;
 }

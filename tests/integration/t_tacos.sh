@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # TACOS-synthesized collectives (scenarios/tacos-mesh.yaml): in virtual time the 4x4 mesh
-# sweep gives the synthesized all-reduce a shorter time than the ring's; emulated, the
-# all-reduce and the all-gather with real floats (verify: true), every rank's result right,
-# every send between neighbours, and the synthesis kept in the results folder; the direct
-# all-reduce baseline with real floats.
+# sweep gives the synthesized all-reduce a shorter time than the ring's, also with two NPUs
+# failed; emulated, the all-reduce, all-gather and reduce-scatter with real floats (verify:
+# true), every rank's result right, every send between neighbours, the synthesis kept in the
+# results folder; the direct all-reduce baseline with real floats; `testbed schedule`.
 . "$(dirname "$0")/lib.sh"
 
 "$TB" sim --results "$TB_TMP/sim" scenarios/tacos-mesh.yaml >"$TB_TMP/sim.log" 2>&1 ||
@@ -42,6 +42,7 @@ run() {
 }
 run r allreduce
 run g allgather
+run s reducescatter
 run d allreduce direct # the paper's Direct baseline, every part straight to its NPU
 
 # testbed schedule (no root): every variant of the 4x4 mesh; the synthesized all-reduce's

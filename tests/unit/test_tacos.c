@@ -519,6 +519,23 @@ static void test_pinned(void **state)
 
 /* The all-reduce's steps through the executor: completes, race-free, every element reduced
  * exactly once on every rank. */
+/* A reduce-scatter synthesized alone is the all-reduce's first half, send for send. */
+static void t_rs_alone(const struct t_g *g, const struct tacos_cfg *c,
+		       const struct tacos_result *ar)
+{
+	struct tacos_graph tg = t_graph(g);
+	struct tacos_result r;
+	struct diag d = {0};
+
+	if (tacos_reducescatter(&tg, c, &r, &d))
+		fail_msg("reducescatter: %s", d.msg);
+	assert_int_equal(r.ag.nsends, 0);
+	assert_int_equal(r.rs.nsends, ar->rs.nsends);
+	assert_memory_equal(r.rs.sends, ar->rs.sends, r.rs.nsends * sizeof(*r.rs.sends));
+	assert_true(r.t_rs == ar->t_rs);
+	tacos_result_done(&r);
+}
+
 /* Every link has the first one's alpha and rate. */
 static bool t_uniform(const struct t_g *g)
 {
@@ -559,6 +576,13 @@ static void t_steps_ok(const struct t_g *g, uint32_t k, uint64_t seed)
 		fail_msg("steps: %s", d.msg);
 	if (t_sim_run(&s, msg, sizeof(msg)))
 		fail_msg("allgather, %u NPUs, k %u: %s", g->n, k, msg);
+	coll_sched_done(&s);
+	t_rs_alone(g, &c, &r);
+	p.kind = COLL_REDUCESCATTER; /* the all-reduce's first half, rank j's block summed */
+	if (tacos_coll_sched(&r, &p, &s, &d))
+		fail_msg("steps: %s", d.msg);
+	if (t_sim_run(&s, msg, sizeof(msg)))
+		fail_msg("reducescatter, %u NPUs, k %u: %s", g->n, k, msg);
 	coll_sched_done(&s);
 	tacos_result_done(&r);
 }
