@@ -53,9 +53,8 @@
  *    {i, group + i, 2 * group + i, ...} and all-reduces its members' whole buffers.
  *  - HX_RINGS, TORUS2D: ALLREDUCE over a logical r x c torus, rank = row * group + column
  *    (HammingMesh §V-A2, traffic/coll_hx.h); every send goes to a torus neighbour.
- *  - TACOS: ALLREDUCE, ALLGATHER and REDUCESCATTER as TACOS synthesized them (traffic/tacos.h) over the
- *    job's NPUs, N * k chunks: only with the synthesis (coll_sched_build_ext); see
- *    coll_tacos.c.
+ *  - TACOS: ALLREDUCE, ALLGATHER and REDUCESCATTER as TACOS synthesized them (traffic/tacos.h) over
+ * the job's NPUs, N * k chunks: only with the synthesis (coll_sched_build_ext); see coll_tacos.c.
  *  - MULTIDIM: ALLREDUCE, REDUCESCATTER and ALLGATHER over a P_0 x P_1 x ... platform
  *    (params.md, whose md.kind is the kind), rank = c_0 + P_0 (c_1 + P_1 (c_2 + ...)):
  *    md.chunks chunks, each a reduce-scatter stage per dimension then (all-reduce) an

@@ -135,8 +135,8 @@ int tacos_topo_synth(const struct tacos_topo_in *in, enum coll_kind kind,
 /* The steps of r for all ranks (traffic/coll_tacos.c): p->kind COLL_ALLREDUCE (r from
  * tacos_allreduce), COLL_ALLGATHER (rs unused) or COLL_REDUCESCATTER (ag unused; r from
  * tacos_reducescatter or tacos_allreduce); for the last two k 1 or bytes / elem a multiple of
- * n * k, so that rank j's chunk is its k parts, p->nranks == r->n, the buffer cut into n * k parts with
- * coll_chunk_off. out is overwritten; 0, -EINVAL, -E2BIG (a rank with more tree children than
+ * n * k, so that rank j's chunk is its k parts, p->nranks == r->n, the buffer cut into n * k parts
+ * with coll_chunk_off. out is overwritten; 0, -EINVAL, -E2BIG (a rank with more tree children than
  * COLL_DEPS_MAX) or -ENOMEM, out left empty on error. Release with coll_sched_done. */
 int tacos_coll_sched(const struct tacos_result *r, const struct coll_params *p,
 		     struct coll_sched *out, struct diag *d);
