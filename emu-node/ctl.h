@@ -35,7 +35,6 @@
 
 #include "traffic/coll.h"
 #include "traffic/sport.h"
-#include "traffic/tacos.h"
 
 #define CTL_VERSION 1
 #define CTL_MAX_MSG (256 * 1024) /* largest packet either side sends */
@@ -98,11 +97,10 @@ struct ctl_job {
 	uint64_t compute_ns; /* compute phase per iteration, emulated time */
 	uint64_t start_ns; /* CLOCK_MONOTONIC instant of the first iteration's start */
 	uint64_t progress_ns; /* fail the job if no step completes for this long (0 = never) */
-	/* coll.algo TACOS: the orchestrator's synthesis (traffic/tacos.h), of its sends the
-	 * tacos_nrs reduce-scatter and tacos_nag all-gather ones this rank sends or receives,
-	 * after the peers; all zero for the other algorithms */
-	uint32_t tacos_k, tacos_nrs, tacos_nag, pad;
-	uint64_t tacos_chunk_bytes;
+	/* a schedule the orchestrator made (coll_algo_shipped: TACOS's synthesis): this rank's
+	 * nsteps steps and their ndeps dependencies after the peers, dep_off counting from the
+	 * first of these; 0 and 0 for the schedules a rank builds from coll itself */
+	uint32_t nsteps, ndeps;
 	struct ctl_peer peers[]; /* coll.nranks entries, indexed by rank (own entry unused) */
 };
 
@@ -189,17 +187,22 @@ static inline uint32_t ctl_job_len(uint32_t nranks)
 	return (uint32_t)(sizeof(struct ctl_job) + nranks * sizeof(struct ctl_peer));
 }
 
-/* Size of a CTL_JOB packet for nranks ranks and nsends TACOS sends (64-bit: a count from a
- * packet may be anything). */
-static inline uint64_t ctl_job_len_sends(uint32_t nranks, uint64_t nsends)
+/* Size of a CTL_JOB packet for nranks ranks with a shipped schedule of nsteps steps and ndeps
+ * dependencies (64-bit: counts from a packet may be anything). */
+static inline uint64_t ctl_job_len_steps(uint32_t nranks, uint64_t nsteps, uint64_t ndeps)
 {
-	return ctl_job_len(nranks) + nsends * sizeof(struct tacos_send);
+	return ctl_job_len(nranks) + nsteps * sizeof(struct coll_step) + ndeps * sizeof(uint32_t);
 }
 
-/* A CTL_JOB's TACOS sends: its reduce-scatter ones, then its all-gather ones. */
-static inline const struct tacos_send *ctl_job_sends(const struct ctl_job *m)
+/* A CTL_JOB's shipped steps, and after them their dependencies. */
+static inline const struct coll_step *ctl_job_steps(const struct ctl_job *m)
 {
-	return (const struct tacos_send *)(const void *)(m->peers + m->coll.nranks);
+	return (const struct coll_step *)(const void *)(m->peers + m->coll.nranks);
+}
+
+static inline const uint32_t *ctl_job_deps(const struct ctl_job *m)
+{
+	return (const uint32_t *)(const void *)(ctl_job_steps(m) + m->nsteps);
 }
 
 /* The checks every control packet passes in either direction, before its type's own: whole

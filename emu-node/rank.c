@@ -45,23 +45,14 @@ static int rank_alloc_verify(struct rank *rk, struct diag *d)
 	return 0;
 }
 
-/* The rank's steps: from the parameters, or for TACOS from the synthesis's sends the runner
- * shipped (its own: they give its steps of the whole schedule), checked first. */
+/* The rank's steps: built from the parameters, or the slice the runner shipped for an
+ * algorithm whose schedules it makes (TACOS), checked first. */
 static int rank_sched(struct rank *rk, const struct ctl_job *m, struct diag *d)
 {
-	struct tacos_send *v = (struct tacos_send *)(uintptr_t)ctl_job_sends(m);
-	struct tacos_result t = {.n = m->coll.nranks,
-				 .k = m->tacos_k,
-				 .chunk_bytes = m->tacos_chunk_bytes,
-				 .rs = {v, m->tacos_nrs, 0},
-				 .ag = {v + m->tacos_nrs, m->tacos_nag, 0}};
-	struct coll_ext x = {&t};
-	int r;
-
-	if (m->coll.algo != COLL_TACOS)
+	if (!coll_algo_shipped(m->coll.algo))
 		return coll_sched_build_rank(&m->coll, m->rank, &rk->sched, d);
-	r = tacos_result_check(&t, d);
-	return r ? r : coll_sched_build_rank_ext(&m->coll, &x, m->rank, &rk->sched, d);
+	return coll_sched_from_rank(&m->coll, m->rank, ctl_job_steps(m), m->nsteps, ctl_job_deps(m),
+				    m->ndeps, &rk->sched, d);
 }
 
 static int rank_prepare(struct rank *rk, const struct ctl_job *m, struct diag *d)

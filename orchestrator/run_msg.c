@@ -24,18 +24,25 @@ static const char *node_name(const struct run *r, uint32_t ep)
 	return r->t->nodes.v[r->t->endpoints.v[ep]].name;
 }
 
-/* Room for every rank's message: its TACOS sends are at most all of them. */
-static uint64_t job_msg_room(const struct run_job *rj)
+/* The largest packet a rank of the job needs: its slice of the shipped schedule s (NULL when
+ * each rank builds its own). */
+static uint64_t job_msg_room(const struct run_job *rj, const struct coll_sched *s)
 {
-	uint64_t all = rj->tacos ? rj->tacos->rs.nsends + rj->tacos->ag.nsends : 0;
+	uint64_t most = ctl_job_len(rj->spec.gpus), len;
+	uint32_t k;
 
-	return ctl_job_len_sends(rj->spec.gpus, all);
+	for (k = 0; s && k < s->ranks.n; k++) {
+		len = ctl_job_len_steps(rj->spec.gpus, s->ranks.v[k].step_n,
+					coll_sched_rank_deps(s, k));
+		most = len > most ? len : most;
+	}
+	return most;
 }
 
-static struct ctl_job *job_msg(const struct run *r, const struct run_job *rj)
+static struct ctl_job *job_msg(const struct run *r, const struct run_job *rj, uint64_t room)
 {
 	uint32_t n = rj->spec.gpus, k, len = ctl_job_len(n);
-	struct ctl_job *m = calloc(1, job_msg_room(rj));
+	struct ctl_job *m = calloc(1, room);
 	struct timespec ts;
 
 	if (!m)
@@ -61,22 +68,18 @@ static struct ctl_job *job_msg(const struct run *r, const struct run_job *rj)
 	return m;
 }
 
-/* Rank k's TACOS sends (those it sends or receives), after the peers; its packet's length.
- * -E2BIG if they do not fit one control packet. */
-static int job_msg_sends(struct ctl_job *m, const struct run_job *rj, uint32_t k)
+/* Rank k's slice of the shipped schedule s after the peers, and its packet's length. */
+static void job_msg_steps(struct ctl_job *m, const struct run_job *rj, const struct coll_sched *s,
+			  uint32_t k)
 {
-	struct tacos_send *v = (struct tacos_send *)(uintptr_t)ctl_job_sends(m);
-	uint64_t len;
+	struct coll_step *st = (struct coll_step *)(uintptr_t)ctl_job_steps(m);
 
-	if (!rj->tacos)
-		return 0;
-	m->tacos_k = rj->tacos->k;
-	m->tacos_chunk_bytes = rj->tacos->chunk_bytes;
-	m->tacos_nrs = (uint32_t)tacos_rank_sends(&rj->tacos->rs, k, v);
-	m->tacos_nag = (uint32_t)tacos_rank_sends(&rj->tacos->ag, k, v + m->tacos_nrs);
-	len = ctl_job_len_sends(rj->spec.gpus, (uint64_t)m->tacos_nrs + m->tacos_nag);
-	m->h.len = (uint32_t)len;
-	return len > CTL_MAX_MSG ? -E2BIG : 0;
+	if (!s)
+		return;
+	m->nsteps = s->ranks.v[k].step_n;
+	m->ndeps = coll_sched_rank_deps(s, k);
+	coll_sched_rank_slice(s, k, st, (uint32_t *)(uintptr_t)ctl_job_deps(m));
+	m->h.len = (uint32_t)ctl_job_len_steps(rj->spec.gpus, m->nsteps, m->ndeps);
 }
 
 /* Rank k's view of the paths the routing policy pinned: its tag toward each peer, and the
@@ -100,34 +103,56 @@ static void job_msg_rank(struct ctl_job *m, const struct run_job *rj, uint32_t k
 	}
 }
 
+/* The schedule the runner ships to the job's ranks (coll_algo_shipped), into s; 0 with s
+ * empty for the others. */
+static int job_shipped(const struct run_job *rj, struct coll_sched *s, struct diag *d)
+{
+	struct coll_params p = run_job_coll(rj);
+	struct coll_ext x = run_job_ext(rj);
+
+	memset(s, 0, sizeof(*s));
+	return coll_algo_shipped(p.algo) ? coll_sched_build_ext(&p, &x, s, d) : 0;
+}
+
 int run_emu_start(struct run *r, uint32_t j, struct diag *d)
 {
 	struct run_job *rj = &r->jobs[j];
-	struct ctl_job *m = job_msg(r, rj);
+	struct coll_sched s;
+	const struct coll_sched *ship;
+	struct ctl_job *m = NULL;
+	uint64_t room;
 	uint32_t k;
-	int err = 0;
+	int err = job_shipped(rj, &s, d);
 
-	if (!m)
+	if (err)
+		return diag_wrap(d, err, "job %u: ", j);
+	ship = coll_algo_shipped(rj->spec.algo) ? &s : NULL;
+	room = job_msg_room(rj, ship);
+	if (room > CTL_MAX_MSG) {
+		coll_sched_done(&s);
+		return diag_set(d, -E2BIG,
+				"job %u: a rank's part of its %s schedule takes %llu bytes, more "
+				"than one control packet's %d (fewer chunks)",
+				j, coll_algo_name(rj->spec.algo), (unsigned long long)room,
+				CTL_MAX_MSG);
+	}
+	m = job_msg(r, rj, room);
+	if (!m) {
+		coll_sched_done(&s);
 		return diag_set(d, -ENOMEM, "out of memory");
-	for (k = 0; k < rj->spec.gpus; k++) /* every rank's part fits, or none is sent */
-		if (job_msg_sends(m, rj, k)) {
-			free(m);
-			return diag_set(d, -E2BIG,
-					"job %u: rank %u's part of the TACOS schedule does not fit "
-					"one control packet of %d bytes (fewer tacos.chunks)",
-					j, k, CTL_MAX_MSG);
-		}
+	}
 	for (k = 0; k < rj->spec.gpus; k++) {
 		struct run_node *n = &run_emu(r)->nodes[rj->eps[k]];
 
 		job_msg_rank(m, rj, k);
-		(void)job_msg_sends(m, rj, k);
+		job_msg_steps(m, rj, ship, k);
 		n->job = (int32_t)j;
 		n->rank = k;
 		if (n->fd < 0 || emu_send(n->fd, m, m->h.len))
 			err = -EPIPE;
 	}
 	free(m);
+	coll_sched_done(&s);
 	if (err)
 		run_fail_job(r, j, "could not hand the job to every emu-node");
 	return 0;

@@ -202,6 +202,22 @@ uint64_t coll_chunk_off(uint64_t bytes, uint32_t elem, uint32_t n, uint32_t c);
  * (all-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all (n-1)/n; 0 for n == 0). */
 double coll_busbw_factor(enum coll_kind kind, uint32_t nranks);
 
+/* Whether the orchestrator makes a's schedules (TACOS's synthesis) and ships each rank its
+ * slice, rather than every rank building its own from the parameters (traffic/coll_ship.c). */
+bool coll_algo_shipped(enum coll_algo a);
+/* Rank's dependencies in s, all its steps' (the slice's deps length). */
+uint32_t coll_sched_rank_deps(const struct coll_sched *s, uint32_t rank);
+/* Rank's steps of s into steps[] (its step_n) and their dependencies into deps[]
+ * (coll_sched_rank_deps), each step's dep_off counting from the slice's first. */
+void coll_sched_rank_slice(const struct coll_sched *s, uint32_t rank, struct coll_step *steps,
+			   uint32_t *deps);
+/* A schedule holding only rank's shipped slice (the other ranks empty), for p; the slice is
+ * checked first (operations, flags, peers, byte ranges inside the buffer, dependencies on
+ * earlier steps only): 0, -EINVAL naming the first bad step, or -ENOMEM. */
+int coll_sched_from_rank(const struct coll_params *p, uint32_t rank, const struct coll_step *steps,
+			 uint32_t nsteps, const uint32_t *deps, uint32_t ndeps,
+			 struct coll_sched *out, struct diag *d);
+
 /* The alpha-beta time of s in seconds (traffic/coll_time.c): every rank pair joined by its
  * own link of bps bit/s, a message taking alpha + bytes / rate, a pair's messages one after
  * another, each step after its dependencies. NAN on ENOMEM or sends and receives that do not

@@ -162,16 +162,3 @@ int tacos_coll_sched(const struct tacos_result *r, const struct coll_params *p,
 	return diag_set(d, err, "tacos: %s",
 			err == -ENOMEM ? "out of memory" : "a rank has too many tree children");
 }
-
-size_t tacos_rank_sends(const struct tacos_sched *s, uint32_t rank, struct tacos_send *out)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < s->nsends; i++)
-		if (s->sends[i].src == rank || s->sends[i].dst == rank) {
-			if (out)
-				out[n] = s->sends[i];
-			n++;
-		}
-	return n;
-}

@@ -103,10 +103,6 @@ int tacos_result_parse(const char *text, size_t len, struct tacos_result *r, str
  * naming the first that is not (what a rank checks before it runs shipped sends). */
 int tacos_result_check(const struct tacos_result *r, struct diag *d);
 
-/* The sends of s that rank sends or receives, in s's order, into out (NULL: only count);
- * their number. Rank r's steps built from these alone are its steps of the whole r. */
-size_t tacos_rank_sends(const struct tacos_sched *s, uint32_t rank, struct tacos_send *out);
-
 struct topo;
 struct gen_direct_params;
 

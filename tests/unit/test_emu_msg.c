@@ -81,34 +81,35 @@ static void test_node_job(void **state)
 	assert_int_equal(t_job(4, 0, sizeof(struct ctl_hdr) + 4, &d), -EBADMSG);
 }
 
-/* A TACOS job's sends follow the peers: the length must count exactly the sends it says. */
-static int t_tacos_job(uint32_t nrs, uint32_t nag, uint64_t len, struct diag *d)
+/* A shipped schedule's steps and dependencies follow the peers: the length must count exactly
+ * the ones it says. */
+static int t_steps_job(uint32_t nsteps, uint32_t ndeps, uint64_t len, struct diag *d)
 {
 	struct ctl_job *j = t_msg(CTL_JOB, (size_t)len);
 	int r;
 
 	j->h.len = (uint32_t)len;
 	j->coll.nranks = 4;
-	j->tacos_nrs = nrs;
-	j->tacos_nag = nag;
+	j->nsteps = nsteps;
+	j->ndeps = ndeps;
 	diag_clear(d);
 	r = msg_check(j, (size_t)len, d);
 	free(j);
 	return r;
 }
 
-static void test_node_tacos_job(void **state)
+static void test_node_steps_job(void **state)
 {
 	struct diag d = {0};
 
 	(void)state;
-	assert_int_equal(t_tacos_job(3, 5, ctl_job_len_sends(4, 8), &d), CTL_JOB);
-	assert_int_equal(t_tacos_job(0, 5, ctl_job_len_sends(4, 5), &d), CTL_JOB);
-	assert_int_equal(t_tacos_job(3, 5, ctl_job_len_sends(4, 7), &d), -EBADMSG);
-	assert_non_null(strstr(d.msg, "8 TACOS sends"));
-	assert_int_equal(t_tacos_job(3, 5, ctl_job_len(4), &d), -EBADMSG);
+	assert_int_equal(t_steps_job(3, 5, ctl_job_len_steps(4, 3, 5), &d), CTL_JOB);
+	assert_int_equal(t_steps_job(0, 0, ctl_job_len(4), &d), CTL_JOB);
+	assert_int_equal(t_steps_job(3, 5, ctl_job_len_steps(4, 3, 4), &d), -EBADMSG);
+	assert_non_null(strstr(d.msg, "3 steps and 5 dependencies"));
+	assert_int_equal(t_steps_job(3, 0, ctl_job_len(4), &d), -EBADMSG);
 	/* counts that would wrap 32 bits do not pass for a short packet */
-	assert_int_equal(t_tacos_job(UINT32_MAX, 2, ctl_job_len_sends(4, 1), &d), -EBADMSG);
+	assert_int_equal(t_steps_job(UINT32_MAX, 2, ctl_job_len_steps(4, 1, 0), &d), -EBADMSG);
 }
 
 static void test_node_refuses(void **state)
@@ -203,7 +204,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_node_accepts),   cmocka_unit_test(test_node_job),
-		cmocka_unit_test(test_node_tacos_job), cmocka_unit_test(test_node_refuses),
+		cmocka_unit_test(test_node_steps_job), cmocka_unit_test(test_node_refuses),
 		cmocka_unit_test(test_runner_accepts), cmocka_unit_test(test_runner_flows),
 		cmocka_unit_test(test_runner_reason),
 	};

@@ -643,35 +643,51 @@ static void t_same_steps(const struct coll_sched *a, const struct coll_sched *b,
 	}
 }
 
-/* Rank r's steps built from its own sends (what the runner ships it) are its steps of the
- * whole schedule, through coll_sched_build_rank_ext as emu-node builds them. */
+/* Each rank's slice of the whole schedule (what the runner ships it) read back on the rank
+ * (coll_sched_from_rank, as emu-node does) gives its steps; a slice with a bad peer, range or
+ * dependency is refused. TACOS schedules are only built with the synthesis. */
 static void t_rank_slices(const struct tacos_result *r, const struct coll_params *p)
 {
-	struct tacos_send *v = calloc(r->rs.nsends + r->ag.nsends + 1, sizeof(*v));
-	struct coll_ext full = {r}, own = {0};
+	struct coll_step *st = calloc(r->rs.nsends * 2 + r->ag.nsends * 2 + 1, sizeof(*st));
+	uint32_t *dp = calloc(64 * (r->rs.nsends + r->ag.nsends) + 1, sizeof(*dp)), k, nd;
+	struct coll_ext full = {r};
 	struct coll_sched a, b;
-	struct tacos_result mine;
 	struct diag d = {0};
-	uint32_t k;
-	size_t nrs;
 
-	assert_non_null(v);
+	assert_true(st && dp);
 	assert_int_equal(coll_sched_build_ext(p, &full, &a, &d), 0);
 	for (k = 0; k < r->n; k++) {
-		mine = *r;
-		nrs = tacos_rank_sends(&r->rs, k, v);
-		mine.rs = (struct tacos_sched){v, nrs, 0};
-		mine.ag = (struct tacos_sched){v + nrs, tacos_rank_sends(&r->ag, k, v + nrs), 0};
-		assert_true(mine.rs.nsends + mine.ag.nsends < r->rs.nsends + r->ag.nsends);
-		own.tacos = &mine;
-		assert_int_equal(coll_sched_build_rank_ext(p, &own, k, &b, &d), 0);
+		coll_sched_rank_slice(&a, k, st, dp);
+		nd = coll_sched_rank_deps(&a, k);
+		assert_int_equal(
+			coll_sched_from_rank(p, k, st, a.ranks.v[k].step_n, dp, nd, &b, &d), 0);
 		t_same_steps(&a, &b, k);
 		coll_sched_done(&b);
 	}
+	coll_sched_rank_slice(&a, 0, st, dp);
+	nd = coll_sched_rank_deps(&a, 0);
+	st[0].peer = p->nranks;
+	assert_int_equal(coll_sched_from_rank(p, 0, st, a.ranks.v[0].step_n, dp, nd, &b, &d),
+			 -EINVAL);
+	assert_non_null(strstr(d.msg, "step 0: a peer"));
+	coll_sched_rank_slice(&a, 0, st, dp);
+	diag_clear(&d);
+	st[1].len = p->bytes + 4;
+	assert_int_equal(coll_sched_from_rank(p, 0, st, a.ranks.v[0].step_n, dp, nd, &b, &d),
+			 -EINVAL);
+	assert_non_null(strstr(d.msg, "step 1: a byte range"));
+	coll_sched_rank_slice(&a, 0, st, dp);
+	diag_clear(&d);
+	st[0].dep_n = 1, st[0].dep_off = 0, dp[0] = 0;
+	assert_int_equal(coll_sched_from_rank(p, 0, st, a.ranks.v[0].step_n, dp, nd, &b, &d),
+			 -EINVAL);
+	assert_non_null(strstr(d.msg, "not earlier"));
+	diag_clear(&d);
 	assert_int_equal(coll_sched_build_ext(p, NULL, &b, &d), -EINVAL);
 	assert_non_null(strstr(d.msg, "synthesized"));
 	coll_sched_done(&a);
-	free(v);
+	free(st);
+	free(dp);
 }
 
 /* The text the results folder keeps reads back to the same synthesis; broken texts are refused

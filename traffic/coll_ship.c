@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+/* Schedules the orchestrator makes and ships to the ranks (coll.h, coll_algo_shipped): a
+ * rank's slice out of the whole schedule, and back into a schedule on the rank, checked as
+ * the builder's guarantees need before the executor trusts it. */
+#include <errno.h>
+#include <string.h>
+
+#include "traffic/coll.h"
+
+bool coll_algo_shipped(enum coll_algo a)
+{
+	return a == COLL_TACOS;
+}
+
+uint32_t coll_sched_rank_deps(const struct coll_sched *s, uint32_t rank)
+{
+	const struct coll_step *st = s->steps.v + s->ranks.v[rank].step_off;
+	uint32_t i, n = 0;
+
+	for (i = 0; i < s->ranks.v[rank].step_n; i++)
+		n += st[i].dep_n;
+	return n;
+}
+
+void coll_sched_rank_slice(const struct coll_sched *s, uint32_t rank, struct coll_step *steps,
+			   uint32_t *deps)
+{
+	const struct coll_step *st = s->steps.v + s->ranks.v[rank].step_off;
+	uint32_t i, n = 0;
+
+	for (i = 0; i < s->ranks.v[rank].step_n; i++) {
+		steps[i] = st[i];
+		steps[i].dep_off = n;
+		memcpy(deps + n, s->deps.v + st[i].dep_off, st[i].dep_n * sizeof(*deps));
+		n += st[i].dep_n;
+	}
+}
+
+/* What is wrong with step i of a shipped slice of rank, or NULL. */
+static const char *step_fault(const struct coll_params *p, uint32_t rank,
+			      const struct coll_step *st, uint32_t i, const uint32_t *deps,
+			      uint32_t ndeps)
+{
+	uint32_t k;
+
+	if (st->op != COLL_SEND && st->op != COLL_RECV)
+		return "an operation other than send and receive";
+	if (st->op == COLL_SEND ? st->flags != 0
+				: st->flags != COLL_F_COPY && st->flags != COLL_F_REDUCE)
+		return "flags that do not fit the operation";
+	if (st->peer >= p->nranks || st->peer == rank)
+		return "a peer that is not another rank of the job";
+	if (!st->len || st->off > p->bytes || st->len > p->bytes - st->off || st->off % p->elem ||
+	    st->len % p->elem)
+		return "a byte range outside the buffer or not of whole elements";
+	if (st->dep_off > ndeps || st->dep_n > ndeps - st->dep_off)
+		return "dependencies beyond the list";
+	for (k = 0; k < st->dep_n; k++)
+		if (deps[st->dep_off + k] >= i)
+			return "a dependency on a step that is not earlier";
+	return NULL;
+}
+
+int coll_sched_from_rank(const struct coll_params *p, uint32_t rank, const struct coll_step *steps,
+			 uint32_t nsteps, const uint32_t *deps, uint32_t ndeps,
+			 struct coll_sched *out, struct diag *d)
+{
+	const char *why;
+	uint32_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (!p->nranks || p->nranks > COLL_MAX_RANKS || rank >= p->nranks || !p->elem)
+		return diag_set(d, -EINVAL, "a shipped schedule for rank %u of %u ranks", rank,
+				p->nranks);
+	for (i = 0; i < nsteps; i++)
+		if ((why = step_fault(p, rank, &steps[i], i, deps, ndeps)))
+			return diag_set(d, -EINVAL, "shipped schedule, step %u: %s", i, why);
+	out->params = *p;
+	if (vec_reserve(&out->ranks, p->nranks) || vec_reserve(&out->steps, nsteps + 1) ||
+	    vec_reserve(&out->deps, ndeps + 1)) {
+		coll_sched_done(out);
+		return diag_set(d, -ENOMEM, "out of memory");
+	}
+	memset(out->ranks.v, 0, p->nranks * sizeof(*out->ranks.v));
+	out->ranks.n = p->nranks;
+	out->ranks.v[rank] = (struct coll_rank){0, nsteps};
+	memcpy(out->steps.v, steps, nsteps * sizeof(*steps));
+	out->steps.n = nsteps;
+	memcpy(out->deps.v, deps, ndeps * sizeof(*deps));
+	out->deps.n = ndeps;
+	return 0;
+}
