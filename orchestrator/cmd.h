@@ -32,8 +32,9 @@ struct cmd_world {
 };
 
 /* Parses path and derives topology, the workload's jobs (reading a trace), paths and routing
- * plan, refusing everything `up` would refuse before it builds. 0, or -errno with d set
- * (-EINVAL means bad input). Release with cmd_world_done, also after failure. */
+ * plan, refusing everything `up` would refuse before it builds, for every variant of a sweep
+ * (w holds the first). 0, or -errno with d set (-EINVAL means bad input). Release with
+ * cmd_world_done, also after failure. */
 int cmd_world_load(const char *path, struct cmd_world *w, struct diag *d);
 /* The same for one run of the file's sweep (scenario_yaml.h, exp_parse_file_variant). */
 int cmd_world_load_variant(const char *path, const uint32_t *choice, struct cmd_world *w,

@@ -15,30 +15,6 @@
 #include "policy/sched.h"
 #include "policy/shape.h"
 
-/* Every variant of a sweep builds and its jobs fit (what `up` refuses before it runs one),
- * with its first seed combination; the error names the variant. */
-static int check_variants(const char *path, const struct exp_sweep *s, struct diag *d)
-{
-	uint32_t *choice = calloc(s->axes.n + 1, sizeof(*choice)), v;
-	struct cmd_world w;
-	char label[256], msg[sizeof(d->msg)];
-	int r = choice ? 0 : diag_set(d, -ENOMEM, "out of memory");
-
-	for (v = 1; !r && v < s->variants; v++) {
-		exp_sweep_choice(s, v * s->seeds, choice);
-		r = cmd_world_load_variant(path, choice, &w, d);
-		if (r) { /* the location first, as every check message has it */
-			exp_sweep_label(s, choice, false, label, sizeof(label));
-			snprintf(msg, sizeof(msg), "%s", d->msg);
-			diag_clear(d);
-			diag_set(d, r, "%s (in sweep variant v%u, %s)", msg, v, label);
-		}
-		cmd_world_done(&w);
-	}
-	free(choice);
-	return r;
-}
-
 static void check_usage(FILE *f)
 {
 	fprintf(f,
@@ -289,8 +265,6 @@ int cmd_check(int argc, char **argv)
 	r = cmd_world_load(argv[1], &w, &d);
 	if (!r && w.e.sweep.axes.n) /* every run of a sweep parses (scenario_sweep.h) */
 		r = exp_sweep_check(argv[1], &w.e.sweep, &d);
-	if (!r && w.e.sweep.axes.n)
-		r = check_variants(argv[1], &w.e.sweep, &d);
 	if (!r && loads) {
 		r = print_loads(&w, &d);
 	} else if (!r) {

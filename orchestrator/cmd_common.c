@@ -2,19 +2,47 @@
 /* Helpers shared by the subcommands (see cmd.h). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "model/gen.h"
 #include "orchestrator/cmd.h"
+#include "orchestrator/scenario_sweep.h"
 #include "orchestrator/fabric.h"
 #include "orchestrator/failure.h"
 #include "orchestrator/run.h"
 #include "orchestrator/scenario_yaml.h"
 
+/* Every variant of a sweep builds and its jobs fit (what `up` refuses before it runs one),
+ * with its first seed combination; the error names the variant. */
+static int check_variants(const char *path, const struct exp_sweep *s, struct diag *d)
+{
+	uint32_t *choice = calloc(s->axes.n + 1, sizeof(*choice)), v;
+	struct cmd_world w;
+	char label[256], msg[sizeof(d->msg)];
+	int r = choice ? 0 : diag_set(d, -ENOMEM, "out of memory");
+
+	for (v = 1; !r && v < s->variants; v++) {
+		exp_sweep_choice(s, v * s->seeds, choice);
+		r = cmd_world_load_variant(path, choice, &w, d);
+		if (r) { /* the location first, as every check message has it */
+			exp_sweep_label(s, choice, false, label, sizeof(label));
+			snprintf(msg, sizeof(msg), "%s", d->msg);
+			diag_clear(d);
+			diag_set(d, r, "%s (in sweep variant v%u, %s)", msg, v, label);
+		}
+		cmd_world_done(&w);
+	}
+	free(choice);
+	return r;
+}
+
 int cmd_world_load(const char *path, struct cmd_world *w, struct diag *d)
 {
-	return cmd_world_load_variant(path, NULL, w, d);
+	int r = cmd_world_load_variant(path, NULL, w, d);
+
+	return !r && w->e.sweep.axes.n ? check_variants(path, &w->e.sweep, d) : r;
 }
 
 /* Virtual time runs in paper units: the emulation's scales and shaping do not apply. */
