@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* The fidelity verdict (ARCHITECTURE.md "Fidelity"; Mininet-HiFi's ">= 35% idle CPU every
- * second", anchors-emulators §2): degraded when the machine, not the emulated network, was
- * the bottleneck. Thresholds: metrics.h; their reasons: docs/results.md. */
+/* The fidelity verdict (after Mininet-HiFi's ">= 35% idle CPU every second", Handigol et al.,
+ * CoNEXT 2012): degraded when the machine, not the emulated network, was the bottleneck.
+ * Thresholds: metrics.h; their reasons: docs/results.md. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

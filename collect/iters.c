@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Iteration rows from iterations.csv and each job's means over its complete iterations:
  * collective time, then algbw = bytes / time and busbw = algbw x the nccl-tests factor
- * (anchors-simulators §2.8; S = the per-rank buffer M for every kind coll.h builds). */
+ * (nccl-tests' doc/PERFORMANCE.md; S = the per-rank buffer M for every kind coll.h builds). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* Job metrics (seed 001 §4: JRT = finish - start, JWT = start - arrival, JCT = finish -
- * arrival), iteration and collective times with nccl-tests' algbw and busbw, and the whole
- * run's metrics assembled in one call. */
+/* Job metrics (vClos §9.3, computed as its authors' cal_jrt_jwt.py does: JRT = finish - start,
+ * JWT = start - arrival, JCT = finish - arrival), iteration and collective times with
+ * nccl-tests' algbw and busbw, and the whole run's metrics assembled in one call. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Metrics over a run's records (ARCHITECTURE.md "Records, metrics, reports"; formulas and
- * edge cases in docs/results.md): per job JWT, JRT, JCT (seed 001 §4), iteration and
- * collective times, algbw and busbw (nccl-tests); per flow FCT and throughput; per link
- * direction utilization; run averages and seed 001's stability; sweep comparisons; the
- * fidelity verdict (Mininet-HiFi's rule). Times are emulated ns; paper-equivalent seconds
- * divide by the dilation. Pure: no syscalls, no clock. Undefined doubles are NAN. */
+/* Metrics over a run's records (formulas and edge cases in docs/results.md): per job JWT, JRT,
+ * JCT (vClos §9.3), iteration and collective times, algbw and busbw (nccl-tests); per flow FCT
+ * and throughput; per link direction utilization; run averages and vClos's stability; sweep
+ * comparisons; the fidelity verdict (Mininet-HiFi's rule). Times are emulated ns;
+ * paper-equivalent seconds divide by the dilation. Pure: no syscalls, no clock. Undefined
+ * doubles are NAN. */
 #ifndef COLLECT_METRICS_H
 #define COLLECT_METRICS_H
 
@@ -189,7 +189,7 @@ int col_util_series(const struct rec_run *r, const struct col_links_cfg *lc, str
 		    struct diag *d);
 void col_series_done(struct col_series *s);
 
-/* Run totals from m->jobs and m->links (seed 001 §4; stability: population std of JCT per
+/* Run totals from m->jobs and m->links (vClos §9.3; stability: population std of JCT per
  * (model, gpus) class with >= 2 completed jobs, averaged over classes; lower is better).
  * Avg.JWT is over the jobs that started, Avg.JRT and Avg.JCT over those completed (ok,
  * unflagged). 0 or -ENOMEM. */

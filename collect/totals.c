@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* Run totals: job counts, Avg.JWT/JRT/JCT, seed 001's stability (§4, with §7 pitfall 15:
- * the paper's "higher stability" means a smaller std, so we report the std, lower is
- * better), mean busbw, and link utilization. */
+/* Run totals: job counts, Avg.JWT/JRT/JCT, vClos's stability (§9.3; in its §9.4 a larger
+ * variance gives "lower Stability", so a higher one means a smaller std: we report the std,
+ * lower is better), mean busbw, and link utilization. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>

@@ -80,7 +80,7 @@ struct ctl_ready {
  * source port to bind it to (the lower rank, routing.enforce sport; 0: flow_sport's). */
 struct ctl_peer {
 	uint32_t addr; /* host byte order */
-	uint8_t tag; /* 0 = ECMP hash, 1..63 = path tag (ARCHITECTURE.md "Routing") */
+	uint8_t tag; /* 0 = ECMP hash, 1..63 = DSCP path tag (an ECMP group's member tag-1) */
 	uint8_t pad;
 	uint16_t sport;
 };

@@ -8,8 +8,8 @@
 #include "model/paths.h"
 #include "model/topo.h"
 
-/* All-to-all: every endpoint sends the same rate to every other at once (seed 004 §4.3 and
- * its digest's §2.4 fluid model). Writes the largest such per-endpoint send rate as a
+/* All-to-all: every endpoint sends the same rate to every other at once (HammingMesh §V-A1
+ * simulates it; ours is a fluid model). Writes the largest such per-endpoint send rate as a
  * fraction of the endpoint's injection bandwidth (the sum of its ports' rates, intra-server
  * links left out), the least over endpoints, into *out: (N-1) lambda / injection, lambda the
  * per-pair rate at which the busiest link direction is full. Unshaped links never limit.

@@ -90,7 +90,7 @@ static uint32_t axes_unwound(const struct gen_direct_params *p, struct dx_axis *
 		const struct gen_unwind_dim *u = &p->dim[k];
 		uint32_t deg = u->degree ? u->degree : u->size - 1;
 
-		/* seed 002 §2.2: n -> n+1, ..., n+d (mod N), each at 1/d of the port */
+		/* TACOS §IV-D: n -> n+1, ..., n+d (mod N), each at 1/d of the port */
 		ax[k] = (struct dx_axis){.size = u->size,
 					 .degree = deg,
 					 .wrap = true,

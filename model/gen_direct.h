@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Direct networks for TACOS (seed 002 §2.1-2.2): mesh, torus, ring, hypercube, and switch
+/* Direct networks for TACOS (TACOS §II-C, §IV-D): mesh, torus, ring, hypercube, and switch
  * groups unwound into point-to-point links. Pure: no syscalls. */
 #ifndef MODEL_GEN_DIRECT_H
 #define MODEL_GEN_DIRECT_H
@@ -20,12 +20,12 @@ enum gen_direct_kind {
 	GEN_DIRECT_TORUS3D, /* size[0] x size[1] x size[2] */
 	GEN_DIRECT_RING, /* size[0] nodes, bidirectional */
 	GEN_DIRECT_HYPERCUBE, /* 2^size[0] nodes */
-	GEN_DIRECT_UNWOUND, /* dim[0..ndims-1]: switch groups unwound (seed 002 §2.2) */
+	GEN_DIRECT_UNWOUND, /* dim[0..ndims-1]: switch groups unwound (TACOS §IV-D) */
 };
 
 /* One switch dimension: groups of `size` NPUs, each NPU n granted the directed links
  * n->n+1, ..., n->n+degree (mod size), plus n->n-1, ..., n->n-degree if bidir; the NPU's
- * switch port rate is shared by its granted links (seed 002 §2.2: "each link bandwidth reduces
+ * switch port rate is shared by its granted links (TACOS §IV-D: "each link bandwidth reduces
  * by d x"). degree 1 gives a ring at full rate, degree size-1 a full mesh at rate/(size-1). */
 struct gen_unwind_dim {
 	uint32_t size; /* NPUs per switch, at least 2 */

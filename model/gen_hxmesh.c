@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* HammingMesh (see gen_hxmesh.h): the counting formulas of seed 004 §2.3-2.7, and one plane
- * built from them, so the graph and the formulas cannot disagree about its shape. */
+/* HammingMesh (see gen_hxmesh.h): the counting formulas of HammingMesh §III-B to §III-D and
+ * Appendix A-C (the per-plane counts are ours, generalised from the appendix's cases), and one
+ * plane built from them, so the graph and the formulas cannot disagree about its shape. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 #include "model/gen_hxmesh.h"
 #include "model/ocs.h"
 
-/* seed 004 §2.6: April 2022 prices in US$ (64-port switch, 5 m DAC, 20 m AoC) */
+/* HammingMesh §III-C: April 2022 prices in US$ (64-port switch, 5 m DAC, 20 m AoC) */
 #define HX_PRICE_SWITCH 14280
 #define HX_PRICE_DAC 272
 #define HX_PRICE_AOC 603
@@ -39,7 +40,7 @@ static int check(const struct gen_hxmesh_params *p, struct diag *d)
 }
 
 /* One network of n->ports endpoint ports: a single switch if it fits the radix, else a
- * two-level fat tree (seed 004 §2.3). Leaves split their k ports down:up as taper:1 (§2.9;
+ * two-level fat tree (HammingMesh §III). Leaves split their k ports down:up as taper:1 (§III-F;
  * 64 ports give 32:32, 42:22, 51:13, the paper's nonblocking, 50% and 75% trees); every leaf
  * reaches every spine, so at most k leaves. */
 static int net_shape(struct gen_hxmesh_net *n, uint32_t k, uint32_t taper)
@@ -54,7 +55,7 @@ static int net_shape(struct gen_hxmesh_net *n, uint32_t k, uint32_t taper)
 	if ((n->ports + n->down - 1) / n->down > k)
 		return -E2BIG;
 	n->leaves = (uint32_t)((n->ports + n->down - 1) / n->down);
-	/* q/k spines (§2.3 table), more if uneven uplinks would overfill one */
+	/* q/k spines (Appendix A-C's trees), more if uneven uplinks would overfill one */
 	n->spines = (n->leaves * n->uplinks + k - 1) / k;
 	while (n->leaves * ((n->uplinks + n->spines - 1) / n->spines) > k)
 		n->spines++;
@@ -83,7 +84,7 @@ static int dim_plan(const struct gen_hxmesh_params *p, unsigned dim, struct gen_
 	return 0;
 }
 
-/* seed 004 §2.5: 2(⌊(a-1)/2⌋ + ⌊(b-1)/2⌋) + 2(⌈log_{k/2} 2x/k⌉+1) + 2(⌈log_{k/2} 2y/k⌉+1);
+/* HammingMesh §III-B: 2(⌊(a-1)/2⌋ + ⌊(b-1)/2⌋) + 2(⌈log_{k/2} 2x/k⌉+1) + 2(⌈log_{k/2} 2y/k⌉+1);
  * each log term is the network's levels - 1. */
 static uint32_t diameter(const struct gen_hxmesh_params *p, const struct gen_hxmesh_counts *c)
 {
@@ -96,7 +97,7 @@ static void totals(const struct gen_hxmesh_params *p, struct gen_hxmesh_counts *
 	c->edge_cables = c->row.count * c->row.ports + c->col.count * c->col.ports;
 	c->fabric_cables = c->row.fabric + c->col.fabric;
 	c->cables = c->edge_cables + c->fabric_cables;
-	/* §2.3: DAC to the endpoints along one dimension, AoC for the other and between switches */
+	/* §III-D: DAC to endpoints along one dimension, AoC for the other and between switches */
 	c->dac = c->row.count * c->row.ports;
 	c->aoc = c->cables - c->dac;
 	c->switch_ports = c->edge_cables + 2 * c->fabric_cables;
@@ -183,7 +184,7 @@ static int add_accels(struct hx_build *h)
 		if (id < 0)
 			return id;
 		node = &h->t->nodes.v[id];
-		node->forwards = true; /* seed 004 §2.1: a 4x4 switch per plane */
+		node->forwards = true; /* HammingMesh §III: a 4x4 switch per plane */
 		node->group = e / ab;
 		node->coord[0] = (int32_t)bx;
 		node->coord[1] = (int32_t)by;
@@ -193,7 +194,7 @@ static int add_accels(struct hx_build *h)
 	return 0;
 }
 
-/* seed 004 §2.3: "a local inexpensive high-bandwidth 2D mesh", no on-board wrap-around. */
+/* HammingMesh §III: "a local inexpensive high-bandwidth 2D mesh", no on-board wrap-around. */
 static int add_board_links(struct hx_build *h)
 {
 	const struct gen_hxmesh_params *p = h->p;

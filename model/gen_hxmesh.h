@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* HammingMesh (seed 004 §2): one plane of an x x y grid of a x b accelerator boards, and the
+/* HammingMesh (its paper's §III): one plane of an x x y grid of a x b accelerator boards, and the
  * paper's counting formulas for whole systems. Pure: no syscalls. */
 #ifndef MODEL_GEN_HXMESH_H
 #define MODEL_GEN_HXMESH_H
@@ -10,14 +10,14 @@
 #include "lib/diag.h"
 #include "model/topo.h"
 
-/* seed 004 §2.2: a and x run West-East, b and y North-South. */
+/* HammingMesh §III-B and §IV-A: a and x run West-East, b and y North-South. */
 struct gen_hxmesh_params {
 	uint32_t a, b; /* board: a accelerators West-East, b North-South */
 	uint32_t x, y; /* grid: x boards per board row, y board rows */
 	uint32_t radix; /* ports per switch (64 in the paper) */
 	uint32_t taper; /* fat-tree leaves split their ports down:up as taper:1; 1 = nonblocking */
 	uint32_t planes; /* planes of the modelled system (4 in the paper); the graph is one */
-	bool merged; /* one switch per board row/column where all its networks fit (§6 P14) */
+	bool merged; /* one switch per board row/column where all its networks fit (App. A-C1) */
 	uint64_t board_rate; /* bit/s, on-board (PCB) links, paper units */
 	uint64_t net_rate; /* bit/s, accelerator-switch and switch-switch links, paper units */
 	uint32_t ocs; /* OCSes the edge cables pass through, 0 for none (model/ocs.h): row
@@ -38,7 +38,7 @@ struct gen_hxmesh_net {
 	uint64_t fabric; /* switch-switch cables in all networks of the dimension */
 };
 
-/* Counts per plane unless named total_; seed 004 §2.3 (wiring), §2.5, §2.6, §2.7. */
+/* Counts per plane unless named total_; HammingMesh §III (wiring), §III-B, §III-C, App. A-C. */
 struct gen_hxmesh_counts {
 	uint64_t boards;
 	uint64_t accels; /* a*b*x*y, shared by all planes */
@@ -48,13 +48,13 @@ struct gen_hxmesh_counts {
 	uint64_t edge_cables; /* accelerator-switch: 2xy(a+b) */
 	uint64_t fabric_cables; /* switch-switch, inside fat trees */
 	uint64_t cables; /* edge + fabric (PCB links are traces, not cables) */
-	uint64_t dac, aoc; /* §2.3 cost rule: row edge cables DAC; column edge and fabric AoC */
+	uint64_t dac, aoc; /* §III-D cost rule: row edge cables DAC; column edge and fabric AoC */
 	uint64_t switch_ports; /* switch ports in use */
 	uint32_t accel_ports; /* network ports per accelerator: 4 (E, W, N, S) */
-	uint32_t diameter; /* cables, §2.5 (separate networks; merged ones can be shorter) */
+	uint32_t diameter; /* cables, §III-B (separate networks; merged ones can be shorter) */
 	uint64_t total_switches, total_cables, total_dac, total_aoc, total_switch_ports;
 	uint32_t total_accel_ports; /* per accelerator, all planes: 4 * planes */
-	uint64_t total_cost_usd; /* §2.6 prices: switches, DAC and AoC of all planes */
+	uint64_t total_cost_usd; /* §III-C prices: switches, DAC and AoC of all planes */
 };
 
 /* Fills *out for p without building anything. Returns 0, -EINVAL for invalid parameters or
@@ -67,7 +67,7 @@ int gen_hxmesh_validate(const struct gen_hxmesh_params *p, struct diag *d);
 /* Builds one plane into the empty t:
  * - accelerators first, "a<gx>-<gy>" (global column, row), endpoint ((by*x + bx)*b + j)*a + i
  *   for board (bx, by) and on-board position (i, j); group = board; coord = {bx, by, i, j};
- *   they forward (§2.1). j = 0 is the North edge, i = 0 the West edge.
+ *   they forward (§III). j = 0 is the North edge, i = 0 the West edge.
  * - PCB links between on-board neighbours (tier direct, board_rate, no wrap-around);
  * - row networks "r<gy>" (merged "rb<by>"), column networks "c<gx>" ("cb<bx>"); a fat tree's
  *   leaves and spines append "l<k>" / "s<k>". The W and E ports of accelerator row gy of every

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Leaf-spine and "best" generators (seed 000 §2.1, seed 001 §2.2 and §6.1 "Best"). */
+/* Leaf-spine and "best" generators (greedy routing §5.1, vClos §4.1 and §9.3 "Best"). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -61,7 +61,7 @@ static int check_counts(const struct scn_leafspine *ls, bool best, struct diag *
 }
 
 /* Servers of gpus_per_server consecutive hosts, each a full mesh of direct links: the
- * NVLink/NVSwitch path that keeps intra-server traffic off the network (seed 001 §6.1). */
+ * NVLink/NVSwitch path that keeps intra-server traffic off the network (vClos §4.1). */
 static int add_servers(struct topo *t, const struct scn_leafspine *ls, double scale)
 {
 	uint32_t g = ls->gpus_per_server, nh = ls->hosts_per_leaf * ls->leaves, s, a, b;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Themis-style multi-dimensional platforms (see gen_multidim.h; seed 003 §2.1, §5.1). */
+/* Themis-style multi-dimensional platforms (see gen_multidim.h; Themis §2.3, Table 2). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -171,7 +171,7 @@ static int add_link(struct md_build *b, uint32_t k, uint32_t u, uint32_t v)
 	return 0;
 }
 
-/* The links of group g of dimension k (seed 003 §2.1: Ring, FC or SW). */
+/* The links of group g of dimension k (Themis Table 2: Ring, FC or SW). */
 static int add_group(struct md_build *b, uint32_t k, uint32_t g)
 {
 	const struct gen_dim *dim = &b->p->dim[k];

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Themis-style multi-dimensional platforms (seed 003 §2.1-2.2): D dimensions, each a switch,
+/* Themis-style multi-dimensional platforms (Themis §2.3, Table 2): D dimensions, each a switch,
  * ring or fully-connected group per P_k nodes with its own per-node bandwidth. Pure. */
 #ifndef MODEL_GEN_MULTIDIM_H
 #define MODEL_GEN_MULTIDIM_H
@@ -50,7 +50,8 @@ struct gen_multidim_counts {
 int gen_multidim_counts(const struct gen_multidim_params *p, struct gen_multidim_counts *out);
 
 /* Per-link rate of dimension k before scaling: B_k / degree_k, so a node's links of dimension
- * k together carry B_k each way (seed 003 §5.1; a switch link carries B_k). */
+ * k together carry B_k each way (Themis Table 2: B_k = BW/link x links/NPU, uni-directional; a
+ * switch link carries B_k). */
 uint64_t gen_multidim_link_rate(const struct gen_multidim_params *p, uint32_t k);
 
 /* Whether gen_multidim would build p: 0, or its -EINVAL / -E2BIG with the same message. */

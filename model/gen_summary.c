@@ -18,7 +18,7 @@ static void hx_net(struct sbuf *o, const char *what, const struct gen_hxmesh_net
 			 n->down, n->uplinks, n->spines);
 }
 
-/* seed 004 §2.2 naming: HaxbMesh, or Hx<a>Mesh for square boards */
+/* HammingMesh §III naming: HaxbMesh, or Hx<a>Mesh for square boards */
 static void hx_summary(struct sbuf *o, const struct gen_hxmesh_params *p)
 {
 	struct gen_hxmesh_counts c;
@@ -39,7 +39,9 @@ static void hx_summary(struct sbuf *o, const struct gen_hxmesh_params *p)
 		 "%u",
 		 (unsigned long long)c.switches, (unsigned long long)c.cables,
 		 (unsigned long long)c.dac, (unsigned long long)c.aoc, c.diameter);
-	sbuf_put(o, "\n           %u plane%s (one built): %llu switches, US$ %llu (seed 004 §2.6)",
+	sbuf_put(o,
+		 "\n           %u plane%s (one built): %llu switches, US$ %llu "
+		 "(HammingMesh §III-C)",
 		 p->planes, p->planes > 1 ? "s" : "", (unsigned long long)c.total_switches,
 		 (unsigned long long)c.total_cost_usd);
 }

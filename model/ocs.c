@@ -101,8 +101,8 @@ static int spine_ids(const struct topo *p, uint32_t **out, uint32_t *n)
 	return 0;
 }
 
-/* seed 001 §2.4 [REPO]: a circuit pairs one leaf port with one spine port on the same OCS;
- * rotating by OCS index spreads every leaf over every spine when K >= S. */
+/* As in the vClos authors' simulator: a circuit pairs one leaf port with one spine port on
+ * the same OCS; rotating by OCS index spreads every leaf over every spine when K >= S. */
 static int default_ocs(const struct topo *p, uint32_t o, uint32_t ports, const uint32_t *spine,
 		       uint32_t nspine, uint32_t *xc)
 {

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* OCS circuit layers (seed 001 §2.4 and §6.1; ARCHITECTURE.md "OCS"). The [REPO] model: K
- * OCSes o0.. between the leaves and the spines, one per leaf uplink; every leaf has one port
- * on every OCS, every spine P ports on every OCS. A circuit joins two ports of one OCS: a
- * leaf to a spine, or a leaf to a leaf (the two-leaf OCS-vClos of §7). A HammingMesh may put
- * K OCSes between the boards' edges and the row and column networks (gen_hxmesh.h): there a
- * circuit joins an accelerator to a network switch or to another accelerator.
+/* OCS circuit layers (vClos §7, Fig. 4b; in the kernel each OCS is a namespace whose ports
+ * circuits join in pairs, orchestrator/ocs_kernel.h). The model of the vClos authors'
+ * simulator: K OCSes o0.. between the leaves and the spines, one per leaf uplink; every leaf
+ * has one port on every OCS, every spine P ports on every OCS. A circuit joins two ports of
+ * one OCS: a leaf to a spine, or a leaf to a leaf (the two-leaf OCS-vClos of §7.2). A
+ * HammingMesh may put K OCSes between the boards' edges and the row and column networks
+ * (gen_hxmesh.h): there a circuit joins an accelerator to a network switch or to another
+ * accelerator.
  *
  * Two views of one topology. The physical one holds the OCS nodes and the cables to them (the
  * veths `up` makes). The logical one, which paths and routing see, is a copy with the same
@@ -87,8 +89,8 @@ struct ocs_busy {
 /* Applies changes ch[0..n) to circuit set xc of physical topology p, as one reconfiguration.
  * Refused with -EINVAL and a message: a node not cabled to the OCS, a circuit between two
  * spines, a port named twice, no free spine port, no circuit to tear down; -EBUSY when a
- * circuit to be torn down carries a job's traffic (only idle circuits are rewired, seed 001
- * §2.4). strict: a port already in a circuit is an error instead of being released (the
+ * circuit to be torn down carries a job's traffic (only idle circuits are rewired, vClos
+ * §7). strict: a port already in a circuit is an error instead of being released (the
  * scenario's list). xc is unchanged on error. */
 int ocs_rewire(const struct topo *p, uint32_t *xc, const struct ocs_change *ch, size_t n,
 	       const struct ocs_busy *busy, bool strict, struct diag *d);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Changing an OCS circuit set (see ocs.h, ocs_rewire): which ports a change names, what it
  * releases, and whether that is allowed. Only idle circuits are rewired: "OCS switching
- * requires a delay of 50ms, so occupied links can not be rewired" (seed 001 §2.4). */
+ * requires a delay of 50ms, so occupied links can not be rewired" (vClos §7). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,7 +176,7 @@ static int check_idle(struct rewire *w, const struct ocs_busy *busy)
 		if (job1)
 			return diag_set(w->d, -EBUSY,
 					"circuit %s carries job %u's traffic: only idle circuits "
-					"are rewired (vClos §2.4)",
+					"are rewired (vClos §7)",
 					ocs_circuit_name(buf, sizeof(buf), p, a, w->old[a]),
 					job1 - 1);
 	}

@@ -10,8 +10,8 @@ void scn_init(struct scenario *s)
 	memset(s, 0, sizeof(*s));
 	s->topology.ls.links_per_pair = 1;
 	s->topology.ls.gpus_per_server = 1;
-	s->topology.ls.ocs.delay_ns = 50000000; /* seed 001 §2.4: OCS switching takes 50 ms */
-	s->topology.hx.radix = 64; /* seed 004 §2.6: 64-port switches */
+	s->topology.ls.ocs.delay_ns = 50000000; /* vClos §7: OCS switching takes 50 ms */
+	s->topology.hx.radix = 64; /* HammingMesh §III-C: 64-port switches */
 	s->topology.hx.taper = 1;
 	s->topology.hx.planes = 1;
 	s->shaping.qdisc = SCN_QDISC_HTB;

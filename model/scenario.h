@@ -17,9 +17,9 @@
 enum scn_gen {
 	SCN_GEN_LEAFSPINE,
 	SCN_GEN_BEST, /* one non-blocking switch joining the same endpoints */
-	SCN_GEN_HAMMINGMESH, /* seed 004 */
-	SCN_GEN_MULTIDIM, /* seed 003 */
-	SCN_GEN_DIRECT, /* seed 002 */
+	SCN_GEN_HAMMINGMESH, /* HammingMesh */
+	SCN_GEN_MULTIDIM, /* Themis */
+	SCN_GEN_DIRECT, /* TACOS */
 };
 
 /* One circuit of topology.ocs.circuits: OCS `ocs` joins its ports toward nodes a and b. */
@@ -28,7 +28,7 @@ struct scn_ocs_circuit {
 	uint32_t line; /* where the file gives it, for messages */
 };
 
-/* An OCS layer between leaves and spines (model/ocs.h, seed 001 §2.4): `count` OCSes, one per
+/* An OCS layer between leaves and spines (model/ocs.h, vClos §7): `count` OCSes, one per
  * leaf uplink; each leaf has one port on every OCS, each spine `spine_ports`. */
 struct scn_ocs {
 	uint32_t count; /* 0 = no OCS layer: leaves and spines are cabled directly */
@@ -126,8 +126,8 @@ struct scn_addressing {
 	uint8_t plen; /* default 15 */
 };
 
-/* Endpoint TCP congestion control. The papers model max-min fair sharing (seed 000's
- * floodns, seed 001's flow-level simulator, DCQCN on RoCE); on microsecond-RTT veth paths
+/* Endpoint TCP congestion control. The papers model max-min fair sharing (greedy routing's
+ * floodns, vClos's flow-level simulator, DCQCN on RoCE); on microsecond-RTT veth paths
  * Reno's AIMD converges to a fair share within seconds, CUBIC's time-based growth does not. */
 enum scn_cc {
 	SCN_CC_RENO,
@@ -166,7 +166,8 @@ void scn_init(struct scenario *s);
 /* Frees what s owns; s itself is the caller's. NULL is fine. */
 void scn_done(struct scenario *s);
 
-/* Time dilation D = size_scale / rate_scale (ARCHITECTURE.md, "Scaling"). */
+/* Time dilation D = size_scale / rate_scale: compute times are multiplied by D, and reports
+ * give paper-equivalent seconds as emulated seconds / D. */
 double scn_dilation(const struct scenario *s);
 
 #endif

@@ -71,7 +71,8 @@ static void print_job_bound(const struct cmd_world *w)
 	free(eps);
 }
 
-/* seed 004 §4.3: the all-to-all fraction the routes allow, split equally per hop. */
+/* HammingMesh §V-A1's global bandwidth as our fluid model: the all-to-all fraction the routes
+ * allow, split equally per hop. */
 static void print_fluid(const struct cmd_world *w)
 {
 	struct route_a2a_bound b;

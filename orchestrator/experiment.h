@@ -49,7 +49,7 @@ struct exp_job {
 };
 
 enum exp_rank_order {
-	EXP_RANK_LEAF_MAJOR, /* by leaf (or board), then endpoint: seed 001 §5.3 needs it */
+	EXP_RANK_LEAF_MAJOR, /* by leaf (or board), then endpoint: vClos §5.3 needs it */
 	EXP_RANK_PLACEMENT, /* in the order the placement chose */
 };
 

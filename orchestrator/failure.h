@@ -2,8 +2,8 @@
 /* A run's timed network events (the scenario's `failures:`, docs/scenario.md), resolved
  * against the topology: the cables a link or node event takes down or brings back, the
  * circuits a rewire asks for, in time order. A down event with `for` gives its up event too.
- * Failures mid-run follow seed 000 §5.3 S3 and §6 pitfall 12 (a spine fails while jobs run;
- * the controller re-runs on the new graph). Pure: names in, ids out, no kernel. */
+ * Failures mid-run follow greedy routing §5.4 (a spine fails while jobs run; "the controller
+ * re-runs the computation" on the new graph). Pure: names in, ids out, no kernel. */
 #ifndef ORCH_FAILURE_H
 #define ORCH_FAILURE_H
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The network's control plane at run time (ARCHITECTURE.md "Routing" and "OCS"): the
- * runner's own copy of the topology, its paths and routing plan, changed by failures,
- * repairs and OCS reconfigurations. A change edits the physical state (cables up or down,
- * circuits); netctl_commit rebuilds the view routing sees, its paths and plan, and applies
- * only their difference from what is installed (policy/reroute.h) to the affected
- * namespaces: routes, rules, nftables hash groups, stale neighbour entries. */
+/* The network's control plane at run time: the runner's own copy of the topology, its paths
+ * and routing plan, changed by failures, repairs and OCS reconfigurations. A change edits the
+ * physical state (cables up or down, circuits); netctl_commit rebuilds the view routing sees,
+ * its paths and plan, and applies only their difference from what is installed
+ * (policy/reroute.h) to the affected namespaces: routes, rules, nftables hash groups, stale
+ * neighbour entries. */
 #ifndef ORCH_NETCTL_H
 #define ORCH_NETCTL_H
 

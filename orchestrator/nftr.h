@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The nftables effector (ARCHITECTURE.md "Routing: one mechanism, several policies"): one
+/* The nftables effector (one mechanism under every routing policy, which only picks tags): one
  * node's ECMP hash and DSCP path-tag ruleset as libnftnl messages appended to a caller's
  * batch, the batch sent atomically inside the node's namespace, and the same ruleset
  * rendered in nft syntax. Builders and the renderer are pure; only nftr_batch_send does I/O.

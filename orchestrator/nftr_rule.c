@@ -160,7 +160,7 @@ static struct nftnl_expr *numgen(uint32_t mod)
 }
 
 /* meta mark set numgen random mod nh_n map @gN_hash: per-packet spraying, the closest Linux
- * has to seed 004's adaptive routing over all shortest paths (§2.8; digest §6 P13). */
+ * has to HammingMesh's adaptive routing over all shortest paths (HammingMesh §IV-C). */
 static int mark_spray(struct nftnl_rule *rule, const struct route_group *g)
 {
 	char name[NFTR_NAME_MAX];

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* An OCS in the kernel (ARCHITECTURE.md "OCS"): a namespace whose ports each have an ingress
- * qdisc; a circuit a-b is a u32 match-all filter with `mirred egress redirect` on a toward b
- * and on b toward a, so the leaf and the spine at its ends see one plain cable. A port
- * without a filter is dark: its frames reach the OCS's own stack, which has no address and
- * does not forward. Circuit sets are model/ocs.h's xc arrays; requests go into a caller's
- * batch on a netlink socket inside the OCS's namespace. */
+/* An OCS in the kernel: a namespace whose ports each have an ingress qdisc; a circuit a-b is a
+ * u32 match-all filter with `mirred egress redirect` on a toward b and on b toward a, so the
+ * leaf and the spine at its ends see one plain cable. A port without a filter is dark: its
+ * frames reach the OCS's own stack, which has no address and does not forward. Circuit sets are
+ * model/ocs.h's xc arrays; requests go into a caller's batch on a netlink socket inside the
+ * OCS's namespace. */
 #ifndef ORCH_OCS_KERNEL_H
 #define ORCH_OCS_KERNEL_H
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Reconfiguring OCS circuits at run time (ARCHITECTURE.md "OCS"; seed 001 §2.4: "OCS
- * switching requires a delay of 50ms, so occupied links can not be rewired"). A
- * reconfiguration is checked (model/ocs.h: legal, only idle circuits torn down), then the
- * ports it changes go dark at once; once the delay has passed the new circuits are put in
- * and the routes and neighbour entries at both ends follow (netctl_commit). The two halves
- * are separate calls so the runner keeps serving its emu-nodes while ports are dark. */
+/* Reconfiguring OCS circuits at run time (vClos §7: "OCS switching requires a delay of 50ms, so
+ * occupied links can not be rewired"). A reconfiguration is checked (model/ocs.h: legal, only
+ * idle circuits torn down), then the ports it changes go dark at once; once the delay has
+ * passed the new circuits are put in and the routes and neighbour entries at both ends follow
+ * (netctl_commit). The two halves are separate calls so the runner keeps serving its emu-nodes
+ * while ports are dark. */
 #ifndef ORCH_OCS_RECONF_H
 #define ORCH_OCS_RECONF_H
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The workload as jobs: explicit jobs, generated ones and a trace's, resolved against the
- * catalogue and scaled to the emulation (ARCHITECTURE.md "Scaling": sizes times size_scale,
- * times times the dilation D = size_scale / rate_scale). */
+ * catalogue and scaled to the emulation (sizes times size_scale, times times the dilation
+ * D = size_scale / rate_scale). */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -98,7 +98,7 @@ static void fit_torus(const struct experiment *e, struct job_spec *j)
 		j->group = t->dr.size[0];
 }
 
-/* A chunked multi-dimensional collective (Themis §2.4, §4): the job entry's options over the
+/* A chunked multi-dimensional collective (Themis §2.3, §4): the job entry's options over the
  * workload's (x NULL for generated and traced jobs), for an all-reduce, reduce-scatter or
  * all-gather (an all-to-all only if its entry asks), over the platform's dimensions: ring
  * dimensions run a ring, switch and fully-connected ones direct exchanges (Themis Table 1,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The runner's control of the network (ARCHITECTURE.md "Routing" and "OCS"): the scenario's
- * timed failures and repairs, and OCS reconfigurations, asked for by the scenario or by a
- * placement policy (run_ocs_rewire), each carried out through the control plane (netctl.h)
- * and recorded, with its reroute and probe times, for failures.csv. */
+/* The runner's control of the network: the scenario's timed failures and repairs (the control
+ * plane removes dead next hops and re-runs the routing policy), and OCS reconfigurations (the
+ * ports a rewire changes stay dark for the delay), asked for by the scenario or by a placement
+ * policy (run_ocs_rewire), each carried out through the control plane (netctl.h) and
+ * recorded, with its reroute and probe times, for failures.csv. */
 #ifndef ORCH_RUN_NET_H
 #define ORCH_RUN_NET_H
 
@@ -53,7 +54,7 @@ void run_net_tick(struct run *r, int64_t now);
 
 /* The API placement policies (OCS-vClos) call: rewires circuits ch[0..n) (model/ocs.h).
  * Circuits that any running job's traffic may cross are busy (policy/reroute.h,
- * route_links_used): tearing one down is refused with -EBUSY (seed 001 §2.4: only idle
+ * route_links_used): tearing one down is refused with -EBUSY (vClos §7: only idle
  * circuits are rewired). Accepted changes take their ports dark now; after
  * topology.ocs.delay the runner's loop puts the circuits in and fixes the routes. -EAGAIN
  * while another reconfiguration is under way; -EINVAL for an illegal change or a topology

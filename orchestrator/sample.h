@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Counter sampling during a run (ARCHITECTURE.md "Records, metrics, reports"): at a fixed
+/* Counter sampling during a run, for collect/ (metrics, fidelity verdict): at a fixed
  * interval, every link direction's egress counters and its shaping qdisc's drops and backlog,
  * read through one NETLINK_ROUTE socket per namespace opened once, plus the machine's CPU
  * busy and softirq shares from /proc/stat at the same instants. Samples go into a

@@ -835,7 +835,7 @@ static int vclos_check(struct scn_yaml_ctx *c)
 }
 
 /* One level's chunked-collective options (where, "workload" or "workload.jobs[0]"): a schedule
- * needs a multidim topology's dimensions (Themis §2.1), and the options need a schedule
+ * needs a multidim topology's dimensions (Themis §2.3), and the options need a schedule
  * (sched: the one in force there, -1 for none). */
 static int md_level_check(struct scn_yaml_ctx *c, const struct exp_md *md, int32_t sched,
 			  const char *where)
@@ -846,7 +846,7 @@ static int md_level_check(struct scn_yaml_ctx *c, const struct exp_md *md, int32
 		return scn_yaml_fail_at(
 			c, &at,
 			"%s.schedule: the chunked multi-dimensional collective runs "
-			"over the dimensions of a multidim topology (Themis §2.1); "
+			"over the dimensions of a multidim topology (Themis §2.3); "
 			"this topology has none (give topology.kind: multidim)",
 			where);
 	if (sched < 0 && (md->intra >= 0 || md->chunks || md->active.n || md->thr_div))

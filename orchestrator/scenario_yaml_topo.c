@@ -374,7 +374,7 @@ static int ls_check(struct scn_yaml_ctx *c, const struct map_read *m)
 	return 0;
 }
 
-/* seed 004 §2.1: one link rate for the network; the board's PCB links default to it. */
+/* HammingMesh §III: one link rate for the network; the board's PCB links default to it. */
 static int hx_check(struct scn_yaml_ctx *c, const struct map_read *m)
 {
 	struct gen_hxmesh_params *hx = &topo_of(c)->hx;

@@ -10,12 +10,12 @@
  * n's port on OCS k is port n*K + k; circ[n*K + k] is the spine it is joined to, or
  * OCS_VCLOS_NONE; at most P circuits join spine m on OCS k. A port is held by a running job
  * or free (owner). A circuit held by a running job is never changed; idle ones are re-pointed
- * or torn down freely ("only idle links can be rewired", vClos §2.4, §7).
+ * or torn down freely ("only idle links can be rewired", vClos §7).
  *
  * Placement, in order:
  *  - stage 0, n <= T, and stage 1, one leaf: exactly vClos's (vclos_place_local). No circuits.
  *  - stage 2, one spine (Algorithm 2 lines 12-20): among the spines with at least n free
- *    ports (K*P less those held by running jobs; [INTERP] "least but enough" read as >= n),
+ *    ports (K*P less those held by running jobs; "least but enough" read as >= n),
  *    by fewest free ports (ties: lowest index), the first where whole idle servers can be
  *    chosen: leaves by fewest idle servers (ties: lowest index), each taking its lowest idle
  *    servers while a circuit per rank on it can still be found, each through a distinct OCS
@@ -26,16 +26,16 @@
  *    the leaf to the spine are tried first, then OCSes where the spine has a free port. Every
  *    rank has its own circuit; a flow goes up over its source's circuit and down over its
  *    destination's: the spine is a non-blocking switch for the job, so any permutation step
- *    is contention-free and no size gate is applied ([REPO]'s "power of two or n <= ports per
- *    spine" is not needed). When T does not divide n the last server taken holds T - n mod T
- *    GPUs that are not ranks (the job holds whole servers, as in stage 1).
+ *    is contention-free and no size gate is applied (the authors' simulator's "power of two
+ *    or n <= ports per spine" is not needed). When T does not divide n the last server taken
+ *    holds T - n mod T GPUs that are not ranks (the job holds whole servers, as in stage 1).
  *  - the two-leaf case of §7 (direct leaf-leaf circuits, no spine) is not implemented: those
  *    circuits would change the paths every other job's traffic sees.
  *  - stage 3 (Algorithm 4, OCSFINDCLOS, in place of ILP A.3): shapes n = l x s as vclos.h
  *    tries them (l >= 2 by increasing l; s a multiple of T, s <= R*T, and s <= K instead of
  *    s <= S: a leaf has K uplinks, one per OCS); the first shape with a solution wins. A
  *    solution: l leaves, each with >= s/T idle servers and >= s free ports, each one virtual
- *    leaf ([INTERP]: A.3 allows several on a leaf; we keep vClos's one); s virtual spines,
+ *    leaf (ILP A.3 allows several on a leaf; we keep vClos's one); s virtual spines,
  *    each on a physical spine (several may share one); for every (virtual leaf i, virtual
  *    spine j) a circuit from leaf i to j's spine through an OCS, distinct OCSes per leaf, at
  *    most P per (spine, OCS) with the running jobs'. Objective, ILP A.3's (= vClos's): min
@@ -49,9 +49,9 @@
  *    - per leaf set, the virtual spines one at a time, each on the spine of least RPN that
  *      can take one more (ties: fewest circuit changes, then lowest index), its l circuits
  *      a bipartite matching (leaves x OCSes with room there) by augmenting paths, circuits
- *      that already point there first (minimal rewiring, as [REPO] does); depth-first
- *      backtracking over the spines chosen within OCS_VCLOS_SPINE_MATCHES matchings
- *      beyond the first descent;
+ *      that already point there first (minimal rewiring, as the authors' simulator does);
+ *      depth-first backtracking over the spines chosen within OCS_VCLOS_SPINE_MATCHES
+ *      matchings beyond the first descent;
  *    - failing that, an edge colouring: virtual spines on the spines of least RPN, each as
  *      many as its free ports allow; a spine's ports as P lanes of one port per OCS; the
  *      circuits a proper colouring (colours: OCSes) of the leaves x lanes multigraph, built

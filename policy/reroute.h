@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Rerouting (ARCHITECTURE.md "Routing": "on a failure the control plane removes dead next
- * hops from the hash groups and re-runs the routing policy"; seed 000 §3.4 re-runs the
- * controller on failures). When the topology changes (a link or node fails or comes back, an
- * OCS circuit is rewired) the plan is rebuilt for the new graph, and only its difference from
- * the installed plan is applied: per node, the routes to add or replace, rules, the nftables
- * ruleset when its groups changed, then what is gone, and the neighbour entries of ports
- * whose peer changed. Also which links a job's traffic may cross, for "busy" circuits.
- * Pure: both plans come from route_plan_build over topologies with the same node and port ids
- * (model/ocs.h keeps them so). */
+/* Rerouting (on a failure the control plane removes dead next hops from the hash groups and
+ * re-runs the routing policy, as greedy routing §5.4 re-runs its controller on failures). When
+ * the topology changes (a link or node fails or comes back, an OCS circuit is rewired) the plan
+ * is rebuilt for the new graph, and only its difference from the installed plan is applied: per
+ * node, the routes to add or replace, rules, the nftables ruleset when its groups changed, then
+ * what is gone, and the neighbour entries of ports whose peer changed. Also which links a job's
+ * traffic may cross, for "busy" circuits. Pure: both plans come from route_plan_build over
+ * topologies with the same node and port ids (model/ocs.h keeps them so). */
 #ifndef POLICY_REROUTE_H
 #define POLICY_REROUTE_H
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The routing plan: what each forwarding namespace gets (ARCHITECTURE.md "Routing").
- * Destination routes aggregated into prefixes; where a node has several next hops toward a
- * prefix, an ECMP group: nftables hashes the 5-tuple with the node's seed (or maps a DSCP
- * path tag) to a mark, `ip rule fwmark M` selects the per-next-hop table M whose one default
- * route leaves through that port. Pure: built from the model, no syscalls. */
+/* The routing plan: what each forwarding namespace gets. Destination routes aggregated into
+ * prefixes; where a node has several next hops toward a prefix, an ECMP group: nftables hashes
+ * the 5-tuple with the node's seed (or maps a DSCP path tag) to a mark, `ip rule fwmark M`
+ * selects the per-next-hop table M whose one default route leaves through that port. Pure:
+ * built from the model, no syscalls. */
 #ifndef POLICY_ROUTE_H
 #define POLICY_ROUTE_H
 

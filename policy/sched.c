@@ -23,8 +23,8 @@ static bool sched_rank_before(const struct sched *s, uint32_t a, uint32_t b)
 	return ga != gb ? ga < gb : a < b;
 }
 
-/* Leaf-major rank order: by attachment group (leaf, board), then endpoint index (seed 001
- * §5.3, §7 pitfall 21: SR and vClos are contention-free only with this layout). Insertion
+/* Leaf-major rank order: by attachment group (leaf, board), then endpoint index (vClos
+ * §5.3: SR and vClos are contention-free only with this layout). Insertion
  * sort: the input is almost always sorted already. */
 static void sched_rank_order(const struct sched *s, uint32_t *eps, uint32_t n)
 {
@@ -320,7 +320,7 @@ int sched_next(struct sched *s, const uint32_t **eps)
 			*eps = s->assign.v + s->jobs.v[id].first;
 			return (int)id;
 		}
-		/* strict FIFO: the head blocks everyone behind it (seed 001 §7 pitfall 18);
+		/* strict FIFO: the head blocks everyone behind it (as in vClos's simulator);
 		 * backfill lets any later job that fits go first */
 		if (err != -EAGAIN || s->cfg.queue == SCHED_FIFO)
 			return err;

@@ -17,7 +17,7 @@
 #include "policy/vclos.h"
 
 enum sched_queue {
-	SCHED_FIFO, /* strict: the head blocks everyone behind it (seed 001 §7 pitfall 18) */
+	SCHED_FIFO, /* strict: the head blocks everyone behind it (as in vClos's simulator) */
 	SCHED_BACKFILL, /* FIFO, but later jobs that fit may start while the head waits (no
 			 * reservation for the head: a stream of small jobs can starve it) */
 	SCHED_SMALLEST_FIRST, /* vClos §9.7: the waiting job with the fewest GPUs first (ties:

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Shaping parameters per link direction, derived from the rate (anchors-emulators.md §3):
- * a burst of about 1 ms of data, and a queue of about 1 ms of data (shape.c says why).
- * Pure. */
+/* Shaping parameters per link direction, derived from the rate: a burst of about 1 ms of
+ * data, and a queue of about 1 ms of data (shape.c says why). Pure. */
 #ifndef POLICY_SHAPE_H
 #define POLICY_SHAPE_H
 

@@ -331,7 +331,7 @@ static uint32_t vclos_fullest_leaf(const struct vclos *c, const uint8_t *used)
 	return best;
 }
 
-/* vClos §9 baselines ([INTERP]: the same locality, no links held): the idle servers of the
+/* vClos §9 baselines (our reading: the same locality, no links held): the idle servers of the
  * leaves with the most of them, leaf after leaf, taken in leaf order so the ranks stay
  * leaf-major. */
 static int vclos_spread(struct vclos *c, uint32_t job, uint32_t n, struct vclos_alloc *out)

@@ -20,9 +20,9 @@
  *    each, s a multiple of T, s <= S and s <= R*T), l <= L, tried by increasing l: the
  *    fewest, fullest virtual leaves first. For powers of two this is Algorithm 3's order
  *    (l doubles and s halves from s = S); for other sizes it also tries l that are not
- *    powers of two ([INTERP]: N factored "as l x s", vClos §6). The first shape with a
+ *    powers of two (our reading: N factored "as l x s", vClos §6). The first shape with a
  *    solution wins. Per shape, l leaves and s spines such that every chosen spine has a free
- *    link to every chosen leaf ([INTERP]: the paper's union read as an intersection),
+ *    link to every chosen leaf (the paper's union read as an intersection),
  *    minimising the ILP's objective  sum RPN(spine) + T * sum RSN(leaf)  (RPN: the spine's
  *    free links, RSN: the leaf's idle servers, both before placing). Search: branch and
  *    bound over leaf sets (leaves by fewest idle servers first), the s cheapest common
@@ -114,7 +114,7 @@ int vclos_place(struct vclos *c, uint32_t job, uint32_t n, struct vclos_alloc *o
  * -EEXIST if job holds resources already; -ENOMEM. On error nothing changes. */
 int vclos_place_local(struct vclos *c, uint32_t job, uint32_t n, struct vclos_alloc *out);
 
-/* The placement of vClos's baselines (ECMP, source routing, balanced ECMP: vClos §9; [INTERP]
+/* The placement of vClos's baselines (ECMP, source routing, balanced ECMP: vClos §9; our reading:
  * the same locality as vClos, no links held): stages 0 and 1, else (stage 3) whole idle
  * servers of the leaves with the most of them (ties: lowest index), ranks leaf-major, l the
  * leaves used, no spines or uplinks. Errors as vclos_place; any n up to the cluster fits. */

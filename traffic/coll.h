@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Collective schedules (ARCHITECTURE.md "Data plane"): built deterministically from compact
- * parameters, so every rank derives the same global schedule. A schedule lists, per rank, the
- * steps that rank performs; emu-node executes one rank's steps. Pure: no syscalls.
+/* Collective schedules: built deterministically from compact parameters, so every rank derives
+ * the same global schedule. A schedule lists, per rank, the steps that rank performs; emu-node
+ * executes one rank's steps. Pure: no syscalls.
  *
  * Semantics. Every rank holds a buffer of `bytes` bytes (the collective's message size M).
  * A SEND step sends [off, off+len) of the sender's buffer to rank `peer`; the matching RECV on
@@ -89,8 +89,8 @@ enum coll_algo {
 	COLL_HD, /* recursive halving-doubling, non-power-of-two by pre/post steps */
 	COLL_PAIRWISE, /* pairwise exchange (all-to-all) */
 	COLL_HIER_RING, /* two-level: intra-server ring, inter-server ring, intra-server ring */
-	COLL_SHARD_RINGS, /* seed 000: one ring per parameter shard across DP replicas */
-	COLL_DIRECT, /* every part straight to its rank at once (HammingMesh §4.3, TACOS's Direct)
+	COLL_SHARD_RINGS, /* greedy routing: one ring per parameter shard across DP replicas */
+	COLL_DIRECT, /* every part straight to its rank at once (HammingMesh §V-A1, TACOS's Direct)
 		      */
 	COLL_MULTIDIM, /* hierarchical per-dimension stages, Themis's chunk schedules */
 	COLL_TACOS, /* synthesized over the topology by TACOS (traffic/tacos.h): coll_ext */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* All-to-all. Pairwise (seed 001 §5.3): N-1 rounds; in round t rank i sends its block for
+/* All-to-all. Pairwise (vClos §5.3): N-1 rounds; in round t rank i sends its block for
  * rank (i+t+1) mod N and receives the block of rank (i-t-1) mod N. Direct: the same sends
  * and receives, all in flight at once (or k at a time), the shifts in a strided order. */
 #include <errno.h>
@@ -10,7 +10,7 @@
 /* Nothing here depends on data (sends read `in`, receives write `out`), so the rounds are
  * paced instead: round t+1 waits for the rank's send and receive of round t, as in a
  * sendrecv loop. That keeps each round a permutation, which is what makes the pattern
- * leaf-wise (seed 001 §5.3, Definition 1); without it the rounds would collapse into one
+ * leaf-wise (vClos §5.3, Definition 1); without it the rounds would collapse into one
  * direct all-to-all burst. */
 void coll_a2a_build(struct coll_bld *b)
 {
@@ -60,7 +60,7 @@ uint32_t coll_a2a_stride(uint32_t n)
 	return 1;
 }
 
-/* seed 004 §4.3 measures global bandwidth with every rank sending to every other at once:
+/* HammingMesh §V-A1 measures global bandwidth with every rank sending to every other at once:
  * "in iteration i, process j sends to process j+i mod p", the iterations posted together as
  * nonblocking sends, so a rank with several ports (a HammingMesh accelerator has four) can
  * use them all. Phase t is the shift s = (t+1) g mod N (g = coll_a2a_stride(N)), the same at

@@ -55,7 +55,7 @@ struct coll_ring {
 	uint32_t base, stride, n; /* member j is rank base + j * stride */
 	struct coll_range r;
 	uint16_t phase; /* phase of its first round */
-	bool barrier; /* seed 000: a round waits for the rank's previous round */
+	bool barrier; /* greedy routing's code: a round waits for the rank's previous round */
 };
 
 /* One rank's position in a ring while its rounds are emitted. */

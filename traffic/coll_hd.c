@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* Recursive halving-doubling all-reduce (Rabenseifner; seed 001 §5.3): reduce-scatter by
+/* Recursive halving-doubling all-reduce (Rabenseifner; vClos §5.3): reduce-scatter by
  * recursive halving, all-gather by recursive doubling, over a power-of-two core of ranks.
  *
- * Non-power-of-two N (seed 001 §5.3): with p = 2^floor(log2 N), rank i < N - p is paired
- * with rank i + p. (The digest's "i = 0, 1, ..., N - 2^log N" would name N - p + 1 ranks, one
+ * Non-power-of-two N (vClos §5.3): with p = 2^floor(log2 N), rank i < N - p is paired
+ * with rank i + p. (The paper's "i = 0, 1, ..., N - 2^log N" would name N - p + 1 ranks, one
  * past the last; we read i < N - p.) The core is ranks 0 .. p-1; the extra rank i + p sends
  * its whole buffer to i (REDUCE) first and receives the result from i (COPY) last. Keeping
  * the core contiguous keeps the leaf-major layout of §5.3 under the core's XOR partners, and

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* Hierarchical two-level ring all-reduce (seed 001 §5.3, "hierarchical / multi-channel
- * rings"): a ring reduce-scatter inside each server, a ring all-reduce across servers among
- * the ranks with the same local index (one ring per rail, each on its 1/group shard), and a
- * ring all-gather inside each server. Ranks are server-major: rank = server * group + local. */
+/* Hierarchical two-level ring all-reduce (vClos §5.3, "hierarchical rings or rings with
+ * multiple channels"): a ring reduce-scatter inside each server, a ring all-reduce across
+ * servers among the ranks with the same local index (one ring per rail, each on its 1/group
+ * shard), and a ring all-gather inside each server. Ranks are server-major:
+ * rank = server * group + local. */
 #include "traffic/coll_build.h"
 
 void coll_hier_build(struct coll_bld *b)

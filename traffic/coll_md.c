@@ -5,7 +5,7 @@
  * Chunk c of md.chunks goes through a reduce-scatter stage on every dimension and then an
  * all-gather stage on every dimension in reverse, in the order traffic/themis.c gives it
  * (Themis §4.2, the baseline's ascending order included); a reduce-scatter or all-gather runs
- * one of the halves, in its own order (Themis §2.4). A stage on dimension k runs over the
+ * one of the halves, in its own order (Themis §2.3). A stage on dimension k runs over the
  * rank's dimension-k group, the P_k ranks that differ from it only in coordinate k, as a ring
  * (coll_ring_rs/ag) or a direct exchange; a reduce-scatter leaves the rank with part c_k of
  * what it held, an all-gather undoes that. So the chunk's ranges on a rank are nested: r[0] is

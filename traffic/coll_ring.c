@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Ring collectives (seed 001 §5.3, seed 000 §2.1): reduce-scatter and all-gather rounds over
+/* Ring collectives (vClos §5.3, greedy routing §2.1): reduce-scatter and all-gather rounds over
  * one ring of ranks, reused by the hierarchical and per-shard algorithms, and the flat ring
  * all-reduce, all-gather and reduce-scatter over all ranks in rank order. */
 #include "traffic/coll_build.h"
@@ -40,7 +40,7 @@ static void ring_round(struct coll_bld *b, struct coll_ring_pos *rp, uint32_t ou
 	uint32_t snd, rcv;
 
 	if (g->barrier) {
-		coll_deps_merge(b, &sd, &rp->round); /* seed 000 §2.3: per-ring round barrier */
+		coll_deps_merge(b, &sd, &rp->round); /* as greedy routing's code: ring barrier */
 		coll_deps_merge(b, &rd, &rp->round);
 	}
 	coll_deps_add(b, &sd, rp->prev_recv);
@@ -61,7 +61,7 @@ static void ring_round(struct coll_bld *b, struct coll_ring_pos *rp, uint32_t ou
 	rp->phase++;
 }
 
-/* Seed 001 §5.3 numbers the chunk sent in round t (i - t); we send (i - t - 1), the same
+/* vClos §5.3 numbers the chunk sent in round t (i - t); we send (i - t - 1), the same
  * pattern relabelled so that member i ends with chunk i, as REDUCESCATTER defines it. */
 void coll_ring_rs(struct coll_bld *b, struct coll_ring_pos *rp)
 {

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: MIT
-/* Per-shard data-parallel rings (seed 000 §2.1, §2.3): rank = replica * group + shard, ring i
- * is [copy_0[i], copy_1[i], ..., copy_{dp-1}[i]], and each ring all-reduces its members'
- * buffers (every rank's buffer is its shard) in 2(dp-1) rounds. */
+/* Per-shard data-parallel rings (greedy routing §5.1, as its authors' code builds them): rank =
+ * replica * group + shard, ring i is [copy_0[i], copy_1[i], ..., copy_{dp-1}[i]], and each ring
+ * all-reduces its members' buffers (every rank's buffer is its shard) in 2(dp-1) rounds. */
 #include "traffic/coll_build.h"
 
-/* Seed 000 §2.3: "the next round starts only after all N flows of the round have finished",
- * a barrier per ring. Dependencies are rank-local, so each rank starts round k+1 (its send
- * and its receive) only when its own send and receive of round k are done. A send finishes
- * once its successor has taken (all but a socket buffer of) its bytes and a receive once its
- * predecessor has sent them, so a ring's rounds drift apart by at most a hop at a time instead
- * of being cut by a global barrier, which would need control messages a schedule has no step
- * for. */
+/* The greedy routing authors' code: the next round starts only after all N flows of the round
+ * have finished, a barrier per ring. Dependencies are rank-local, so each rank starts round k+1
+ * (its send and its receive) only when its own send and receive of round k are done. A send
+ * finishes once its successor has taken (all but a socket buffer of) its bytes and a receive
+ * once its predecessor has sent them, so a ring's rounds drift apart by at most a hop at a time
+ * instead of being cut by a global barrier, which would need control messages a schedule has no
+ * step for. */
 void coll_shard_build(struct coll_bld *b)
 {
 	const struct coll_params *p = b->p;

@@ -19,16 +19,16 @@
 #define JOB_RANKS_AT_SCALE 1024 /* alpha is defined at scale: see job_compute_ns */
 
 /* A model of the catalogue. Either compute_ns (per-iteration compute on the paper's
- * hardware) or comm_fraction (seed 001's alpha: the share of a contention-free iteration
+ * hardware) or comm_fraction (vClos's alpha: the share of a contention-free iteration
  * that is non-overlapped communication; compute is derived from it at run time) is set, or
  * neither where no paper gives compute (the scenario must then give it). params is 0 where
  * no paper gives a size: job_from_model refuses such a model (the scenario gives bytes). */
 struct job_model {
 	const char *name; /* "gpt3" */
-	const char *source; /* "seed 000 §5.1 Table 2; compute from the authors' code" */
+	const char *source; /* "greedy routing §5.1 Table 2; compute from the authors' code" */
 	double params; /* parameter count */
 	uint32_t bytes_per_param; /* 4 = fp32 gradients */
-	uint32_t shards; /* seed 000: tensor x pipeline parallel GPUs per replica (1 = none) */
+	uint32_t shards; /* greedy routing: tensor x pipeline GPUs per replica (1 = none) */
 	uint64_t compute_ns; /* 0 if comm_fraction is used */
 	double comm_fraction; /* 0 if compute_ns is used */
 	enum coll_kind kind; /* the collective each iteration runs */
@@ -63,11 +63,11 @@ struct job_spec {
 };
 
 /* Fills a job spec from a catalogue model for `gpus` GPUs: M = ceil(params / shards) x
- * bytes_per_param (the per-GPU shard in whole parameters, seed 000 §2.3), elem, compute and
- * kind from the model, iterations 1; id and arrival_ns are 0 for the caller. For shards > 1
- * the algorithm is SHARD_RINGS with group = shards and gpus must be a multiple of shards;
- * all-to-all models get PAIRWISE (the only algorithm that builds it); otherwise algo as given
- * (HIER_RING's group, GPUs per server, is the caller's). 0 or -EINVAL with a message. */
+ * bytes_per_param (the per-GPU shard in whole parameters, as greedy routing's code), elem,
+ * compute and kind from the model, iterations 1; id and arrival_ns are 0 for the caller. For
+ * shards > 1 the algorithm is SHARD_RINGS with group = shards and gpus must be a multiple of
+ * shards; all-to-all models get PAIRWISE (the only algorithm that builds it); otherwise algo as
+ * given (HIER_RING's group, GPUs per server, is the caller's). 0 or -EINVAL with a message. */
 int job_from_model(const struct job_model *m, uint32_t gpus, enum coll_algo algo,
 		   struct job_spec *out, struct diag *d);
 
@@ -104,7 +104,7 @@ uint64_t job_compute_ns(const struct job_spec *j, uint64_t rate_bps);
  * compute). No-op without a duration. */
 void job_fit_duration(struct job_spec *j, uint64_t rate_bps);
 
-/* A Poisson workload (seed 001 §5.6: mean inter-arrival time lambda). */
+/* A Poisson workload (vClos §9.2; lambda read as the mean inter-arrival time). */
 struct job_size_weight {
 	uint32_t gpus;
 	double weight;

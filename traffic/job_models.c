@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The model catalogue (every model the papers train, each with where its numbers come from),
- * job specs made from it, and the alpha-derived compute time of seed 001. */
+ * job specs made from it, and the alpha-derived compute time of vClos. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,56 +12,56 @@
 #define FP16 2
 
 const struct job_model job_models[] = {
-	/* seed 000 §2.2 Table 2, §2.3: one ring per parameter shard across the DP replicas */
+	/* greedy routing §5.1, Table 2: one ring per parameter shard across the DP replicas */
 	{"bloom",
-	 "seed 000 §2.2 Table 2 (TP 4 x PP 12 = 48 GPUs per replica), 176 B params, fp32 "
-	 "(§5.1); compute 6 P T / 312 TFLOPS from the authors' code (§2.3)",
+	 "greedy routing §5.1 Table 2 (TP 4 x PP 12 = 48 GPUs per replica), 176 B params, fp32; "
+	 "compute 6 P T / 312 TFLOPS from the authors' code (its job generator)",
 	 176e9, FP32, 48, 1238769231, 0, COLL_ALLREDUCE},
 	{"gpt3",
-	 "seed 000 §2.2 Table 2 (TP 8 x PP 8 = 64), 175 B params, fp32; compute from the "
-	 "authors' code (§2.3)",
+	 "greedy routing §5.1 Table 2 (TP 8 x PP 8 = 64), 175 B params, fp32; compute from "
+	 "the authors' code",
 	 175e9, FP32, 64, 1009615385, 0, COLL_ALLREDUCE},
 	{"llama2-70b",
-	 "seed 000 §2.2 Table 2 (TP 8 x PP 16 = 128), 70 B params, fp32; compute from the "
-	 "authors' code (§2.3)",
+	 "greedy routing §5.1 Table 2 (TP 8 x PP 16 = 128), 70 B params, fp32; compute from "
+	 "the authors' code",
 	 70e9, FP32, 128, 2692307693, 0, COLL_ALLREDUCE},
-	/* seed 001 §5.5: alpha from the authors' simulator at its smallest size (4); the paper
-	 * gives no sizes for these, fp32 is assumed (V100, Horovod/NCCL, §2.1) */
+	/* vClos §9.1: alpha from the authors' simulator at its smallest size (4); the paper
+	 * gives no sizes for these, fp32 is assumed (V100, Horovod/NCCL, §8.1) */
 	{"vgg16",
-	 "seed 001 §5.5 alpha 0.25 (RapidNetSim VGG16_4); 138 M params external, not from "
-	 "the paper (§5.12); fp32 assumed",
+	 "vClos §9.1 alpha 0.25 (RapidNetSim VGG16_4); 138 M params external, not from "
+	 "the paper; fp32 assumed",
 	 138e6, FP32, 1, 0, 0.25, COLL_ALLREDUCE},
 	{"resnet50",
-	 "seed 001 §5.5 alpha 0.04 (RapidNetSim ResNet50_4); 25.6 M params external, not "
-	 "from the paper (§5.12); fp32 assumed",
+	 "vClos §9.1 alpha 0.04 (RapidNetSim ResNet50_4); 25.6 M params external, not "
+	 "from the paper; fp32 assumed",
 	 25.6e6, FP32, 1, 0, 0.04, COLL_ALLREDUCE},
 	{"resnet101",
-	 "seed 001 §5.5 alpha 0.05 (RapidNetSim ResNet101_4); 44.5 M params external, not "
-	 "from the paper (§5.12); fp32 assumed",
+	 "vClos §9.1 alpha 0.05 (RapidNetSim ResNet101_4); 44.5 M params external, not "
+	 "from the paper; fp32 assumed",
 	 44.5e6, FP32, 1, 0, 0.05, COLL_ALLREDUCE},
 	{"bert",
-	 "seed 001 §5.5 alpha 0.12 (RapidNetSim Bert_4); 300 M params from the paper "
-	 "(§5.12); fp32 assumed",
+	 "vClos §9.1 alpha 0.12 (RapidNetSim Bert_4); 300 M params from the paper "
+	 "(§2.1); fp32 assumed",
 	 300e6, FP32, 1, 0, 0.12, COLL_ALLREDUCE},
 	{"moe",
-	 "seed 001 §2.5 all-to-all 25.8% of a 600 B-param MoE model, alpha 0.258 (§5.5 "
-	 "RapidNetSim Pangu); no size: flows of 'tens of megabytes' (§2.5), give bytes",
+	 "vClos §4.2 all-to-all 25.8% of a 600 B-param MoE model, alpha 0.258 (§9.1, "
+	 "RapidNetSim Pangu); no size: flows of 'tens of megabytes' (§4.2), give bytes",
 	 0, FP32, 1, 0, 0.258, COLL_ALLTOALL},
-	/* seed 003 §4.1: FP16 gradients, pure data parallel but Transformer-1T */
+	/* Themis §5.2: FP16 gradients, pure data parallel but Transformer-1T */
 	{"resnet152",
-	 "seed 003 §4.1 (DP, FP16, 32 per NPU); 60.2 M params and 108 ms compute from "
-	 "seed 004 §4.5 (A100, 32 per GPU, fp32 run); Themis gives neither",
+	 "Themis §5.2 (DP, FP16, 32 per NPU); 60.2 M params and 108 ms compute from "
+	 "HammingMesh §V-B2 (A100, 32 per GPU, fp32 run); Themis gives neither",
 	 60.2e6, FP16, 1, 108000000, 0, COLL_ALLREDUCE},
 	{"gnmt",
-	 "seed 003 §4.1 (DP, FP16, 128 per NPU); no size or compute in the papers or "
-	 "digests: give bytes and compute",
+	 "Themis §5.2 (DP, FP16, 128 per NPU); no size or compute in the papers: give "
+	 "bytes and compute",
 	 0, FP16, 1, 0, 0, COLL_ALLREDUCE},
 	{"dlrm",
-	 "seed 003 §4.1 (DP MLPs, FP16, 512 per NPU; embedding all-to-all overlapped, not "
-	 "modelled); M 2.96 MB and compute 95+209+796 us from seed 004 §4.5 (its DLRM)",
+	 "Themis §5.2 (DP MLPs, FP16, 512 per NPU; embedding all-to-all overlapped, not "
+	 "modelled); M 2.96 MB and compute 95+209+796 us from HammingMesh §V-B4 (its DLRM)",
 	 1.48e6, FP16, 1, 1100000, 0, COLL_ALLREDUCE},
 	{"transformer-1t",
-	 "seed 003 §4.1: 1 T params (the name), FP16, model parallel over 128 NPUs, data "
+	 "Themis §5.2: 1 T params (the name), FP16, model parallel over 128 NPUs, data "
 	 "parallel across the rest; no compute in the paper: give it",
 	 1e12, FP16, 128, 0, 0, COLL_ALLREDUCE},
 };
@@ -80,7 +80,7 @@ const struct job_model *job_model_find(const char *name)
 }
 
 /* The per-GPU shard in whole parameters, so M is a multiple of the element size (coll.h);
- * the ring step ceil(M / N) then matches seed 000 §2.3's table for N = 2, 4, 8. */
+ * the ring step ceil(M / N) then matches the greedy routing authors' code for N = 2, 4, 8. */
 static uint64_t job_model_bytes(const struct job_model *m)
 {
 	uint64_t p = (uint64_t)llround(m->params);
@@ -122,7 +122,7 @@ int job_from_model(const struct job_model *m, uint32_t gpus, enum coll_algo algo
 	if (m->kind == COLL_ALLTOALL)
 		out->algo = COLL_PAIRWISE;
 	if (m->shards > 1) {
-		out->algo = COLL_SHARD_RINGS; /* seed 000 §2.3: one ring per shard */
+		out->algo = COLL_SHARD_RINGS; /* greedy routing §5.1: one ring per shard */
 		out->group = m->shards;
 	}
 	out->iterations = 1;
@@ -141,10 +141,11 @@ uint64_t job_compute_ns(const struct job_spec *j, uint64_t rate_bps)
 		return j->compute_ns;
 	if (!(a > 0 && a < 1) || !rate_bps)
 		return 0;
-	/* seed 001 §6.1: alpha is the non-overlapped communication share of a contention-free
-	 * iteration, so compute = T_comm (1 - alpha) / alpha. T_comm is taken at scale (the bus
-	 * factor's limit for many ranks): a GPU's compute does not depend on how many others
-	 * train with it, and one-GPU jobs (common in traces) still get a compute time. */
+	/* vClos §9.1: alpha is the uncoverable (non-overlapped) communication share, here of a
+	 * contention-free iteration as the authors' simulator sizes its jobs, so compute =
+	 * T_comm (1 - alpha) / alpha. T_comm is taken at scale (the bus factor's limit for many
+	 * ranks): a GPU's compute does not depend on how many others train with it, and one-GPU
+	 * jobs (common in traces) still get a compute time. */
 	comm = coll_busbw_factor(j->kind, JOB_RANKS_AT_SCALE) * (double)j->bytes * 8e9 /
 	       (double)rate_bps;
 	t = comm * (1 - a) / a;

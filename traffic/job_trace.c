@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* CSV job traces (Helios cluster_log.csv and Philly style, seed 001 §5.7): a header naming
+/* CSV job traces (Helios cluster_log.csv and Philly style, vClos §9.2): a header naming
  * the columns, then one job per row; quoted fields, `#` comments, seconds or UTC date-times. */
 #include <ctype.h>
 #include <errno.h>

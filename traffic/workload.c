@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The Poisson workload generator (seed 001 §5.6): exponential inter-arrival times of mean
+/* The Poisson workload generator (vClos §9.2): exponential inter-arrival times of mean
  * lambda, job sizes by weight, models uniformly; a seeded lib/rng.h stream. */
 #include <errno.h>
 #include <math.h>
@@ -8,7 +8,8 @@
 #include "lib/rng.h"
 #include "traffic/job.h"
 
-/* seed 001 §7 pitfall 1: lambda is the mean inter-arrival time, not a rate. */
+/* vClos's lambda read as the mean inter-arrival time, not a rate (its Tables 2 and 5 show
+ * lighter load as lambda grows). */
 static uint64_t wl_gap_ns(uint64_t *s, uint64_t mean_ns)
 {
 	return (uint64_t)llround(-log1p(-rng_unit(s)) * (double)mean_ns);
@@ -71,7 +72,7 @@ static int wl_check(const struct workload_gen *g, double *total, struct diag *d)
 	return wl_check_sizes(g, total, d);
 }
 
-/* vClos [REPO]: a duration clamped to [min, max] and rounded down to 100 s. */
+/* As the vClos authors' simulator: a duration clamped to [min, max] and rounded down to 100 s. */
 static uint64_t wl_duration(const struct workload_gen *g, uint64_t *s)
 {
 	const uint64_t step = 100000000000ULL; /* 100 s */

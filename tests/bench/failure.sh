@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# What failing one of four spines costs (issue 5, acceptance 6; seed 000 §5.3 S3):
+# What failing one of four spines costs (issue 5, acceptance 6; greedy routing §5.4, mid-run):
 # scenarios/failure-spine.yaml (s3 fails 2 s into a 16-rank all-to-all across two leaves)
 # run RUNS times with the failure and RUNS times without it, alternating, on one machine in
 # one session; prints each JRT, the medians, their ratio, and the reroute times. TCP's

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: MIT
 # HammingMesh global bandwidth (issue 5, acceptance 3): scenarios/hxmesh-a2a.yaml, one
 # all-to-all among the 64 accelerators of the 4x4 Hx2Mesh, run by the workload runner under
-# per-flow ECMP and then with per-packet spraying, against the digest's fluid prediction.
+# per-flow ECMP and then with per-packet spraying, against our fluid prediction.
 #
-# The figure is seed 004's (§4.3, Table II "glob. BW"; digest §5.4 S1): bytes an accelerator
+# The figure is HammingMesh's (§V-A1, Table II "glob. BW"): bytes an accelerator
 # delivers per second, over its injection bandwidth (its four ports, 4R):
 #   fraction = (N-1) * block * 8 / T / (4 R)
 # with T an iteration's all-to-all time, from the earliest rank starting it to the last
@@ -119,7 +119,7 @@ measure() { # measure LABEL SPRAY
 
 echo "hx_a2a: all-to-all on the 4x4 Hx2Mesh (64 accelerators), links at $rate, $(nproc) cores," \
 	"load $(cut -d' ' -f1 /proc/loadavg)"
-echo "fluid prediction $fluid of injection (digest §2.4: 0.328), target $(awk -v p="$fluid" \
+echo "fluid prediction $fluid of injection (our fluid model: 0.328), target $(awk -v p="$fluid" \
 	'BEGIN { printf "%.3f to %.3f", p * 0.85, p * 1.15 }'); per-flow ECMP bound $hashed (mean of random ports), $job (this run's ports)"
 printf '\n%-22s %-34s %6s %8s %6s\n' "" "fraction per iteration (T)" "mean" "/fluid" "CPU"
 measure "per-flow ECMP" false

@@ -124,7 +124,7 @@ echo
 echo "bench: counter sampling of 2,048 link directions at 10 Hz (issue 4, acceptance 2)"
 "$ROOT/tests/bench/sample_cost.sh" "$BUILD"
 echo
-echo "bench: all-to-all on the 64-accelerator Hx2Mesh against seed 004's fluid model (issue 5, acceptance 3)"
+echo "bench: all-to-all on the 64-accelerator Hx2Mesh against our fluid model (issue 5, acceptance 3)"
 "$ROOT/tests/bench/hx_a2a.sh" "$BUILD"
 echo
 echo "bench: failing one of four spines mid-run, against the same run without it (issue 5, acceptance 6)"

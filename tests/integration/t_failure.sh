@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# Failure injection (issue 5 acceptance 6; seed 000 §5.3 S3 and §6 pitfall 12). One of four
+# Failure injection (issue 5 acceptance 6; greedy routing §5.4). One of four
 # spines fails while an all-to-all runs across both leaves: the job finishes, failures.csv
 # holds the reroute and probe times, and `up` prints the reroute time (the slowdown against
 # the same run without the failure is measured by tests/bench/failure.sh). Then a host's

@@ -4,7 +4,7 @@
 # tests/bench/hx_a2a.sh): the 16-accelerator Hx2Mesh of scenarios/hxmesh-16.yaml with the
 # transport and queues of scenarios/hxmesh-a2a.yaml at 10 Mbit/s per link runs one `direct`
 # all-to-all of 16 ranks. The job finishes, every one of the 16 x 15 blocks arrives, and the
-# fraction of injection bandwidth it reaches (seed 004 §4.3: (N-1) block 8 / T / 4R) lies
+# fraction of injection bandwidth it reaches (HammingMesh §V-A1: (N-1) block 8 / T / 4R) lies
 # between a third of the fluid prediction `testbed check` prints and that prediction itself:
 # above it would mean bytes counted twice or a link running faster than shaped.
 #

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# OCS circuits (seed 001 §2.4 and §6.1; issue 5 acceptance 4). Two leaves and two spines
+# OCS circuits (vClos §7; issue 5 acceptance 4). Two leaves and two spines
 # through one OCS, both leaves on s0 at `up`. A probe flow h0 -> h2 runs over circuits
 # o0:l0-s0 and o0:l1-s0; both are rewired to s1 at run time through the control plane the
 # runner uses (tests/tools/ocs_rewire), and the flow resumes over s1 after a dark time of at
@@ -59,7 +59,7 @@ wait $tcp || { cat "$TB_TMP/tcp"; fail "TCP flow across the rewire failed"; }
 note "TCP across the rewire: $(cat "$TB_TMP/tcp")"
 grep -q ' err=0$' "$TB_TMP/tcp" || fail "TCP flow error"
 
-# A leaf-leaf circuit (seed 001 §7's two-leaf OCS-vClos): the flow goes l0 -> l1 directly,
+# A leaf-leaf circuit (vClos §7.2's two-leaf OCS-vClos): the flow goes l0 -> l1 directly,
 # no spine forwards it.
 n4=it$$r
 f4=$(scenario_as scenarios/ocs-small.yaml "$n4")

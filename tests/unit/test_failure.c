@@ -86,7 +86,7 @@ static void test_parse_ocs(void **state)
 	assert_int_equal(e.failures.v.v[0].rewire_n, 2);
 	assert_string_equal(e.failures.circuits.v[1].b, "s1");
 	exp_done(&e);
-	t_parse(T_TOPO "  ocs: {count: 2}\n", &e); /* the default delay: seed 001 §2.4 */
+	t_parse(T_TOPO "  ocs: {count: 2}\n", &e); /* the default delay: vClos §7 */
 	assert_true(e.s.topology.ls.ocs.delay_ns == 50000000ULL);
 	exp_done(&e);
 }

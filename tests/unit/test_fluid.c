@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Fluid all-to-all: the HammingMesh fractions of seed 004's digest (§2.4 and §5.2 tables, its
- * companion model's ECMP-fluid column) from the generated graphs, and the obvious cases: one
- * non-blocking switch delivers all of the injection, a tapered leaf-spine its taper. Then the
- * per-flow ECMP bound (policy/route_load.c) beside it. */
+/* Fluid all-to-all: the HammingMesh fractions of our independent reference fluid model (equal
+ * split over all shortest-path next hops; not the paper's numbers) from the generated graphs,
+ * and the obvious cases: one non-blocking switch delivers all of the injection, a tapered
+ * leaf-spine its taper. Then the per-flow ECMP bound (policy/route_load.c) beside it. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -48,8 +48,8 @@ static double t_hx(uint32_t ab, uint32_t xy, bool merged)
 	return t_fraction(t);
 }
 
-/* Digest §5.2: "alltoall expected: fluid ECMP merged / separate switches", three decimals. */
-static void test_hxmesh_digest(void **state)
+/* The reference model's all-to-all fractions, merged / separate switches, three decimals. */
+static void test_hxmesh_reference(void **state)
 {
 	static const struct {
 		uint32_t ab, xy;
@@ -213,7 +213,7 @@ static void test_unreachable(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hxmesh_digest),
+		cmocka_unit_test(test_hxmesh_reference),
 		cmocka_unit_test(test_switched),
 		cmocka_unit_test(test_hashed),
 		cmocka_unit_test(test_unreachable),

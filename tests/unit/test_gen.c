@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* HammingMesh generator: seed 004's counts (Table II, appendix A-C, §2.3, §5.2) from the counting
- * functions and from built graphs, the §2.5 diameter against BFS, and structural checks. */
+/* HammingMesh generator: the paper's counts (Table II, Appendix A-C) and our per-plane wiring
+ * table from the counting functions and from built graphs, the §III-B diameter against BFS, and
+ * structural checks. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,7 +17,7 @@
 
 #define T_GBIT 1000000000ULL
 
-/* An a x b board in an x x y grid, 400 Gb/s links, four planes (seed 004 §7). */
+/* An a x b board in an x x y grid, 400 Gb/s links, four planes (HammingMesh §III). */
 static struct gen_hxmesh_params t_hx4(uint32_t a, uint32_t b, uint32_t x, uint32_t y)
 {
 	struct gen_hxmesh_params p = {.a = a, .b = b, .x = x, .y = y, .radix = 64, .taper = 1};
@@ -35,7 +36,8 @@ static struct gen_hxmesh_params t_hx(uint32_t ab, uint32_t xy, uint32_t radix, b
 	return p;
 }
 
-/* seed 004 §2.7 (appendix A-C) and Table II, with the §6 P1 correction for large Hx1Mesh. */
+/* HammingMesh Appendix A-C and Table II; large Hx1Mesh at 3,072 switches a plane, the count that
+ * reproduces Table II's cost (the appendix's total of 24,576 does not). */
 static void test_hxmesh_paper_counts(void **state)
 {
 	static const struct {
@@ -97,7 +99,8 @@ static void test_hxmesh_paper_trees(void **state)
 	assert_int_equal(c.row.switches, 32 * 4);
 }
 
-/* seed 004 §2.3 table and §5.2 sizes: networks, ports per switch, PCB and edge links. */
+/* Our per-plane wiring table at the paper's small designs and at emulated sizes: networks, ports
+ * per switch, PCB and edge links. */
 static void test_hxmesh_wiring_table(void **state)
 {
 	static const struct {
@@ -221,7 +224,7 @@ static void test_hxmesh_layout(void **state)
 	topo_free(t);
 }
 
-/* Every small HxMesh: connected, all pairs routed, addresses unique; BFS diameter = §2.5. */
+/* Every small HxMesh: connected, all pairs routed, addresses unique; BFS diameter = §III-B. */
 static void test_hxmesh_small(void **state)
 {
 	static const struct {
@@ -258,7 +261,7 @@ static void test_hxmesh_small(void **state)
 	}
 }
 
-/* §2.9: tapering keeps the leaves, trades spine links; 64 ports split 32:32, 42:22, 51:13. */
+/* §III-F: tapering keeps the leaves, trades spine links; 64 ports split 32:32, 42:22, 51:13. */
 static void test_hxmesh_taper(void **state)
 {
 	static const uint32_t down[] = {0, 32, 42, 0, 51};

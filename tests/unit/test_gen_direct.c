@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Themis multidim and TACOS direct generators: seed 003 Table 2 and seed 002 §2.2 counts, node
+/* Themis multidim and TACOS direct generators: Themis Table 2 and TACOS §IV-D counts, node
  * degrees and dimension tags, unwound-switch grants, and structural checks. */
 #include <errno.h>
 #include <setjmp.h>
@@ -31,7 +31,7 @@ static struct gen_multidim_params t_md(uint32_t n, const enum gen_dim_type *type
 	return p;
 }
 
-/* seed 003 Table 2: 1024 NPUs, switches per dimension group, fc P-1 links per NPU. */
+/* Themis Table 2: 1024 NPUs, switches per dimension group, fc P-1 links per NPU. */
 static void test_multidim_themis_counts(void **state)
 {
 	static const enum gen_dim_type sw2[] = {GEN_DIM_SWITCH, GEN_DIM_SWITCH},
@@ -248,7 +248,7 @@ static void test_direct_shapes(void **state)
 		{t_dx(GEN_DIRECT_RING, 2, 0, 0), 2, 1, 1, 1},
 		{t_dx(GEN_DIRECT_HYPERCUBE, 4, 0, 0), 16, 32, 4, 4},
 		{t_dx(GEN_DIRECT_HYPERCUBE, 1, 0, 0), 2, 1, 1, 1},
-		/* Switch_Switch 8x4: degree-max inside, degree-1 across (seed 002 §2.2) */
+		/* Switch_Switch 8x4: degree-max inside, degree-1 across (TACOS §VII-B) */
 		{t_unwound(2, ss, ss_deg, false), 32, 4 * 28 + 8 * 4, 9, 9},
 		{t_unwound(1, one, d2, false), 6, 12, 4, 4},
 		{t_unwound(1, u5, d3, false), 5, 10, 4, 4},
@@ -280,7 +280,7 @@ static void test_direct_shapes(void **state)
 	}
 }
 
-/* seed 002 §2.2: n -> n+1..n+d (mod N) at 1/d of the port; the reverse only if granted. */
+/* TACOS §IV-D: n -> n+1..n+d (mod N) at 1/d of the port; the reverse only if granted. */
 static void test_direct_unwinding(void **state)
 {
 	static const uint32_t four[] = {4}, deg1[] = {1}, max[] = {0}, ss[] = {8, 4},

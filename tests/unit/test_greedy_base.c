@@ -65,7 +65,7 @@ static void t_check_colors(const struct t_inst *x, uint32_t delta)
 	assert_int_equal(used, delta);
 }
 
-/* ---- the paper's toy example (greedy routing §2.3, Fig. 2; the digest's S0) ---- */
+/* ---- the paper's toy example (greedy routing §2.3, Fig. 2) ---- */
 
 /* D = [0 1 0 0; 1 0 1 0; 1 0 0 0; 0 0 0 0], ToRs t1..t4 as 0..3 */
 static const struct t_pair t_toy[] = {{0, 1}, {1, 0}, {1, 2}, {2, 0}};
@@ -229,7 +229,7 @@ static int t_edge_color_check(const struct t_inst *x)
 /* Failed spines: every commodity has the same A alive spines as candidates, so the colors
  * wrap modulo A alike everywhere and the load is still ceil(Delta / A), the bound. Failed links:
  * commodities have different candidate counts, the wrap differs between them, and the result
- * can exceed the optimum (the digest's §6 note 13). */
+ * can exceed the optimum. */
 static void test_edge_color_failures(void **state)
 {
 	uint32_t i, above = 0, spine = 0, link = 0;

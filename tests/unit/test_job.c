@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* Model catalogue tests: sources, seed 000's per-step flow sizes and ideal all-reduce times
- * (§2.3 table), alpha-derived compute (seed 001 §6.1), job specs that build schedules. */
+/* Model catalogue tests: sources, the greedy routing paper's per-step flow sizes (its authors'
+ * code) and ideal all-reduce times, alpha-derived compute (vClos §9.1), job specs that build
+ * schedules. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -11,7 +12,8 @@
 
 #include "traffic/job.h"
 
-/* seed 000 §2.3, "Derived per-step flow sizes and ideal ... All-Reduce times" */
+/* The greedy routing authors' code's per-step flow sizes, and the ideal (contention-free,
+ * 100 Gbit/s) all-reduce time 2 (N - 1) step / 100 Gbit/s, our arithmetic */
 struct t_step {
 	const char *model;
 	uint32_t n;
@@ -44,7 +46,8 @@ static void test_catalogue_sources(void **state)
 	for (i = 0; i < job_models_n; i++) {
 		m = &job_models[i];
 		assert_non_null(m->source);
-		assert_non_null(strstr(m->source, "seed 00"));
+		assert_true(strstr(m->source, "greedy routing §") || strstr(m->source, "vClos §") ||
+			    strstr(m->source, "Themis §"));
 		assert_true(strlen(m->name) < JOB_NAME_MAX);
 		assert_true(m->bytes_per_param == 2 || m->bytes_per_param == 4);
 		assert_true(m->shards >= 1);
@@ -58,7 +61,7 @@ static void test_catalogue_sources(void **state)
 	assert_null(job_model_find(NULL));
 }
 
-static void test_seed000_steps(void **state)
+static void test_greedy_steps(void **state)
 {
 	const struct t_step *s;
 	struct job_spec j;
@@ -81,7 +84,7 @@ static void test_seed000_steps(void **state)
 	}
 }
 
-static void test_seed000_ideal_ar(void **state)
+static void test_greedy_ideal_ar(void **state)
 {
 	const struct t_step *s;
 	struct job_spec j;
@@ -101,7 +104,7 @@ static void test_seed000_ideal_ar(void **state)
 	}
 }
 
-static void test_seed000_compute(void **state)
+static void test_greedy_compute(void **state)
 {
 	struct job_spec j;
 
@@ -161,7 +164,7 @@ static void test_alpha_compute(void **state)
 	assert_int_equal(job_compute_ns(&j, 100000000000ULL), 0);
 }
 
-static void test_seed003_models(void **state)
+static void test_themis_models(void **state)
 {
 	struct job_spec j;
 
@@ -196,8 +199,8 @@ static void test_from_model_errors(void **state)
 	      "not 100");
 	t_err("gpt3", 0, "model gpt3: 0 GPUs, expected 1 to 16384");
 	t_err("vgg16", 16385, "model vgg16: 16385 GPUs, expected 1 to 16384");
-	t_err("gnmt", 8, "model gnmt has no size in the papers (seed 003 §4.1");
-	t_err("moe", 8, "model moe has no size in the papers (seed 001 §2.5");
+	t_err("gnmt", 8, "model gnmt has no size in the papers (Themis §5.2");
+	t_err("moe", 8, "model moe has no size in the papers (vClos §4.2");
 	t_err("no-such-model", 8, "no model given");
 }
 
@@ -247,8 +250,8 @@ static void test_catalogue_builds(void **state)
 	}
 }
 
-/* vClos [REPO] job sizing: a 4,000 s job of 4 iterations with alpha 0.1 on 8 GPUs at
- * 100 Gbit/s computes 900 s per iteration and all-reduces M bytes with 1.75 x 8 M / 100 Gbit/s
+/* The vClos authors' simulator's job sizing: a 4,000 s job of 4 iterations with alpha 0.1 on 8 GPUs
+ * at 100 Gbit/s computes 900 s per iteration and all-reduces M bytes with 1.75 x 8 M / 100 Gbit/s
  * = 100 s; one GPU only computes; no duration changes nothing. */
 static void test_fit_duration(void **state)
 {
@@ -281,9 +284,9 @@ static void test_fit_duration(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_catalogue_sources), cmocka_unit_test(test_seed000_steps),
-		cmocka_unit_test(test_seed000_ideal_ar),  cmocka_unit_test(test_seed000_compute),
-		cmocka_unit_test(test_alpha_compute),	  cmocka_unit_test(test_seed003_models),
+		cmocka_unit_test(test_catalogue_sources), cmocka_unit_test(test_greedy_steps),
+		cmocka_unit_test(test_greedy_ideal_ar),	  cmocka_unit_test(test_greedy_compute),
+		cmocka_unit_test(test_alpha_compute),	  cmocka_unit_test(test_themis_models),
 		cmocka_unit_test(test_from_model_errors), cmocka_unit_test(test_alltoall_pairwise),
 		cmocka_unit_test(test_catalogue_builds),  cmocka_unit_test(test_fit_duration),
 	};

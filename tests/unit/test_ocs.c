@@ -301,7 +301,7 @@ static void test_busy(void **state)
 	busy.job1 = job1;
 	assert_int_equal(t_rewire(&w, move_l0, 1, &busy, &d), -EBUSY);
 	assert_string_equal(d.msg, "circuit o0:l0-s0 carries job 7's traffic: only idle "
-				   "circuits are rewired (vClos §2.4)");
+				   "circuits are rewired (vClos §7)");
 	diag_clear(&d);
 	assert_int_equal(t_rewire(&w, move_l2, 1, &busy, &d), 0);
 	assert_string_equal(t_far(w.t, "l2", "o0"), "s1");
@@ -309,7 +309,7 @@ static void test_busy(void **state)
 	t_free(&w);
 }
 
-/* seed 001 §7: two leaves joined directly, without a spine; routing sees a leaf-leaf link. */
+/* vClos §7.2: two leaves joined directly, without a spine; routing sees a leaf-leaf link. */
 static void test_leaf_leaf(void **state)
 {
 	static const char *const direct[][3] = {{"o1", "l0", "l1"}};

@@ -212,7 +212,7 @@ static void test_same_plan_no_ops(void **state)
 	t_net_done(&b);
 }
 
-/* Seed 000 §5.3 S3: a spine fails mid-run; then it comes back. */
+/* Greedy routing §5.4's spine failure, mid-run; then the spine comes back. */
 static void test_spine_fails_and_returns(void **state)
 {
 	uint32_t counts[ROUTE_OP_NEIGH_DEL + 1];

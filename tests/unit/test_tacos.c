@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* TACOS-Greedy (traffic/tacos.c) and its steps (traffic/coll_tacos.c): the unit-link bounds
- * of the digest's §3.6 on rings and meshes, properties of every schedule over many graphs,
+ * (ours, not the paper's) on rings and meshes, properties of every schedule over many graphs,
  * the failed-NPU mesh of TACOS Table III, a Switch_Switch against the ring on the same links,
  * the all-reduce steps through the symbolic executor of coll_sim.c, and pinned schedules. */
 #include <errno.h>
@@ -278,7 +278,7 @@ static void test_meshes(void **state)
 	double t;
 
 	(void)state;
-	/* digest §3.6: max(diameter, ceil((N k - k) / min in-degree)) */
+	/* our bound: max(diameter, ceil((N k - k) / min in-degree)) */
 	t_mesh(&g, 3, 3, false);
 	assert_true(t_ag_steps(&g, 1, 16, 1) == 4);
 	t_mesh(&g, 5, 5, false);
@@ -341,8 +341,8 @@ static void test_properties(void **state)
 	assert_true(differ > 0);
 }
 
-/* TACOS Table III: a 4x4 mesh without NPUs 7 and 9 (1-indexed row-major, the digest's §7
- * reading: 0-based 6 and 8), renumbered into 14 NPUs. */
+/* TACOS Table III: a 4x4 mesh without NPUs 7 and 9 (read as 1-indexed row-major, as the
+ * paper's figures number NPUs: 0-based 6 and 8), renumbered into 14 NPUs. */
 static void t_failed_mesh(struct t_g *g)
 {
 	uint32_t id[16], r, c, n = 0;

@@ -124,8 +124,8 @@ static void test_toy_timing(void **state)
 	themis_plan_done(NULL);
 }
 
-/* One row of the predicted utilizations (the research notes' bandwidth-only model of Themis,
- * §5.3 there): util % for baseline, Themis+FIFO, Themis+SCF. */
+/* One row of the predicted utilizations (our own bandwidth-only model of Themis's scheduling,
+ * not the paper's numbers): util % for baseline, Themis+FIFO, Themis+SCF. */
 struct t_row {
 	const char *id;
 	struct t_plat pl;

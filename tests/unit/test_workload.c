@@ -24,7 +24,7 @@ static void t_gen(struct workload_gen *g, uint32_t count, uint64_t seed)
 
 	memset(g, 0, sizeof(*g));
 	g->count = count;
-	g->mean_interarrival_ns = 120 * T_SEC; /* seed 001 §5.7: lambda = 120 s */
+	g->mean_interarrival_ns = 120 * T_SEC; /* vClos §9.2: lambda = 120 s */
 	g->seed = seed;
 	g->algo = COLL_RING;
 	g->iterations = 5;
@@ -117,7 +117,7 @@ static void test_gen_determinism(void **state)
 	vec_free(&c);
 }
 
-/* Durations (vClos [REPO]): exponential of mean 4,000 s clamped to [1,000, 100,000] s and
+/* Durations (vClos's simulator): exponential of mean 4,000 s clamped to [1,000, 100,000] s and
  * rounded down to 100 s: E = 1,000 + 4,000 e^-1/4 - ~50 = 4,065 s. */
 static void test_gen_durations(void **state)
 {
