@@ -1,0 +1,1826 @@
+// SPDX-License-Identifier: MIT
+/* Collective schedules as MSCCL algorithm XML (msccl.h), out and in. The format is the one
+ * msccl-tools writes (msccl/language/ir.py, ir_to_xml, its default "old format") and MSCCL
+ * reads (microsoft/msccl src/graph/topo.cc, mscclGetAlgoFromXMLAndSetAlgo; the MSCCL
+ * executor's src/misc/msccl/msccl_parser.cc in NCCL and RCCL), with the meaning the
+ * interpreter gives it (src/collectives/device/msccl_interpreter.h):
+ *
+ *   <algo name proto nchannels nchunksperloop ngpus coll inplace outofplace minBytes maxBytes>
+ *     <gpu id i_chunks o_chunks s_chunks>
+ *       <tb id send recv chan>             a threadblock: runs its steps in order, one at a time
+ *         <step s type srcbuf srcoff dstbuf dstoff cnt depid deps hasdep [seq phase]/>
+ *
+ * Chunks. MSCCL cuts each buffer into nchunksperloop equal chunks (the interpreter's
+ * sizePerMscclChunk) and a step moves cnt chunks from chunk srcoff/dstoff on. Our steps start
+ * on any element, so the export takes chunks of g elements, g the greatest common divisor of
+ * the buffer's elements and of every step's offset and length in elements (and of the share
+ * or all-to-all block, where the kind names one): every step is whole chunks, exactly. Read
+ * back, a chunk is p->bytes / nchunksperloop bytes, which must be whole elements.
+ *
+ * Buffers (i input, o output, s scratch). Our all-reduce, reduce-scatter and all-gather work
+ * in one buffer, in place; all-to-all has in and out (coll.h). So coll and the buffers map:
+ *   allreduce      in place: o is i (msccl-tools' AllReduce.get_buffer_index); written as i.
+ *   allgather      in place: i is chunks rank*n/N.. of o (AllGather.get_buffer_index); o.
+ *   reducescatter  in place: o is chunks rank*n/N.. of i; written as i. msccl and msccl-tools
+ *                  spell it "reduce_scatter", the executor "reducescatter": both are read,
+ *                  the executor's is written.
+ *   custom         i and o are one buffer: written for an all-gather or reduce-scatter whose
+ *                  shares are not MSCCL's equal ones (elements not a multiple of N, or
+ *                  multidim's layout, coll.h), read for any kind but all-to-all.
+ *   alltoall       out of place: sends read i, receives write o. Our out starts as a copy of
+ *                  in, MSCCL's does not: the export adds the rank's own block as a cpy i -> o
+ *                  in a threadblock of its own (send = recv = -1); reading drops that cpy.
+ * A scratch buffer, an out-of-place all-reduce, all-gather or reduce-scatter and an in-place
+ * all-to-all are refused.
+ *
+ * Steps. A step names its own rank's chunks on one side, a send (s) as src, a receive (r,
+ * rrc) as dst; the other side names the peer's chunks (msccl-tools keeps the sender's
+ * ChunkRef as src and the receiver's as dst), written from the matching step and not read
+ * back, except where the interpreter reads it too: rrc computes dst = src + received, so src
+ * must name dst's chunks (we reduce in place). Written: s (SEND), r (RECV COPY), rrc (RECV
+ * REDUCE), nop. Also read: rcs = r, then s of the same chunks; rrcs = rrc, then s; a cpy onto
+ * the same bytes (in place, or the all-to-all's own block) is no step, its dependency passing
+ * to the threadblock's next step. Refused: rrs (sends the sum on without keeping it; ours keep
+ * it), re and ra (local reductions), other copies, any other type. Read back, every send must
+ * meet its receive (as many per ordered pair of ranks, the same length in FIFO order).
+ *
+ * Threadblocks. One has at most one send and one receive peer; sends and receives between two
+ * ranks match in the order of the two threadblocks' steps (one connection per channel and
+ * peer). We write one threadblock per (rank, peer, direction) holding that connection's steps
+ * in list order, which is our FIFO order per ordered pair, with ids in msccl-tools' order
+ * (sorted by send, recv, chan): the all-to-all copy, receives by peer, sends by peer. chan is
+ * ((receiver - sender) mod N) / 32, the same at both ends, so no channel has more than
+ * MSCCL's 32 send or 32 receive threadblocks. A rank read may have one threadblock per send
+ * peer and one per receive peer; more (msccl-tools' instances, several channels to one peer)
+ * is refused, our FIFO being one per pair. A threadblock runs its steps in order; where that
+ * matters to the data it becomes a dependency: a step depends on the last earlier step of
+ * the other direction in its threadblock whose bytes overlap its own. Within one direction
+ * our FIFO order already holds; and a dependency on every earlier step would make a receive
+ * wait for an unrelated send to complete, which deadlocks msccl-tools' one-threadblock ring
+ * under rendezvous sends (coll.h) where MSCCL's buffered sends run it.
+ *
+ * Dependencies. depid/deps: threadblock id and step s of the same gpu that must be done
+ * first. MSCCL takes one per step, so a step with k is written as k - 1 nop steps carrying the
+ * first k - 1 and the step with the last (msccl-tools' "Expand extra dependencies into nop
+ * operations": the interpreter waits for them all before the step and counts nops in s);
+ * hasdep = 1 on every step something depends on (it then signals its completion). All our
+ * dependencies are written, also those within one threadblock, which msccl-tools leaves out:
+ * MSCCL's flags only grow, so such a dependency is met already. Read, a dependency on step s
+ * of a threadblock is one on its steps up to s (on a nop or a dropped cpy: the step before);
+ * hasdep is read for its value only (0 or 1).
+ *
+ * Order and phases: seq (the step's index in its rank's list) and phase are testbed's own
+ * attributes; MSCCL's reader keeps up to 16 attributes and looks them up by name, so it
+ * ignores them (a step has 12). Read, a rank's steps follow their dependencies and their
+ * threadblocks' order, ties by seq, else by MSCCL's s and then threadblock id; a step without
+ * phase gets its s. So a round trip gives each rank's steps back in their order, with the
+ * same dependency lists in the same order.
+ *
+ * Text. We write what MSCCL's own reader (src/graph/xml.cc) takes: double quotes (it ends a
+ * value only at '"'), one space between attributes, none before "/>", no XML declaration (it
+ * would take "<?xml" for an element and fail at '?'), one comment first. We read XML
+ * elements, attributes in single or double quotes, comments, the declaration and other
+ * processing instructions; no DTD, CDATA or text; entities in values are not expanded (no
+ * value we use can hold one). msccl-tools' newer format (<op> with buf and off) is not read.
+ *
+ * Not checked: MSCCL's runtime limits (cnt < 72, 256 steps and 216 threadblocks a gpu,
+ * 16-bit chunk offsets). An export is exact for our model; a big one can exceed them.
+ * minBytes = maxBytes = the schedule's buffer size (MSCCL scales its chunks with the size). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/sbuf.h"
+#include "lib/vec.h"
+#include "traffic/msccl.h"
+
+#define NONE UINT32_MAX
+#define TBS_PER_CHAN 32 /* MSCCL_MAX_NUM_THREAD_BLOCKS_PER_CHANNEL */
+#define NAME_MAX_LEN 63 /* MSCCL_MAX_ALGO_NAME */
+#define SEQ_NONE UINT64_MAX
+
+/* How MSCCL's i and o sit in our buffers (the table above). */
+enum bufmap {
+	BM_SAME, /* allreduce, custom: i and o are our buffer */
+	BM_AG, /* allgather: o is our buffer, i the rank's share of it */
+	BM_RS, /* reducescatter: i is our buffer, o the rank's share of it */
+	BM_A2A, /* alltoall: i is in, o is out */
+};
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* ---- Export ---- */
+
+/* Whether p's all-gather or reduce-scatter shares are MSCCL's: chunk r of N equal ones. */
+static bool equal_shares(const struct coll_params *p)
+{
+	return p->algo != COLL_MULTIDIM && (p->bytes / p->elem) % p->nranks == 0;
+}
+
+static enum bufmap export_map(const struct coll_params *p)
+{
+	if (p->kind == COLL_ALLTOALL)
+		return BM_A2A;
+	if (p->kind == COLL_ALLGATHER && equal_shares(p))
+		return BM_AG;
+	if (p->kind == COLL_REDUCESCATTER && equal_shares(p))
+		return BM_RS;
+	return BM_SAME;
+}
+
+static const char *export_coll(const struct coll_params *p, enum bufmap m)
+{
+	static const char *const names[] = {
+		[BM_AG] = "allgather", [BM_RS] = "reducescatter", [BM_A2A] = "alltoall"};
+
+	if (m == BM_SAME)
+		return p->kind == COLL_ALLREDUCE ? "allreduce" : "custom";
+	return names[m];
+}
+
+/* The buffer a step of op names on its own rank. */
+static char own_buf(const struct coll_params *p, uint8_t op)
+{
+	if (p->kind == COLL_ALLTOALL)
+		return op == COLL_SEND ? 'i' : 'o';
+	return p->kind == COLL_ALLGATHER ? 'o' : 'i';
+}
+
+/* A rank's step i, sorted into threadblocks by key: receives before sends, then by peer. */
+struct ex_ent {
+	uint64_t key;
+	uint32_t i;
+};
+
+/* Where global step g went: threadblock id, MSCCL step s, index among its threadblock's
+ * steps without nops, whether some step depends on it. */
+struct ex_step {
+	uint32_t tb, s, ord;
+	uint8_t hasdep;
+};
+
+struct ex {
+	const struct coll_sched *sc;
+	const struct coll_params *p;
+	struct ex_ent *ent; /* rank r's at ranks.v[r].step_off, sorted */
+	struct ex_step *st; /* by global step index */
+	enum bufmap map;
+	uint64_t chunk; /* bytes */
+	uint64_t n; /* chunks in a buffer */
+	uint32_t nchan;
+	bool a2a_copy; /* each gpu starts with the all-to-all's own-block cpy threadblock */
+};
+
+static uint64_t ex_key(uint8_t op, uint32_t peer)
+{
+	return ((uint64_t)(op == COLL_SEND) << 32) | peer;
+}
+
+static int ex_cmp(const void *a, const void *b)
+{
+	const struct ex_ent *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Chunk size in elements: every cut point of the buffer is a multiple. */
+static uint64_t ex_chunk_elems(const struct coll_sched *s, enum bufmap m)
+{
+	const struct coll_params *p = &s->params;
+	uint64_t e = p->elem, g = p->bytes / e;
+	size_t i;
+
+	if (m != BM_SAME) /* shares and blocks are whole chunks */
+		g = gcd64(g, p->bytes / e / p->nranks);
+	for (i = 0; i < s->steps.n; i++)
+		g = gcd64(gcd64(g, s->steps.v[i].off / e), s->steps.v[i].len / e);
+	return g ? g : 1;
+}
+
+/* The channel of the connection sender -> receiver (see the threadblock notes above). */
+static uint32_t ex_chan(const struct ex *x, uint32_t sender, uint32_t receiver)
+{
+	uint32_t n = x->p->nranks;
+
+	return (uint32_t)(((uint64_t)receiver + n - sender) % n / TBS_PER_CHAN);
+}
+
+static void ex_index_rank(struct ex *x, uint32_t r)
+{
+	const struct coll_rank *rk = &x->sc->ranks.v[r];
+	const struct coll_step *v = x->sc->steps.v + rk->step_off;
+	struct ex_ent *ent = x->ent + rk->step_off;
+	struct ex_step *st = x->st + rk->step_off;
+	uint32_t i, j, next_tb = x->a2a_copy, tb = 0, s = 0, ord = 0, k, c;
+
+	for (i = 0; i < rk->step_n; i++)
+		ent[i] = (struct ex_ent){ex_key(v[i].op, v[i].peer), i};
+	qsort(ent, rk->step_n, sizeof(*ent), ex_cmp);
+	for (j = 0; j < rk->step_n; j++) {
+		i = ent[j].i;
+		if (!j || ent[j].key != ent[j - 1].key) {
+			tb = next_tb++, s = 0, ord = 0;
+			c = v[i].op == COLL_SEND ? ex_chan(x, r, v[i].peer)
+						 : ex_chan(x, v[i].peer, r);
+			x->nchan = c + 1 > x->nchan ? c + 1 : x->nchan;
+		}
+		k = v[i].dep_n ? v[i].dep_n : 1; /* k - 1 nops, then the step */
+		st[i].tb = tb, st[i].s = s + k - 1, st[i].ord = ord++;
+		s += k;
+		for (k = 0; k < v[i].dep_n; k++)
+			if (x->sc->deps.v[v[i].dep_off + k] < rk->step_n)
+				st[x->sc->deps.v[v[i].dep_off + k]].hasdep = 1;
+	}
+}
+
+static void ex_done(struct ex *x)
+{
+	free(x->ent);
+	free(x->st);
+}
+
+static int ex_init(struct ex *x, const struct coll_sched *s)
+{
+	uint32_t r;
+
+	memset(x, 0, sizeof(*x));
+	x->sc = s, x->p = &s->params, x->nchan = 1;
+	if (!x->p->elem || !x->p->nranks || s->ranks.n < x->p->nranks)
+		return -EINVAL;
+	x->map = export_map(x->p);
+	x->chunk = ex_chunk_elems(s, x->map) * x->p->elem;
+	x->n = x->p->bytes / x->chunk;
+	x->a2a_copy = x->map == BM_A2A && x->n;
+	x->ent = calloc(s->steps.n + 1, sizeof(*x->ent));
+	x->st = calloc(s->steps.n + 1, sizeof(*x->st));
+	if (!x->ent || !x->st) {
+		ex_done(x);
+		return -ENOMEM;
+	}
+	for (r = 0; r < x->p->nranks; r++)
+		ex_index_rank(x, r);
+	return 0;
+}
+
+/* The step that rank r's step st (ord-th of its threadblock) matches at its peer: the peer's
+ * ord-th step of the other direction with r, by FIFO; NULL if there is none. */
+static const struct coll_step *ex_match(const struct ex *x, uint32_t r, const struct coll_step *st,
+					uint32_t ord)
+{
+	const struct coll_rank *pk;
+	const struct ex_ent *ent;
+	uint64_t key = ex_key(st->op == COLL_SEND ? COLL_RECV : COLL_SEND, r);
+	size_t lo = 0, hi, mid;
+
+	if (st->peer >= x->p->nranks)
+		return NULL;
+	pk = &x->sc->ranks.v[st->peer];
+	ent = x->ent + pk->step_off;
+	hi = pk->step_n;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (ent[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo + ord >= pk->step_n || ent[lo + ord].key != key)
+		return NULL;
+	return &x->sc->steps.v[pk->step_off + ent[lo + ord].i];
+}
+
+static void put_name(struct sbuf *o, const struct coll_params *p, const char *name)
+{
+	char b[NAME_MAX_LEN + 1];
+	size_t i;
+
+	if (!name || !*name) {
+		snprintf(b, sizeof(b), "%s_%s", coll_algo_name(p->algo), coll_kind_name(p->kind));
+		name = b;
+	}
+	for (i = 0; name[i] && i < NAME_MAX_LEN; i++) {
+		char c = name[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '+' || c == '-';
+
+		sbuf_put(o, "%c", ok ? c : '_');
+	}
+}
+
+static void put_algo(struct sbuf *o, const struct ex *x, const char *name)
+{
+	const struct coll_params *p = x->p;
+	bool a2a = x->map == BM_A2A;
+
+	/* no "--" may appear in a comment: the names have single hyphens */
+	sbuf_put(o,
+		 "<!-- testbed: %s %s over %u ranks, %" PRIu64 " bytes of %u-byte elements, "
+		 "chunks of %" PRIu64
+		 " bytes; seq and phase are testbed attributes -->\n<algo name=\"",
+		 coll_algo_name(p->algo), coll_kind_name(p->kind), p->nranks, p->bytes, p->elem,
+		 x->chunk);
+	put_name(o, p, name);
+	sbuf_put(o,
+		 "\" proto=\"Simple\" nchannels=\"%u\" nchunksperloop=\"%" PRIu64
+		 "\" ngpus=\"%u\" coll=\"%s\" inplace=\"%d\" outofplace=\"%d\" minBytes=\"%" PRIu64
+		 "\" maxBytes=\"%" PRIu64 "\">\n",
+		 x->nchan, x->n, p->nranks, export_coll(p, x->map), !a2a, a2a, p->bytes, p->bytes);
+}
+
+/* The all-to-all's own block, which our out holds from the start and MSCCL's must copy. */
+static void put_a2a_copy(struct sbuf *o, const struct ex *x, uint32_t r)
+{
+	uint64_t b = x->n / x->p->nranks;
+
+	sbuf_put(o,
+		 "    <tb id=\"0\" send=\"-1\" recv=\"-1\" chan=\"0\">\n"
+		 "      <step s=\"0\" type=\"cpy\" srcbuf=\"i\" srcoff=\"%" PRIu64
+		 "\" dstbuf=\"o\" dstoff=\"%" PRIu64 "\" cnt=\"%" PRIu64
+		 "\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n"
+		 "    </tb>\n",
+		 r * b, r * b, b);
+}
+
+static void put_tb(struct sbuf *o, const struct ex *x, uint32_t r, const struct coll_step *st,
+		   uint32_t tb)
+{
+	bool send = st->op == COLL_SEND;
+
+	sbuf_put(o, "    <tb id=\"%u\" send=\"%d\" recv=\"%d\" chan=\"%u\">\n", tb,
+		 send ? (int)st->peer : -1, send ? -1 : (int)st->peer,
+		 send ? ex_chan(x, r, st->peer) : ex_chan(x, st->peer, r));
+}
+
+static const char *step_type(const struct coll_step *st)
+{
+	if (st->op == COLL_SEND)
+		return "s";
+	return st->flags == COLL_F_REDUCE ? "rrc" : "r";
+}
+
+/* Step i of rank r: its extra dependencies as nops, then the step with its last. */
+static void put_step(struct sbuf *o, const struct ex *x, uint32_t r, uint32_t i)
+{
+	const struct coll_rank *rk = &x->sc->ranks.v[r];
+	const struct coll_step *st = &x->sc->steps.v[rk->step_off + i];
+	const struct ex_step *es = &x->st[rk->step_off + i];
+	const uint32_t *dv = x->sc->deps.v + st->dep_off;
+	const struct coll_step *m = ex_match(x, r, st, es->ord);
+	uint64_t own = st->off / x->chunk, peer = (m ? m->off : st->off) / x->chunk;
+	bool send = st->op == COLL_SEND;
+	int depid = -1, deps = -1;
+	uint32_t k;
+
+	for (k = 0; k < st->dep_n; k++) {
+		const struct ex_step *t = &x->st[rk->step_off + (dv[k] < rk->step_n ? dv[k] : 0)];
+
+		if (k + 1 == st->dep_n) {
+			depid = (int)t->tb, deps = (int)t->s;
+			break;
+		}
+		sbuf_put(
+			o,
+			"      <step s=\"%u\" type=\"nop\" srcbuf=\"i\" srcoff=\"-1\" dstbuf=\"o\" "
+			"dstoff=\"-1\" cnt=\"0\" depid=\"%u\" deps=\"%u\" hasdep=\"0\"/>\n",
+			es->s - (st->dep_n - 1) + k, t->tb, t->s);
+	}
+	sbuf_put(o,
+		 "      <step s=\"%u\" type=\"%s\" srcbuf=\"%c\" srcoff=\"%" PRIu64
+		 "\" dstbuf=\"%c\" dstoff=\"%" PRIu64 "\" cnt=\"%" PRIu64
+		 "\" depid=\"%d\" deps=\"%d\" hasdep=\"%u\" seq=\"%u\" phase=\"%u\"/>\n",
+		 es->s, step_type(st), own_buf(x->p, COLL_SEND), send ? own : peer,
+		 own_buf(x->p, COLL_RECV), send ? peer : own, st->len / x->chunk, depid, deps,
+		 es->hasdep, i, st->phase);
+}
+
+static void put_gpu(struct sbuf *o, const struct ex *x, uint32_t r)
+{
+	const struct coll_rank *rk = &x->sc->ranks.v[r];
+	const struct ex_ent *ent = x->ent + rk->step_off;
+	uint64_t share = x->n / x->p->nranks;
+	uint32_t j;
+
+	sbuf_put(o,
+		 "  <gpu id=\"%u\" i_chunks=\"%" PRIu64 "\" o_chunks=\"%" PRIu64
+		 "\" s_chunks=\"0\"",
+		 r, x->map == BM_AG ? share : x->n, x->map == BM_RS ? share : x->n);
+	if (!rk->step_n && !x->a2a_copy) {
+		sbuf_put(o, "/>\n");
+		return;
+	}
+	sbuf_put(o, ">\n");
+	if (x->a2a_copy)
+		put_a2a_copy(o, x, r);
+	for (j = 0; j < rk->step_n; j++) {
+		uint32_t i = ent[j].i;
+
+		if (!j || ent[j].key != ent[j - 1].key) {
+			if (j)
+				sbuf_put(o, "    </tb>\n");
+			put_tb(o, x, r, &x->sc->steps.v[rk->step_off + i],
+			       x->st[rk->step_off + i].tb);
+		}
+		put_step(o, x, r, i);
+	}
+	if (rk->step_n)
+		sbuf_put(o, "    </tb>\n");
+	sbuf_put(o, "  </gpu>\n");
+}
+
+size_t msccl_format(const struct coll_sched *s, const char *name, char *buf, size_t size)
+{
+	struct sbuf o = {buf, size, 0};
+	struct ex x;
+	uint32_t r;
+
+	if (buf && size)
+		buf[0] = '\0';
+	if (ex_init(&x, s))
+		return 0;
+	put_algo(&o, &x, name);
+	for (r = 0; r < x.p->nranks; r++)
+		put_gpu(&o, &x, r);
+	sbuf_put(&o, "</algo>\n");
+	ex_done(&x);
+	return o.len;
+}
+
+/* ---- A small XML reader: the whole text into elements and attributes ---- */
+
+struct xat {
+	size_t pos, klen; /* its name: offset (where it starts) and length */
+	size_t val, vlen; /* its value, inside the quotes */
+};
+
+struct xel {
+	size_t pos, name, nlen;
+	uint32_t at0, nat; /* its attributes: at[at0 .. at0 + nat) */
+	uint32_t parent, child, last, next; /* first and last child, next sibling; NONE */
+	uint32_t nchild;
+};
+
+struct xdoc {
+	const char *t;
+	size_t n, p; /* length, cursor */
+	size_t tag; /* where the tag being read starts */
+	uint32_t root, cur; /* the root, the innermost open element; NONE */
+	VEC(struct xel) el;
+	VEC(struct xat) at;
+	struct diag *d;
+};
+
+static void xpos(const char *t, size_t pos, unsigned *line, unsigned *col)
+{
+	size_t i, bol = 0;
+
+	*line = 1;
+	for (i = 0; i < pos; i++)
+		if (t[i] == '\n')
+			(*line)++, bol = i + 1;
+	*col = (unsigned)(pos - bol + 1);
+}
+
+static int xbad(const struct xdoc *x, size_t pos, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* -EINVAL with "MSCCL XML line:column: " and the message. */
+static int xbad(const struct xdoc *x, size_t pos, const char *fmt, ...)
+{
+	char msg[768];
+	unsigned line, col;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	xpos(x->t, pos, &line, &col);
+	return diag_set(x->d, -EINVAL, "MSCCL XML %u:%u: %s", line, col, msg);
+}
+
+static int xnomem(const struct xdoc *x)
+{
+	return diag_set(x->d, -ENOMEM, "MSCCL XML: out of memory");
+}
+
+static bool is_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+static bool is_name_start(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
+}
+
+static bool is_name_char(char c)
+{
+	return is_name_start(c) || (c >= '0' && c <= '9') || c == '-' || c == '.';
+}
+
+/* Skips white space; whether there was any. */
+static bool skip_ws(struct xdoc *x)
+{
+	size_t p0 = x->p;
+
+	while (x->p < x->n && is_ws(x->t[x->p]))
+		x->p++;
+	return x->p > p0;
+}
+
+static bool at_str(const struct xdoc *x, const char *s)
+{
+	size_t k = strlen(s);
+
+	return x->n - x->p >= k && !memcmp(x->t + x->p, s, k);
+}
+
+static int ends_in_tag(const struct xdoc *x)
+{
+	return xbad(x, x->tag, "the text ends inside this tag");
+}
+
+/* Past a comment or processing instruction: open is its opening, close its end. */
+static int skip_markup(struct xdoc *x, const char *open, const char *close, const char *what)
+{
+	const char *e;
+
+	x->tag = x->p;
+	x->p += strlen(open);
+	e = memmem(x->t + x->p, x->n - x->p, close, strlen(close));
+	if (!e)
+		return xbad(x, x->tag, "%s never ends (no '%s' follows)", what, close);
+	x->p = (size_t)(e - x->t) + strlen(close);
+	return 0;
+}
+
+static int lex_name(struct xdoc *x, size_t *name, size_t *len, const char *what)
+{
+	if (x->p >= x->n)
+		return ends_in_tag(x);
+	if (!is_name_start(x->t[x->p]))
+		return xbad(x, x->p, "expected %s, found '%c'", what, x->t[x->p]);
+	*name = x->p;
+	while (x->p < x->n && is_name_char(x->t[x->p]))
+		x->p++;
+	*len = x->p - *name;
+	return 0;
+}
+
+static bool span_eq(const struct xdoc *x, size_t a, size_t alen, size_t b, size_t blen)
+{
+	return alen == blen && !memcmp(x->t + a, x->t + b, alen);
+}
+
+/* name="value" or name='value' at the cursor, for the element whose attributes start at at0. */
+static int lex_attr(struct xdoc *x, uint32_t at0)
+{
+	struct xat a = {0};
+	const char *end;
+	size_t i;
+	char q;
+	int err = lex_name(x, &a.pos, &a.klen, "an attribute name, '>' or '/>'");
+
+	if (err)
+		return err;
+	skip_ws(x);
+	if (x->p >= x->n)
+		return ends_in_tag(x);
+	if (x->t[x->p] != '=')
+		return xbad(x, x->p, "expected '=' after %.*s", (int)a.klen, x->t + a.pos);
+	x->p++;
+	skip_ws(x);
+	if (x->p >= x->n)
+		return ends_in_tag(x);
+	q = x->t[x->p];
+	if (q != '"' && q != '\'')
+		return xbad(x, x->p, "the value of %.*s must be in quotes", (int)a.klen,
+			    x->t + a.pos);
+	end = memchr(x->t + x->p + 1, q, x->n - x->p - 1);
+	if (!end)
+		return ends_in_tag(x);
+	a.val = x->p + 1;
+	a.vlen = (size_t)(end - x->t) - a.val;
+	if (memchr(x->t + a.val, '<', a.vlen))
+		return xbad(x, a.val, "'<' in the value of %.*s", (int)a.klen, x->t + a.pos);
+	x->p = (size_t)(end - x->t) + 1;
+	for (i = at0; i < x->at.n; i++)
+		if (span_eq(x, x->at.v[i].pos, x->at.v[i].klen, a.pos, a.klen))
+			return xbad(x, a.pos, "attribute %.*s appears twice", (int)a.klen,
+				    x->t + a.pos);
+	return vec_push(&x->at, a) ? xnomem(x) : 0;
+}
+
+/* Links element idx under the open element (or as the root). */
+static int link_el(struct xdoc *x, uint32_t idx)
+{
+	struct xel *e = &x->el.v[idx], *par;
+
+	if (x->cur == NONE) {
+		if (x->root != NONE)
+			return xbad(x, e->pos,
+				    "a second root element <%.*s>: the document is one <algo>",
+				    (int)e->nlen, x->t + e->name);
+		x->root = idx;
+		return 0;
+	}
+	par = &x->el.v[x->cur];
+	if (par->last != NONE)
+		x->el.v[par->last].next = idx;
+	else
+		par->child = idx;
+	par->last = idx;
+	par->nchild++;
+	return 0;
+}
+
+/* "<name attr="v" ...>" or "<name .../>" at the cursor. */
+static int lex_start(struct xdoc *x)
+{
+	struct xel e = {.pos = x->p, .parent = x->cur, .child = NONE, .last = NONE, .next = NONE};
+	bool self = false, ws;
+	int err;
+
+	x->tag = x->p++;
+	err = lex_name(x, &e.name, &e.nlen, "an element name");
+	e.at0 = (uint32_t)x->at.n;
+	while (!err) {
+		ws = skip_ws(x);
+		if (x->p >= x->n)
+			return ends_in_tag(x);
+		if (x->t[x->p] == '>' || at_str(x, "/>")) {
+			self = x->t[x->p] == '/';
+			x->p += self ? 2 : 1;
+			break;
+		}
+		if (!ws)
+			return xbad(x, x->p, "expected white space, '>' or '/>' in <%.*s>",
+				    (int)e.nlen, x->t + e.name);
+		err = lex_attr(x, e.at0);
+	}
+	if (err)
+		return err;
+	e.nat = (uint32_t)x->at.n - e.at0;
+	if (vec_push(&x->el, e))
+		return xnomem(x);
+	err = link_el(x, (uint32_t)x->el.n - 1);
+	if (!err && !self)
+		x->cur = (uint32_t)x->el.n - 1;
+	return err;
+}
+
+/* "</name>" at the cursor: closes the innermost open element, which must be name. */
+static int lex_end(struct xdoc *x)
+{
+	const struct xel *o;
+	size_t pos = x->p, name, len;
+	unsigned line, col;
+	int err;
+
+	x->tag = pos;
+	x->p += 2;
+	err = lex_name(x, &name, &len, "an element name");
+	if (err)
+		return err;
+	skip_ws(x);
+	if (x->p >= x->n)
+		return ends_in_tag(x);
+	if (x->t[x->p++] != '>')
+		return xbad(x, x->p - 1, "expected '>' to end </%.*s", (int)len, x->t + name);
+	if (x->cur == NONE)
+		return xbad(x, pos, "</%.*s> closes no element", (int)len, x->t + name);
+	o = &x->el.v[x->cur];
+	if (!span_eq(x, o->name, o->nlen, name, len)) {
+		xpos(x->t, o->pos, &line, &col);
+		return xbad(x, pos, "</%.*s> where <%.*s> (opened at %u:%u) must close", (int)len,
+			    x->t + name, (int)o->nlen, x->t + o->name, line, col);
+	}
+	x->cur = o->parent;
+	return 0;
+}
+
+static int xml_read(struct xdoc *x)
+{
+	const struct xel *o;
+	unsigned line, col;
+	int err = 0;
+
+	while (!err) {
+		skip_ws(x);
+		if (x->p >= x->n)
+			break;
+		if (x->t[x->p] != '<')
+			err = xbad(x, x->p, "text outside a tag (the format has none)");
+		else if (at_str(x, "<!--"))
+			err = skip_markup(x, "<!--", "-->", "this comment");
+		else if (at_str(x, "<?"))
+			err = skip_markup(x, "<?", "?>", "this processing instruction");
+		else if (at_str(x, "<!"))
+			err = xbad(x, x->p, "unsupported markup '<!' (a DTD or CDATA)");
+		else if (at_str(x, "</"))
+			err = lex_end(x);
+		else
+			err = lex_start(x);
+	}
+	if (err)
+		return err;
+	if (x->cur != NONE) {
+		o = &x->el.v[x->cur];
+		xpos(x->t, x->n, &line, &col);
+		return xbad(x, o->pos, "<%.*s> is never closed: the text ends at %u:%u",
+			    (int)o->nlen, x->t + o->name, line, col);
+	}
+	if (x->root == NONE)
+		return xbad(x, x->p, "no element: expected <algo>");
+	return 0;
+}
+
+/* ---- Attributes ---- */
+
+static bool el_is(const struct xdoc *x, const struct xel *e, const char *name)
+{
+	return e->nlen == strlen(name) && !memcmp(x->t + e->name, name, e->nlen);
+}
+
+static const struct xat *xattr(const struct xdoc *x, const struct xel *e, const char *key)
+{
+	uint32_t i;
+
+	for (i = 0; i < e->nat; i++) {
+		const struct xat *a = &x->at.v[e->at0 + i];
+
+		if (a->klen == strlen(key) && !memcmp(x->t + a->pos, key, a->klen))
+			return a;
+	}
+	return NULL;
+}
+
+static bool val_is(const struct xdoc *x, const struct xat *a, const char *s)
+{
+	return a->vlen == strlen(s) && !memcmp(x->t + a->val, s, a->vlen);
+}
+
+static int xneed(const struct xdoc *x, const struct xel *e, const char *key, const struct xat **a)
+{
+	*a = xattr(x, e, key);
+	if (!*a)
+		return xbad(x, e->pos, "<%.*s> lacks attribute %s", (int)e->nlen, x->t + e->name,
+			    key);
+	return 0;
+}
+
+/* A decimal integer, optionally negative; false if the text is not one or is too large. */
+static bool parse_int(const char *s, size_t n, int64_t *v)
+{
+	bool neg = n && s[0] == '-';
+	uint64_t u = 0;
+	size_t i;
+
+	if (n == (size_t)neg)
+		return false;
+	for (i = neg; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9' || u > (INT64_MAX - 9) / 10)
+			return false;
+		u = u * 10 + (uint64_t)(s[i] - '0');
+	}
+	*v = neg ? -(int64_t)u : (int64_t)u;
+	return true;
+}
+
+/* Attribute key of e as an integer in [lo, hi]; absent: dflt if optional, else an error. */
+static int xint_or(const struct xdoc *x, const struct xel *e, const char *key, int64_t lo,
+		   int64_t hi, bool optional, int64_t dflt, int64_t *v)
+{
+	const struct xat *a = xattr(x, e, key);
+
+	if (!a && optional) {
+		*v = dflt;
+		return 0;
+	}
+	if (!a)
+		return xneed(x, e, key, &a);
+	if (!parse_int(x->t + a->val, a->vlen, v) || *v < lo || *v > hi)
+		return xbad(x, a->pos,
+			    "%s=\"%.*s\": expected an integer from %" PRId64 " to %" PRId64, key,
+			    (int)a->vlen, x->t + a->val, lo, hi);
+	return 0;
+}
+
+static int xint(const struct xdoc *x, const struct xel *e, const char *key, int64_t lo, int64_t hi,
+		int64_t *v)
+{
+	return xint_or(x, e, key, lo, hi, false, 0, v);
+}
+
+/* ---- Reading the algorithm ---- */
+
+enum mtype { MT_S, MT_R, MT_RRC, MT_RCS, MT_RRCS, MT_CPY, MT_NOP };
+
+static const char *const mtype_names[] = {
+	[MT_S] = "s",	    [MT_R] = "r",     [MT_RRC] = "rrc", [MT_RCS] = "rcs",
+	[MT_RRCS] = "rrcs", [MT_CPY] = "cpy", [MT_NOP] = "nop",
+};
+
+/* A threadblock of the gpu being read, by id. */
+struct ptb {
+	uint32_t el;
+	int32_t send, recv; /* peers, -1 for none */
+	uint32_t st0, nst; /* its MSCCL steps: upto[st0 .. st0 + nst) */
+	uint32_t op0, nop; /* the steps of ours they became: pop[op0 .. op0 + nop) */
+};
+
+/* One of our steps, while its rank is read. */
+struct pop {
+	uint8_t op, flags;
+	uint16_t phase;
+	uint32_t peer;
+	uint64_t c0, cnt; /* chunks of the step's own buffer */
+	uint64_t seq; /* SEQ_NONE without */
+	uint32_t tb, s;
+	uint32_t rd0, rdn; /* MSCCL dependencies: raw[rd0 .. rd0 + rdn) */
+	uint32_t impl; /* the threadblock's earlier step it must follow, or NONE */
+	uint32_t dep0, depn; /* resolved: dep[dep0 .. dep0 + depn) */
+	size_t pos;
+};
+
+/* A (depid, deps) pair, checked to name a step of the gpu. */
+struct praw {
+	uint32_t tb, s;
+};
+
+struct ps {
+	const struct xdoc *x;
+	const struct coll_params *p;
+	struct diag *d;
+	enum bufmap map;
+	uint64_t n; /* chunks in a buffer */
+	uint64_t chunk; /* bytes */
+	uint32_t rank; /* the gpu being read */
+	uint32_t *gpu_el; /* element of each rank's <gpu> */
+	uint32_t *send_tb, *recv_tb; /* per peer: the gpu's threadblock id, NONE */
+	VEC(struct ptb) tb;
+	VEC(uint32_t) upto; /* per MSCCL step: its threadblock's last step of ours so far, NONE */
+	VEC(struct pop) op;
+	VEC(struct praw) raw;
+	VEC(uint32_t) dep;
+	VEC(uint32_t) order; /* our steps of the rank in list order */
+	VEC(uint32_t) newidx; /* list index of each pop */
+	VEC(uint32_t) miss, rs, rev, heap, cursor; /* order_ops' */
+	VEC(size_t) spos; /* where each step of out comes from in the text */
+};
+
+/* Running state of one threadblock while its steps are read. */
+struct tbrun {
+	uint32_t t; /* id */
+	uint32_t pend; /* raw dependencies from here on wait for the next step of ours */
+	uint32_t last; /* its latest step of ours, NONE */
+	uint32_t nsend, nrecv; /* its steps of ours so far, by direction */
+};
+
+static int check_job(const struct coll_params *p, struct diag *d)
+{
+	if ((unsigned)p->kind > COLL_ALLTOALL)
+		return diag_set(d, -EINVAL, "MSCCL XML: unknown collective kind %d", (int)p->kind);
+	if (!p->nranks || p->nranks > COLL_MAX_RANKS)
+		return diag_set(d, -EINVAL, "MSCCL XML: the job has %u ranks, expected 1 to %u",
+				p->nranks, COLL_MAX_RANKS);
+	if (!p->elem || p->bytes % p->elem)
+		return diag_set(d, -EINVAL,
+				"MSCCL XML: %" PRIu64 " bytes are not whole %u-byte elements",
+				p->bytes, p->elem);
+	if (p->kind == COLL_ALLTOALL && p->bytes % ((uint64_t)p->nranks * p->elem))
+		return diag_set(d, -EINVAL,
+				"MSCCL XML: alltoall: %" PRIu64 " bytes do not split into %u "
+				"blocks of whole %u-byte elements",
+				p->bytes, p->nranks, p->elem);
+	return 0;
+}
+
+/* coll= against the job's kind: how i and o map. */
+static int read_coll(struct ps *ps, const struct xel *e)
+{
+	static const struct {
+		const char *name;
+		enum coll_kind kind;
+		enum bufmap map;
+	} colls[] = {
+		{"allreduce", COLL_ALLREDUCE, BM_SAME},
+		{"allgather", COLL_ALLGATHER, BM_AG},
+		{"reducescatter", COLL_REDUCESCATTER, BM_RS},
+		{"reduce_scatter", COLL_REDUCESCATTER, BM_RS},
+		{"alltoall", COLL_ALLTOALL, BM_A2A},
+	};
+	const struct xdoc *x = ps->x;
+	const struct xat *a;
+	size_t i;
+	int err = xneed(x, e, "coll", &a);
+
+	if (err)
+		return err;
+	if (val_is(x, a, "custom") && ps->p->kind != COLL_ALLTOALL) {
+		ps->map = BM_SAME;
+		return 0;
+	}
+	for (i = 0; i < sizeof(colls) / sizeof(colls[0]); i++) {
+		if (!val_is(x, a, colls[i].name))
+			continue;
+		if (colls[i].kind != ps->p->kind)
+			break;
+		ps->map = colls[i].map;
+		return 0;
+	}
+	return xbad(x, a->pos,
+		    "coll=\"%.*s\", but the job's collective is %s (read: allreduce, "
+		    "allgather, reducescatter, alltoall; custom for all but alltoall)",
+		    (int)a->vlen, x->t + a->val, coll_kind_name(ps->p->kind));
+}
+
+/* inplace and outofplace: ours are in place but for all-to-all's two buffers. */
+static int read_place(struct ps *ps, const struct xel *e)
+{
+	const struct xdoc *x = ps->x;
+	bool a2a = ps->p->kind == COLL_ALLTOALL;
+	int64_t in, out;
+	int err = xint(x, e, "inplace", 0, 1, &in);
+
+	if (!err)
+		err = xint_or(x, e, "outofplace", 0, 1, true, !in, &out);
+	if (err)
+		return err;
+	if (a2a && !out)
+		return xbad(x, e->pos,
+			    "an in-place alltoall: testbed's has separate in and out "
+			    "buffers (outofplace=\"1\")");
+	if (!a2a && !in)
+		return xbad(x, e->pos,
+			    "an out-of-place %s: testbed's works in one buffer (inplace=\"1\")",
+			    coll_kind_name(ps->p->kind));
+	return 0;
+}
+
+/* nchunksperloop cuts the job's buffer into equal chunks of whole elements. */
+static int read_chunks(struct ps *ps, const struct xel *e)
+{
+	const struct xdoc *x = ps->x;
+	const struct coll_params *p = ps->p;
+	int64_t n;
+	int err = xint(x, e, "nchunksperloop", 0, INT64_MAX, &n);
+
+	if (err)
+		return err;
+	ps->n = (uint64_t)n;
+	if (!n && !p->bytes)
+		return 0;
+	if (!n || p->bytes % ps->n || (p->bytes / ps->n) % p->elem)
+		return xbad(x, e->pos,
+			    "nchunksperloop=\"%" PRId64 "\" does not cut %" PRIu64
+			    " bytes into equal chunks of whole %u-byte elements",
+			    n, p->bytes, p->elem);
+	ps->chunk = p->bytes / ps->n;
+	return 0;
+}
+
+static int read_algo(struct ps *ps)
+{
+	const struct xdoc *x = ps->x;
+	const struct xel *e = &x->el.v[x->root];
+	const struct xat *a;
+	int64_t v;
+	int err;
+
+	if (!el_is(x, e, "algo"))
+		return xbad(x, e->pos, "the root element is <%.*s>, expected <algo>", (int)e->nlen,
+			    x->t + e->name);
+	err = xneed(x, e, "name", &a);
+	if (!err)
+		err = xneed(x, e, "proto", &a);
+	if (!err && !val_is(x, a, "Simple") && !val_is(x, a, "LL") && !val_is(x, a, "LL128"))
+		err = xbad(x, a->pos, "proto=\"%.*s\": MSCCL's are Simple, LL and LL128",
+			   (int)a->vlen, x->t + a->val);
+	if (!err)
+		err = xint(x, e, "nchannels", 0, INT32_MAX, &v);
+	if (!err)
+		err = xint(x, e, "ngpus", 1, INT32_MAX, &v);
+	if (!err && v != ps->p->nranks)
+		err = xbad(x, e->pos, "<algo> names %" PRId64 " ranks (ngpus), the job has %u", v,
+			   ps->p->nranks);
+	if (!err)
+		err = read_coll(ps, e);
+	if (!err)
+		err = read_place(ps, e);
+	if (!err)
+		err = xint_or(x, e, "minBytes", 0, INT64_MAX, true, 0, &v);
+	if (!err)
+		err = xint_or(x, e, "maxBytes", 0, INT64_MAX, true, 0, &v);
+	return err ? err : read_chunks(ps, e);
+}
+
+/* The <gpu> of every rank, once each. */
+static int read_gpu_ids(struct ps *ps)
+{
+	const struct xdoc *x = ps->x;
+	const struct xel *a = &x->el.v[x->root], *e;
+	unsigned line, col;
+	uint32_t i, r;
+	int64_t id;
+	int err;
+
+	for (r = 0; r < ps->p->nranks; r++)
+		ps->gpu_el[r] = NONE;
+	for (i = a->child; i != NONE; i = e->next) {
+		e = &x->el.v[i];
+		if (!el_is(x, e, "gpu"))
+			return xbad(x, e->pos, "<%.*s> in <algo>: expected <gpu>", (int)e->nlen,
+				    x->t + e->name);
+		err = xint(x, e, "id", 0, INT32_MAX, &id);
+		if (err)
+			return err;
+		if (id >= ps->p->nranks)
+			return xbad(x, e->pos,
+				    "gpu id %" PRId64 " is out of range: the job has %u ranks", id,
+				    ps->p->nranks);
+		if (ps->gpu_el[id] != NONE) {
+			xpos(x->t, x->el.v[ps->gpu_el[id]].pos, &line, &col);
+			return xbad(x, e->pos,
+				    "a second <gpu id=\"%" PRId64 "\"> (the first at %u:%u)", id,
+				    line, col);
+		}
+		ps->gpu_el[id] = i;
+	}
+	for (r = 0; r < ps->p->nranks; r++)
+		if (ps->gpu_el[r] == NONE)
+			return xbad(x, a->pos, "no <gpu id=\"%u\">: every rank needs one", r);
+	return 0;
+}
+
+/* A peer attribute of <tb>: -1, or another rank with no other threadblock on that connection. */
+static int read_peer(struct ps *ps, const struct xel *e, const char *key, uint32_t *conn,
+		     int32_t *v)
+{
+	const struct xdoc *x = ps->x;
+	const struct xat *a;
+	int64_t peer;
+	int err = xint(x, e, key, -1, INT32_MAX, &peer);
+
+	if (err || peer < 0) {
+		*v = -1;
+		return err;
+	}
+	a = xattr(x, e, key);
+	if (peer >= ps->p->nranks)
+		return xbad(x, a->pos,
+			    "%s=\"%" PRId64 "\": peer out of range, the job has %u ranks", key,
+			    peer, ps->p->nranks);
+	if (peer == ps->rank)
+		return xbad(x, a->pos, "%s=\"%" PRId64 "\": a threadblock of gpu %u with itself",
+			    key, peer, ps->rank);
+	if (conn[peer] != NONE)
+		return xbad(x, a->pos,
+			    "%s=\"%" PRId64 "\": threadblock %u has this connection already "
+			    "(testbed keeps one FIFO per ordered pair of ranks)",
+			    key, peer, conn[peer]);
+	*v = (int32_t)peer;
+	return 0;
+}
+
+static int read_tb(struct ps *ps, uint32_t el)
+{
+	const struct xdoc *x = ps->x;
+	const struct xel *e = &x->el.v[el];
+	struct ptb *t;
+	int64_t id, chan;
+	int err = xint(x, e, "id", 0, INT32_MAX, &id);
+
+	if (!err && id >= (int64_t)ps->tb.n)
+		err = xbad(x, e->pos, "threadblock id %" PRId64 ": gpu %u has %zu, so ids 0 to %zu",
+			   id, ps->rank, ps->tb.n, ps->tb.n - 1);
+	if (!err && ps->tb.v[id].el != NONE)
+		err = xbad(x, e->pos, "a second threadblock id %" PRId64, id);
+	if (err)
+		return err;
+	t = &ps->tb.v[id];
+	t->el = el;
+	t->nst = e->nchild;
+	err = read_peer(ps, e, "send", ps->send_tb, &t->send);
+	if (!err)
+		err = read_peer(ps, e, "recv", ps->recv_tb, &t->recv);
+	if (!err)
+		err = xint(x, e, "chan", 0, INT32_MAX, &chan);
+	if (err)
+		return err;
+	if (t->send >= 0)
+		ps->send_tb[t->send] = (uint32_t)id;
+	if (t->recv >= 0)
+		ps->recv_tb[t->recv] = (uint32_t)id;
+	return 0;
+}
+
+/* The gpu's threadblocks by id, with where their steps go in ps->upto. */
+static int read_tbs(struct ps *ps, const struct xel *g)
+{
+	const struct xdoc *x = ps->x;
+	uint32_t i, st0 = 0;
+	int err;
+
+	ps->tb.n = 0;
+	if (vec_reserve(&ps->tb, g->nchild))
+		return xnomem(x);
+	ps->tb.n = g->nchild;
+	for (i = 0; i < g->nchild; i++)
+		ps->tb.v[i] = (struct ptb){.el = NONE, .send = -1, .recv = -1};
+	for (i = g->child; i != NONE; i = x->el.v[i].next) {
+		const struct xel *e = &x->el.v[i];
+
+		if (!el_is(x, e, "tb"))
+			return xbad(x, e->pos, "<%.*s> in <gpu>: expected <tb>", (int)e->nlen,
+				    x->t + e->name);
+		err = read_tb(ps, i);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < ps->tb.n; i++)
+		ps->tb.v[i].st0 = st0, st0 += ps->tb.v[i].nst;
+	ps->upto.n = 0;
+	return vec_reserve(&ps->upto, st0 + 1) ? xnomem(x) : 0;
+}
+
+static void clear_conns(struct ps *ps)
+{
+	size_t i;
+
+	for (i = 0; i < ps->tb.n; i++) {
+		if (ps->tb.v[i].send >= 0)
+			ps->send_tb[ps->tb.v[i].send] = NONE;
+		if (ps->tb.v[i].recv >= 0)
+			ps->recv_tb[ps->tb.v[i].recv] = NONE;
+	}
+}
+
+/* The fields of one <step> that every type has. */
+struct pstep {
+	const struct xel *e;
+	enum mtype type;
+	int64_t s, cnt, depid, deps, hasdep, seq, phase;
+};
+
+static int read_type(struct ps *ps, struct pstep *st)
+{
+	const struct xdoc *x = ps->x;
+	const struct xat *a;
+	size_t i;
+	int err = xneed(x, st->e, "type", &a);
+
+	if (err)
+		return err;
+	for (i = 0; i < sizeof(mtype_names) / sizeof(mtype_names[0]); i++)
+		if (val_is(x, a, mtype_names[i])) {
+			st->type = (enum mtype)i;
+			return 0;
+		}
+	if (val_is(x, a, "rrs"))
+		return xbad(x, a->pos,
+			    "unsupported step type rrs: it sends the sum on without keeping it, "
+			    "and testbed's receives keep what they reduce");
+	if (val_is(x, a, "re") || val_is(x, a, "ra"))
+		return xbad(x, a->pos,
+			    "unsupported step type %.*s: a local reduction, which testbed's steps "
+			    "do not have",
+			    (int)a->vlen, x->t + a->val);
+	return xbad(x, a->pos,
+		    "unsupported step type '%.*s' (read: s, r, rrc, rcs, rrcs, nop, cpy)",
+		    (int)a->vlen, x->t + a->val);
+}
+
+/* depid/deps: a step of this gpu, checked now that every threadblock's length is known. */
+static int read_dep(struct ps *ps, struct pstep *st)
+{
+	const struct xdoc *x = ps->x;
+	int err = xint(x, st->e, "depid", -1, INT32_MAX, &st->depid);
+
+	if (!err)
+		err = xint(x, st->e, "deps", -1, INT32_MAX, &st->deps);
+	if (err || st->depid < 0)
+		return err;
+	if (st->depid >= (int64_t)ps->tb.n)
+		return xbad(x, xattr(x, st->e, "depid")->pos,
+			    "depends on threadblock %" PRId64 ", gpu %u has %zu", st->depid,
+			    ps->rank, ps->tb.n);
+	if (st->deps < 0 || st->deps >= ps->tb.v[st->depid].nst)
+		return xbad(x, xattr(x, st->e, "deps")->pos,
+			    "depends on step %" PRId64 " of threadblock %" PRId64
+			    ", which has %u steps",
+			    st->deps, st->depid, ps->tb.v[st->depid].nst);
+	return vec_push(&ps->raw, ((struct praw){(uint32_t)st->depid, (uint32_t)st->deps}))
+		       ? xnomem(x)
+		       : 0;
+}
+
+static int read_step_fields(struct ps *ps, struct pstep *st, uint32_t k)
+{
+	const struct xdoc *x = ps->x;
+	const struct xel *e = st->e;
+	int err = xint(x, e, "s", 0, INT32_MAX, &st->s);
+
+	if (!err && st->s != k)
+		err = xbad(x, e->pos,
+			   "s=\"%" PRId64 "\", but it is step %u of its threadblock "
+			   "(s counts the steps from 0)",
+			   st->s, k);
+	if (!err)
+		err = read_type(ps, st);
+	if (!err)
+		err = xint(x, e, "cnt", 0, INT32_MAX, &st->cnt);
+	if (!err && !st->cnt && st->type != MT_NOP)
+		err = xbad(x, xattr(x, e, "cnt")->pos, "cnt=\"0\": a %s step moves chunks",
+			   mtype_names[st->type]);
+	if (!err)
+		err = xint(x, e, "hasdep", 0, 1, &st->hasdep);
+	if (!err)
+		err = xint_or(x, e, "seq", 0, UINT32_MAX, true, -1, &st->seq);
+	if (!err)
+		err = xint_or(x, e, "phase", 0, UINT16_MAX, true,
+			      st->s < UINT16_MAX ? st->s : UINT16_MAX, &st->phase);
+	return err ? err : read_dep(ps, st);
+}
+
+/* Chunk *c0 of the rank's buffer that buffer bkey, offset okey name for cnt chunks. a2a: the
+ * buffer an all-to-all's side must be ('i' sends read, 'o' receives write). */
+static int own_chunks(struct ps *ps, const struct pstep *st, const char *bkey, const char *okey,
+		      char a2a, uint64_t *c0)
+{
+	const struct xdoc *x = ps->x;
+	const struct xat *b, *o;
+	uint64_t base = 0, lim = ps->n, share = ps->n / ps->p->nranks;
+	int64_t off;
+	char c;
+	int err = xneed(x, st->e, bkey, &b);
+
+	if (!err)
+		err = xint(x, st->e, okey, -1, INT32_MAX, &off);
+	if (err)
+		return err;
+	o = xattr(x, st->e, okey);
+	c = b->vlen == 1 ? x->t[b->val] : '?';
+	if (c == 's')
+		return xbad(x, b->pos, "%s=\"s\": a scratch buffer, which testbed's schedules lack",
+			    bkey);
+	if (c != 'i' && c != 'o')
+		return xbad(x, b->pos, "%s=\"%.*s\": MSCCL's buffers are i, o and s", bkey,
+			    (int)b->vlen, x->t + b->val);
+	if (ps->map == BM_A2A && c != a2a)
+		return xbad(x, b->pos, "%s=\"%c\": an alltoall's sends read i and receives write o",
+			    bkey, c);
+	if ((ps->map == BM_AG && c == 'i') || (ps->map == BM_RS && c == 'o')) {
+		if (ps->n % ps->p->nranks)
+			return xbad(
+				x, b->pos,
+				"%s=\"%c\" is 1/ngpus of the buffer, but nchunksperloop=%" PRIu64
+				" is not a multiple of ngpus",
+				bkey, c, ps->n);
+		base = ps->rank * share, lim = share;
+	}
+	if (off < 0 || (uint64_t)off + (uint64_t)st->cnt > lim)
+		return xbad(x, o->pos,
+			    "chunks %" PRId64 " to %" PRId64 " of buffer %c: it has %" PRIu64
+			    " chunks",
+			    off, off + st->cnt - 1, c, lim);
+	*c0 = base + (uint64_t)off;
+	return 0;
+}
+
+/* Appends one of our steps for threadblock run->t: it takes the pending dependencies and
+ * follows the latest earlier step of the other direction whose chunks overlap. */
+static int emit(struct ps *ps, struct tbrun *run, const struct pstep *st, uint8_t op, uint8_t flags,
+		uint64_t c0)
+{
+	const struct ptb *t = &ps->tb.v[run->t];
+	struct pop o = {.op = op, .flags = flags, .phase = (uint16_t)st->phase, .c0 = c0};
+	uint32_t j, other;
+
+	o.cnt = (uint64_t)st->cnt;
+	o.peer = (uint32_t)(op == COLL_SEND ? t->send : t->recv);
+	o.seq = st->seq < 0 ? SEQ_NONE : (uint64_t)st->seq;
+	o.tb = run->t, o.s = (uint32_t)st->s, o.pos = st->e->pos;
+	o.rd0 = run->pend, o.rdn = (uint32_t)ps->raw.n - run->pend;
+	run->pend = (uint32_t)ps->raw.n;
+	o.impl = NONE;
+	/* only steps of the other direction, in the same buffer (an all-to-all's sends read in,
+	 * its receives write out): one direction alone keeps its FIFO order */
+	other = op == COLL_SEND ? run->nrecv : run->nsend;
+	for (j = (uint32_t)ps->op.n; other && ps->map != BM_A2A && j-- > t->op0;) {
+		const struct pop *q = &ps->op.v[j];
+
+		if (q->op != op && q->c0 < c0 + o.cnt && c0 < q->c0 + q->cnt) {
+			o.impl = j;
+			break;
+		}
+	}
+	if (vec_push(&ps->op, o))
+		return xnomem(ps->x);
+	run->last = (uint32_t)ps->op.n - 1;
+	if (op == COLL_SEND)
+		run->nsend++;
+	else
+		run->nrecv++;
+	return 0;
+}
+
+static int need_peer(struct ps *ps, const struct pstep *st, uint32_t t, bool send)
+{
+	const struct ptb *b = &ps->tb.v[t];
+
+	if ((send ? b->send : b->recv) >= 0)
+		return 0;
+	return xbad(ps->x, st->e->pos, "a %s step in a threadblock with %s=\"-1\"",
+		    mtype_names[st->type], send ? "send" : "recv");
+}
+
+/* The flag rules of coll.h's kinds: all-gather and all-to-all copy, reduce-scatter reduces. */
+static int check_flags(struct ps *ps, const struct pstep *st, uint8_t flags)
+{
+	enum coll_kind k = ps->p->kind;
+
+	if (flags == COLL_F_REDUCE && (k == COLL_ALLGATHER || k == COLL_ALLTOALL))
+		return xbad(ps->x, st->e->pos, "a %s step reduces, but an %s copies",
+			    mtype_names[st->type], coll_kind_name(k));
+	if (flags == COLL_F_COPY && k == COLL_REDUCESCATTER)
+		return xbad(ps->x, st->e->pos, "a %s step copies, but a reducescatter reduces",
+			    mtype_names[st->type]);
+	return 0;
+}
+
+/* rrc and rrcs compute dst = src + received: src must be dst's chunks. */
+static int same_chunks(struct ps *ps, const struct pstep *st, uint64_t dst)
+{
+	uint64_t src;
+	int err = own_chunks(ps, st, "srcbuf", "srcoff", 'o', &src);
+
+	if (err || src == dst)
+		return err;
+	return xbad(ps->x, st->e->pos,
+		    "%s adds chunk %" PRIu64 " into chunk %" PRIu64
+		    ": testbed's receives reduce in place",
+		    mtype_names[st->type], src, dst);
+}
+
+/* A cpy is no step when it copies bytes onto themselves: in place, or the all-to-all's own
+ * block, which our out holds from the start. */
+static int read_copy(struct ps *ps, const struct pstep *st)
+{
+	uint64_t src, dst, b = ps->n / ps->p->nranks, lo = ps->rank * b;
+	int err = own_chunks(ps, st, "srcbuf", "srcoff", 'i', &src);
+
+	if (!err)
+		err = own_chunks(ps, st, "dstbuf", "dstoff", 'o', &dst);
+	if (err)
+		return err;
+	if (src == dst && (ps->map != BM_A2A || (src >= lo && src + (uint64_t)st->cnt <= lo + b)))
+		return 0;
+	return xbad(ps->x, st->e->pos,
+		    "cpy of chunk %" PRIu64 " to chunk %" PRIu64
+		    ": testbed's steps have no local copy",
+		    src, dst);
+}
+
+/* One <step>: our steps for it (none for nop and a dropped cpy). */
+static int read_step(struct ps *ps, struct tbrun *run, const struct xel *e, uint32_t k)
+{
+	struct pstep st = {.e = e};
+	bool send, recv;
+	uint8_t flags;
+	uint64_t c0;
+	int err = read_step_fields(ps, &st, k);
+
+	if (err || st.type == MT_NOP)
+		return err;
+	if (st.type == MT_CPY)
+		return read_copy(ps, &st);
+	send = st.type == MT_S || st.type == MT_RCS || st.type == MT_RRCS;
+	recv = st.type != MT_S;
+	flags = st.type == MT_RRC || st.type == MT_RRCS ? COLL_F_REDUCE : COLL_F_COPY;
+	err = send ? need_peer(ps, &st, run->t, true) : 0;
+	if (!err && recv)
+		err = need_peer(ps, &st, run->t, false);
+	if (!err && recv)
+		err = check_flags(ps, &st, flags);
+	if (err)
+		return err;
+	if (st.type == MT_S) {
+		err = own_chunks(ps, &st, "srcbuf", "srcoff", 'i', &c0);
+		return err ? err : emit(ps, run, &st, COLL_SEND, 0, c0);
+	}
+	/* a fused step sends what it received: from o, which an all-to-all's send cannot */
+	err = own_chunks(ps, &st, "dstbuf", "dstoff", send ? 'i' : 'o', &c0);
+	if (!err && flags == COLL_F_REDUCE)
+		err = same_chunks(ps, &st, c0);
+	if (!err)
+		err = emit(ps, run, &st, COLL_RECV, flags, c0);
+	if (!err && send)
+		err = emit(ps, run, &st, COLL_SEND, 0, c0);
+	return err;
+}
+
+static int read_tb_steps(struct ps *ps, uint32_t t)
+{
+	const struct xdoc *x = ps->x;
+	struct ptb *b = &ps->tb.v[t];
+	struct tbrun run = {t, (uint32_t)ps->raw.n, NONE, 0, 0};
+	uint32_t i, k = 0;
+	int err;
+
+	b->op0 = (uint32_t)ps->op.n;
+	for (i = x->el.v[b->el].child; i != NONE; i = x->el.v[i].next, k++) {
+		const struct xel *e = &x->el.v[i];
+
+		if (!el_is(x, e, "step"))
+			return xbad(x, e->pos,
+				    "<%.*s> in <tb>: expected <step> (MSCCL's format; msccl-tools' "
+				    "newer <op> is not read)",
+				    (int)e->nlen, x->t + e->name);
+		err = read_step(ps, &run, e, k);
+		if (err)
+			return err;
+		ps->upto.v[ps->upto.n++] = run.last;
+	}
+	ps->tb.v[t].nop = (uint32_t)ps->op.n - ps->tb.v[t].op0;
+	return 0;
+}
+
+static int add_dep(struct ps *ps, struct pop *o, uint32_t j)
+{
+	uint32_t i;
+
+	for (i = 0; i < o->depn; i++)
+		if (ps->dep.v[o->dep0 + i] == j)
+			return 0;
+	if (vec_push(&ps->dep, j))
+		return xnomem(ps->x);
+	o->depn++;
+	return 0;
+}
+
+/* Each step's dependencies as indexes of our steps: (tb, s) is the threadblock's last step of
+ * ours at or before s. */
+static int resolve_deps(struct ps *ps)
+{
+	uint32_t i, k, j;
+	int err = 0;
+
+	ps->dep.n = 0;
+	for (i = 0; i < ps->op.n && !err; i++) {
+		struct pop *o = &ps->op.v[i];
+
+		o->dep0 = (uint32_t)ps->dep.n, o->depn = 0;
+		for (k = 0; k < o->rdn && !err; k++) {
+			const struct praw *r = &ps->raw.v[o->rd0 + k];
+
+			j = ps->upto.v[ps->tb.v[r->tb].st0 + r->s];
+			err = j == NONE ? 0 : add_dep(ps, o, j);
+		}
+		if (!err && o->impl != NONE)
+			err = add_dep(ps, o, o->impl);
+	}
+	return err;
+}
+
+/* Whether op a goes before op b among ready ones: seq, then MSCCL's s, threadblock, index. */
+static bool op_before(const struct ps *ps, uint32_t a, uint32_t b)
+{
+	const struct pop *x = &ps->op.v[a], *y = &ps->op.v[b];
+
+	if (x->seq != y->seq)
+		return x->seq < y->seq;
+	if (x->s != y->s)
+		return x->s < y->s;
+	if (x->tb != y->tb)
+		return x->tb < y->tb;
+	return a < b;
+}
+
+/* A binary heap of our steps, the first by op_before on top. */
+static void heap_push(const struct ps *ps, uint32_t *h, uint32_t *n, uint32_t op)
+{
+	uint32_t i = (*n)++, up;
+
+	while (i && op_before(ps, op, h[up = (i - 1) / 2])) {
+		h[i] = h[up];
+		i = up;
+	}
+	h[i] = op;
+}
+
+static uint32_t heap_pop(const struct ps *ps, uint32_t *h, uint32_t *n)
+{
+	uint32_t top = h[0], last = h[--(*n)], i = 0, c;
+
+	while ((c = 2 * i + 1) < *n) {
+		if (c + 1 < *n && op_before(ps, h[c + 1], h[c]))
+			c++;
+		if (!op_before(ps, h[c], last))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = last;
+	return top;
+}
+
+/* For each step, how many dependencies it still waits for (miss) and who waits for it:
+ * rev[rs[j] .. rs[j + 1]) depend on j. */
+static int build_waits(struct ps *ps)
+{
+	uint32_t n = (uint32_t)ps->op.n, i, k, j;
+
+	if (vec_reserve(&ps->miss, n + 1) || vec_reserve(&ps->rs, n + 1) ||
+	    vec_reserve(&ps->rev, ps->dep.n + 1) || vec_reserve(&ps->newidx, n + 1) ||
+	    vec_reserve(&ps->order, n + 1) || vec_reserve(&ps->heap, ps->tb.n + 1) ||
+	    vec_reserve(&ps->cursor, ps->tb.n + 1))
+		return xnomem(ps->x);
+	memset(ps->rs.v, 0, (n + 1) * sizeof(uint32_t));
+	for (i = 0; i < n; i++) {
+		ps->miss.v[i] = ps->op.v[i].depn;
+		for (k = 0; k < ps->op.v[i].depn; k++)
+			ps->rs.v[ps->dep.v[ps->op.v[i].dep0 + k]]++;
+	}
+	for (j = 1; j <= n; j++) /* running ends, then filled down to the starts */
+		ps->rs.v[j] += ps->rs.v[j - 1];
+	for (i = 0; i < n; i++)
+		for (k = 0; k < ps->op.v[i].depn; k++)
+			ps->rev.v[--ps->rs.v[ps->dep.v[ps->op.v[i].dep0 + k]]] = i;
+	return 0;
+}
+
+/* Makes step i of threadblock t a candidate if it heads t and waits for nothing. */
+static void offer(struct ps *ps, uint32_t *nh, uint32_t t, uint32_t i)
+{
+	if (i < ps->tb.v[t].op0 + ps->tb.v[t].nop && ps->cursor.v[t] == i && !ps->miss.v[i])
+		heap_push(ps, ps->heap.v, nh, i);
+}
+
+/* The rank's list order: threadblock order and dependencies (Kahn), ties by op_before. */
+static int order_ops(struct ps *ps)
+{
+	uint32_t nh = 0, k = 0, t, j, o;
+	int err = build_waits(ps);
+
+	if (err)
+		return err;
+	for (t = 0; t < ps->tb.n; t++)
+		ps->cursor.v[t] = ps->tb.v[t].op0;
+	for (t = 0; t < ps->tb.n; t++)
+		offer(ps, &nh, t, ps->tb.v[t].op0);
+	while (nh) {
+		o = heap_pop(ps, ps->heap.v, &nh);
+		ps->newidx.v[o] = k;
+		ps->order.v[k++] = o;
+		for (j = ps->rs.v[o]; j < ps->rs.v[o + 1]; j++)
+			if (!--ps->miss.v[ps->rev.v[j]])
+				offer(ps, &nh, ps->op.v[ps->rev.v[j]].tb, ps->rev.v[j]);
+		t = ps->op.v[o].tb;
+		offer(ps, &nh, t, ++ps->cursor.v[t]);
+	}
+	for (t = 0; k < ps->op.n && t < ps->tb.n; t++)
+		if (ps->cursor.v[t] < ps->tb.v[t].op0 + ps->tb.v[t].nop)
+			return xbad(ps->x, ps->op.v[ps->cursor.v[t]].pos,
+				    "gpu %u: this step of threadblock %u waits in a cycle of "
+				    "dependencies",
+				    ps->rank, t);
+	return 0;
+}
+
+/* The rank's steps, in order, onto out. */
+static int put_rank(struct ps *ps, struct coll_sched *out)
+{
+	struct coll_rank *rk = &out->ranks.v[ps->rank];
+	uint32_t k, j;
+
+	rk->step_off = (uint32_t)out->steps.n;
+	rk->step_n = (uint32_t)ps->op.n;
+	for (k = 0; k < ps->op.n; k++) {
+		const struct pop *o = &ps->op.v[ps->order.v[k]];
+		struct coll_step st = {
+			.op = o->op,
+			.flags = o->flags,
+			.phase = o->phase,
+			.peer = o->peer,
+			.off = o->c0 * ps->chunk,
+			.len = o->cnt * ps->chunk,
+			.dep_off = (uint32_t)out->deps.n,
+			.dep_n = o->depn,
+		};
+
+		for (j = 0; j < o->depn; j++)
+			if (vec_push(&out->deps, ps->newidx.v[ps->dep.v[o->dep0 + j]]))
+				return xnomem(ps->x);
+		if (vec_push(&out->steps, st) || vec_push(&ps->spos, o->pos))
+			return xnomem(ps->x);
+	}
+	return 0;
+}
+
+static int read_gpu(struct ps *ps, uint32_t r, struct coll_sched *out)
+{
+	const struct xel *g = &ps->x->el.v[ps->gpu_el[r]];
+	uint32_t t;
+	int64_t v;
+	int err;
+
+	ps->rank = r;
+	ps->op.n = ps->raw.n = 0;
+	err = xint(ps->x, g, "i_chunks", 0, INT32_MAX, &v);
+	if (!err)
+		err = xint(ps->x, g, "o_chunks", 0, INT32_MAX, &v);
+	if (!err)
+		err = xint(ps->x, g, "s_chunks", 0, INT32_MAX, &v);
+	if (!err)
+		err = read_tbs(ps, g);
+	for (t = 0; t < ps->tb.n && !err; t++)
+		err = read_tb_steps(ps, t);
+	if (!err)
+		err = resolve_deps(ps);
+	if (!err)
+		err = order_ops(ps);
+	if (!err)
+		err = put_rank(ps, out);
+	clear_conns(ps);
+	return err;
+}
+
+static void ps_done(struct ps *ps)
+{
+	free(ps->gpu_el);
+	free(ps->send_tb);
+	free(ps->recv_tb);
+	vec_free(&ps->tb);
+	vec_free(&ps->upto);
+	vec_free(&ps->op);
+	vec_free(&ps->raw);
+	vec_free(&ps->dep);
+	vec_free(&ps->order);
+	vec_free(&ps->newidx);
+	vec_free(&ps->miss);
+	vec_free(&ps->rs);
+	vec_free(&ps->rev);
+	vec_free(&ps->heap);
+	vec_free(&ps->cursor);
+	vec_free(&ps->spos);
+}
+
+/* One end of a message: the k-th send of rank `from` to rank `to`, or the k-th receive of
+ * `to` from `from`, in list order (our FIFO per ordered pair). */
+struct mend {
+	uint32_t from, to, k, step;
+	uint8_t send;
+};
+
+static int mend_cmp(const void *a, const void *b)
+{
+	const struct mend *x = a, *y = b;
+
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	if (x->k != y->k)
+		return x->k < y->k ? -1 : 1;
+	return (int)y->send - (int)x->send;
+}
+
+/* The ends of every message of out into m, sorted so that a send and its receive meet. */
+static void list_ends(const struct coll_sched *out, struct mend *m, uint32_t *nsend,
+		      uint32_t *nrecv)
+{
+	uint32_t r, i;
+
+	for (r = 0; r < out->ranks.n; r++) {
+		const struct coll_rank *rk = &out->ranks.v[r];
+
+		for (i = 0; i < rk->step_n; i++) {
+			size_t g = rk->step_off + i;
+			const struct coll_step *st = &out->steps.v[g];
+			bool send = st->op == COLL_SEND;
+
+			m[g] = (struct mend){send ? r : st->peer, send ? st->peer : r,
+					     send ? nsend[st->peer]++ : nrecv[st->peer]++,
+					     (uint32_t)g, send};
+		}
+		for (i = 0; i < rk->step_n; i++)
+			nsend[out->steps.v[rk->step_off + i].peer] =
+				nrecv[out->steps.v[rk->step_off + i].peer] = 0;
+	}
+	qsort(m, out->steps.n, sizeof(*m), mend_cmp);
+}
+
+/* x has no other end: its peer has only x->k of them. */
+static int unmatched(struct ps *ps, const struct mend *x)
+{
+	size_t pos = ps->spos.v[x->step];
+
+	if (x->send)
+		return xbad(
+			ps->x, pos,
+			"send %u from gpu %u to gpu %u has no receive: gpu %u takes %u from gpu %u",
+			x->k + 1, x->from, x->to, x->to, x->k, x->from);
+	return xbad(ps->x, pos,
+		    "receive %u at gpu %u from gpu %u has no send: gpu %u sends %u to gpu %u",
+		    x->k + 1, x->to, x->from, x->from, x->k, x->to);
+}
+
+/* Every send meets its receive: as many per ordered pair of ranks, and the same length. */
+static int check_pairs(struct ps *ps, const struct coll_sched *out)
+{
+	uint32_t n = ps->p->nranks, *ns = calloc(n, sizeof(*ns)), *nr = calloc(n, sizeof(*nr));
+	struct mend *m = calloc(out->steps.n + 1, sizeof(*m));
+	const struct coll_step *a, *b;
+	unsigned line, col;
+	size_t i;
+	int err = 0;
+
+	if (!ns || !nr || !m)
+		err = xnomem(ps->x);
+	if (!err)
+		list_ends(out, m, ns, nr);
+	for (i = 0; !err && i < out->steps.n; i += 2) {
+		const struct mend *x = &m[i], *y = &m[i + 1];
+
+		if (i + 1 == out->steps.n || y->from != x->from || y->to != x->to || y->k != x->k) {
+			err = unmatched(ps, x);
+			break;
+		}
+		a = &out->steps.v[x->step], b = &out->steps.v[y->step];
+		if (a->len != b->len) {
+			xpos(ps->x->t, ps->spos.v[x->step], &line, &col);
+			err = xbad(ps->x, ps->spos.v[y->step],
+				   "this receive takes %" PRIu64
+				   " bytes, its send (at %u:%u) %" PRIu64,
+				   b->len, line, col, a->len);
+		}
+	}
+	free(ns);
+	free(nr);
+	free(m);
+	return err;
+}
+
+static int read_ranks(struct ps *ps, struct coll_sched *out)
+{
+	uint32_t r, n = ps->p->nranks;
+	int err;
+
+	ps->gpu_el = malloc(n * sizeof(uint32_t));
+	ps->send_tb = malloc(n * sizeof(uint32_t));
+	ps->recv_tb = malloc(n * sizeof(uint32_t));
+	if (!ps->gpu_el || !ps->send_tb || !ps->recv_tb || vec_reserve(&out->ranks, n))
+		return xnomem(ps->x);
+	memset(ps->send_tb, 0xff, n * sizeof(uint32_t)); /* NONE */
+	memset(ps->recv_tb, 0xff, n * sizeof(uint32_t));
+	memset(out->ranks.v, 0, n * sizeof(*out->ranks.v));
+	out->ranks.n = n;
+	err = read_gpu_ids(ps);
+	for (r = 0; r < n && !err; r++)
+		err = read_gpu(ps, r, out);
+	return err ? err : check_pairs(ps, out);
+}
+
+int msccl_parse(const char *text, size_t len, const struct coll_params *p, struct coll_sched *out,
+		struct diag *d)
+{
+	struct xdoc x = {
+		.t = text ? text : "", .n = text ? len : 0, .root = NONE, .cur = NONE, .d = d};
+	struct ps ps = {.x = &x, .p = p, .d = d};
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = check_job(p, d);
+	if (!err)
+		err = xml_read(&x);
+	if (!err)
+		err = read_algo(&ps);
+	if (!err) {
+		out->params = *p;
+		err = read_ranks(&ps, out);
+	}
+	ps_done(&ps);
+	vec_free(&x.el);
+	vec_free(&x.at);
+	if (err) {
+		coll_sched_done(out);
+		memset(out, 0, sizeof(*out));
+	}
+	return err;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* Collective schedules as MSCCL "algorithm XML" (microsoft/msccl, msccl-tools, the MSCCL
+ * executor of NCCL and RCCL), out and in. traffic/msccl.c's opening comment says which subset
+ * of the format is read and written and how it maps onto coll.h's steps. Pure: no syscalls. */
+#ifndef TRAFFIC_MSCCL_H
+#define TRAFFIC_MSCCL_H
+
+#include <stddef.h>
+
+#include "lib/diag.h"
+#include "traffic/coll.h"
+
+/* s as an MSCCL algorithm named `name` (NULL or "": "<algo>_<kind>"; characters other than
+ * letters, digits and ._+- become '_', at most 63 are kept, MSCCL's limit). snprintf-style:
+ * returns the length the whole text needs and writes as much as fits into buf (always
+ * NUL-terminated when size > 0; buf may be NULL with size 0 to measure). Returns 0, its text
+ * being never empty, when it ran out of memory for its indexes or s is no schedule (elem or
+ * nranks 0, fewer rank entries than nranks). */
+size_t msccl_format(const struct coll_sched *s, const char *name, char *buf, size_t size);
+
+/* Reads the algorithm XML text[0 .. len) into out (overwritten) for the job p: p's kind,
+ * nranks, bytes and elem decide the buffers and the chunk size (bytes / nchunksperloop), and
+ * out->params is *p. 0; -EINVAL with the problem and, for one in the text, its line:column
+ * (not well-formed XML, a missing or bad attribute, ngpus other than p->nranks, a peer out of
+ * range, a dependency on a step that does not exist or a cycle, chunks outside the buffer, an
+ * unsupported step type or buffer, a send without its receive); or -ENOMEM. out is left empty
+ * on error. Release with coll_sched_done. msccl_parse(msccl_format(s)) with s's params gives s
+ * back: every rank's steps in the same order with the same fields and dependency lists. */
+int msccl_parse(const char *text, size_t len, const struct coll_params *p, struct coll_sched *out,
+		struct diag *d);
+
+#endif
