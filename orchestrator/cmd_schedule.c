@@ -10,22 +10,26 @@
 
 #include "lib/units.h"
 #include "orchestrator/cmd.h"
+#include "orchestrator/results.h"
 #include "orchestrator/scenario_sweep.h"
 #include "policy/torus_order.h"
+#include "traffic/msccl.h"
 #include "traffic/tacos.h"
 
 static void schedule_usage(FILE *f)
 {
-	fprintf(f, "Usage: testbed schedule [--job N] FILE\n\n"
-		   "Prints the collective schedule each job of FILE would run (or job N only), for "
-		   "each\n"
-		   "variant of its sweep, at the paper's sizes: its algorithm, ranks, steps, "
-		   "messages and bytes per rank, and its\n"
-		   "alpha-beta time: every rank pair on its own link at the rate of the first\n"
-		   "endpoint's link, alpha workload.tacos.alpha (0.5 us unless given), a pair's\n"
-		   "messages one after another. TACOS jobs are synthesized over the topology as "
-		   "the runner would, and\n"
-		   "their synthesized time is printed beside. Exit 0, or 2 for bad input.\n");
+	fprintf(f, "%s",
+		"Usage: testbed schedule [--job N] [--msccl DIR] FILE\n\n"
+		"Prints the collective schedule each job of FILE would run (or job N only), for\n"
+		"each variant of its sweep, at the paper's sizes: its algorithm, ranks, steps,\n"
+		"messages and bytes per rank, and its alpha-beta time: every rank pair on its own\n"
+		"link at the rate of the first endpoint's link, alpha workload.tacos.alpha (0.5 "
+		"us\n"
+		"unless given), a pair's messages one after another. TACOS jobs are synthesized\n"
+		"over the topology as the runner would, their synthesized time printed beside.\n"
+		"--msccl DIR also writes each schedule as an MSCCL algorithm XML,\n"
+		"DIR/<scenario>[-v<variant>]-job<N>.xml, which `algorithm: msccl` reads back.\n"
+		"Exit 0, or 2 for bad input.\n");
 }
 
 /* The rate of the first endpoint's first link (paper bit/s). */
@@ -83,7 +87,40 @@ static void print_counts(const struct coll_sched *s)
 	printf("  bytes      %s sent by a rank at most\n", units_fmt_size(sz, sizeof(sz), most));
 }
 
-static int one_job(const struct cmd_world *w, const struct job_spec *j, struct diag *d)
+/* Options: the job to print (-1: all), the directory for MSCCL files (NULL: none), and the
+ * variant being printed (-1: the file has no sweep). */
+struct sched_opts {
+	long job;
+	const char *msccl;
+	long variant;
+};
+
+/* s as DIR/<scenario>[-v<variant>]-job<N>.xml. */
+static int write_msccl(const struct cmd_world *w, const struct sched_opts *o, uint32_t job,
+		       const struct coll_sched *s, struct diag *d)
+{
+	size_t len = msccl_format(s, NULL, NULL, 0);
+	char *text = malloc(len + 1), name[160], v[24] = "";
+	int err;
+
+	if (!text || !len) {
+		free(text);
+		return diag_set(d, -ENOMEM, "out of memory for the MSCCL text");
+	}
+	msccl_format(s, NULL, text, len + 1);
+	if (o->variant >= 0)
+		snprintf(v, sizeof(v), "-v%ld", o->variant);
+	snprintf(name, sizeof(name), "%s%s-job%u.xml", w->e.s.name, v, job);
+	err = res_write_file(o->msccl, name, text, len);
+	free(text);
+	if (err)
+		return diag_set(d, err, "writing %s/%s: %s", o->msccl, name, strerror(-err));
+	printf("  msccl      %s/%s\n", o->msccl, name);
+	return 0;
+}
+
+static int one_job(const struct cmd_world *w, const struct sched_opts *o, const struct job_spec *j,
+		   struct diag *d)
 {
 	uint64_t elem = j->elem ? j->elem : 4;
 	struct coll_params p = job_coll(j, j->bytes < elem ? elem : j->bytes / elem * elem);
@@ -114,6 +151,8 @@ static int one_job(const struct cmd_world *w, const struct job_spec *j, struct d
 			printf("; synthesized over the topology's links: %.6g s",
 			       tr.t_rs + tr.t_ag);
 		printf("\n");
+		if (o->msccl)
+			err = write_msccl(w, o, j->id, &s, d);
 	}
 	coll_sched_done(&s);
 	tacos_result_done(&tr);
@@ -122,23 +161,25 @@ static int one_job(const struct cmd_world *w, const struct job_spec *j, struct d
 }
 
 /* The jobs of one run of the file: choice NULL for a file without a sweep. */
-static int schedule_run(const char *path, const uint32_t *choice, long job, struct diag *d)
+static int schedule_run(const char *path, const uint32_t *choice, const struct sched_opts *o,
+			struct diag *d)
 {
 	struct cmd_world w;
 	size_t i;
 	int err = cmd_world_load_sim(path, choice, &w, d);
 
-	if (!err && job >= 0 && (size_t)job >= w.jobs.n)
-		err = diag_set(d, -EINVAL, "--job %ld: the scenario has %zu jobs", job, w.jobs.n);
+	if (!err && o->job >= 0 && (size_t)o->job >= w.jobs.n)
+		err = diag_set(d, -EINVAL, "--job %ld: the scenario has %zu jobs", o->job,
+			       w.jobs.n);
 	for (i = 0; !err && i < w.jobs.n; i++)
-		if (job < 0 || (size_t)job == i)
-			err = one_job(&w, &w.jobs.v[i], d);
+		if (o->job < 0 || (size_t)o->job == i)
+			err = one_job(&w, o, &w.jobs.v[i], d);
 	cmd_world_done(&w);
 	return err;
 }
 
 /* A sweep's variants one after another, each with its first seed combination. */
-static int schedule_file(const char *path, long job, struct diag *d)
+static int schedule_file(const char *path, struct sched_opts *o, struct diag *d)
 {
 	uint32_t *choice = NULL, v;
 	struct cmd_world w;
@@ -146,14 +187,15 @@ static int schedule_file(const char *path, long job, struct diag *d)
 	int err = cmd_world_load_sim(path, NULL, &w, d);
 
 	if (!err && !w.e.sweep.axes.n)
-		err = schedule_run(path, NULL, job, d);
+		err = schedule_run(path, NULL, o, d);
 	else if (!err && !(choice = calloc(w.e.sweep.axes.n, sizeof(*choice))))
 		err = diag_set(d, -ENOMEM, "out of memory");
 	for (v = 0; !err && choice && v < w.e.sweep.variants; v++) {
 		exp_sweep_choice(&w.e.sweep, v * w.e.sweep.seeds, choice);
 		exp_sweep_label(&w.e.sweep, choice, false, label, sizeof(label));
 		printf("%sv%u %s\n", v ? "\n" : "", v, label);
-		err = schedule_run(path, choice, job, d);
+		o->variant = v;
+		err = schedule_run(path, choice, o, d);
 	}
 	free(choice);
 	cmd_world_done(&w);
@@ -162,8 +204,8 @@ static int schedule_file(const char *path, long job, struct diag *d)
 
 int cmd_schedule(int argc, char **argv)
 {
+	struct sched_opts o = {-1, NULL, -1};
 	struct diag d = {0};
-	long job = -1;
 	char *end;
 	int r;
 
@@ -171,13 +213,18 @@ int cmd_schedule(int argc, char **argv)
 		schedule_usage(stdout);
 		return CMD_OK;
 	}
-	if (argc == 4 && !strcmp(argv[1], "--job")) {
-		job = strtol(argv[2], &end, 10);
-		if (*end || job < 0) {
-			fprintf(stderr,
-				"testbed schedule: --job: expected a job number, found '%s'\n",
-				argv[2]);
-			return CMD_USAGE;
+	while (argc > 3 && (!strcmp(argv[1], "--job") || !strcmp(argv[1], "--msccl"))) {
+		if (!strcmp(argv[1], "--msccl")) {
+			o.msccl = argv[2];
+		} else {
+			o.job = strtol(argv[2], &end, 10);
+			if (*end || o.job < 0) {
+				fprintf(stderr,
+					"testbed schedule: --job: expected a job number, found "
+					"'%s'\n",
+					argv[2]);
+				return CMD_USAGE;
+			}
 		}
 		argv += 2;
 		argc -= 2;
@@ -186,6 +233,6 @@ int cmd_schedule(int argc, char **argv)
 		schedule_usage(stderr);
 		return CMD_USAGE;
 	}
-	r = schedule_file(argv[1], job, &d);
+	r = schedule_file(argv[1], &o, &d);
 	return r ? cmd_fail("schedule", r, &d) : CMD_OK;
 }

@@ -37,7 +37,8 @@ void exp_done(struct experiment *e)
 	vec_free(&e->w.jobs);
 	workload_gen_done(&e->w.gen);
 	free(e->w.trace);
-	e->w.trace = NULL;
+	free(e->w.msccl);
+	e->w.trace = e->w.msccl = NULL;
 	vec_free(&e->failures.v);
 	vec_free(&e->failures.circuits);
 	for (size_t i = 0; i < e->sweep.axes.n; i++) {

@@ -83,6 +83,9 @@ struct exp_workload {
 		uint32_t k, runs;
 		uint64_t seed, alpha_ns;
 	} tacos;
+	/* algorithm: msccl: the MSCCL algorithm XML's path (owned, NULL for none), where named */
+	char *msccl;
+	uint32_t msccl_line, msccl_col;
 };
 
 struct exp_run {

@@ -63,6 +63,8 @@ struct run_job {
 	struct run_conn *conns; /* under a routing policy, while running: what it sends over */
 	uint32_t nconns;
 	struct tacos_result *tacos; /* algorithm tacos: synthesized when placed (run_tacos.c) */
+	char *msccl; /* algorithm msccl: the XML, read when placed (run_tacos.c) */
+	size_t msccl_len;
 };
 
 /* What runs the ranks. The runner calls these; the backend reports each rank's end with

@@ -26,7 +26,12 @@ int run_tacos_synth(struct run *r, uint32_t j, struct diag *d);
 struct coll_ext run_job_ext(const struct run_job *rj);
 /* Writes tacos-<job>.txt under dir for every synthesized job (tacos_result_format). */
 int run_tacos_write(const struct run *r, const char *dir, struct diag *d);
-/* Frees rj's synthesis. */
+/* An MSCCL algorithm XML is read whole, up to this size. */
+#define RUN_MSCCL_MAX (256u << 20)
+/* Job j is placed: with algorithm msccl, reads its XML (workload.msccl.file), else nothing.
+ * 0 or -errno with d set. */
+int run_msccl_load(struct run *r, uint32_t j, struct diag *d);
+/* Frees rj's synthesis and XML. */
 void run_tacos_done(struct run_job *rj);
 /* Job j is placed: with algorithm hx-rings or torus2d, its ranks in torus order
  * (policy/torus_order.h), else nothing. */

@@ -321,6 +321,73 @@ static int torus_fit(const struct experiment *e, const struct job_spec *j, const
 	return r ? diag_wrap(d, r, "%s: ", where) : 0;
 }
 
+/* On a direct topology, whether endpoints a and b are joined by a link. */
+static bool direct_link(const struct topo *t, uint32_t a, uint32_t b)
+{
+	uint32_t na = t->endpoints.v[a], nb = t->endpoints.v[b], i;
+
+	for (i = 0; i < t->nodes.v[na].nports; i++)
+		if (topo_port_peer_node(t, topo_node_port(t, na, i)) == nb)
+			return true;
+	return false;
+}
+
+/* The first send of s between ranks (on endpoints 0..) that no link joins, as "a -> b"; 0 if
+ * every send has its link. */
+static int msccl_missing_link(const struct topo *t, const struct coll_sched *s, char *buf,
+			      size_t len)
+{
+	const struct coll_step *st;
+	uint32_t r, i;
+
+	for (r = 0; r < s->ranks.n; r++)
+		for (i = 0; i < s->ranks.v[r].step_n; i++) {
+			st = &s->steps.v[s->ranks.v[r].step_off + i];
+			if (st->op == COLL_SEND && !direct_link(t, r, st->peer)) {
+				snprintf(buf, len, "%u -> %u", r, st->peer);
+				return -EINVAL;
+			}
+		}
+	return 0;
+}
+
+/* An imported MSCCL algorithm must read for the job at the size it runs at, and on a direct
+ * topology send only over links the topology has. */
+static int msccl_fit(const struct experiment *e, const struct job_spec *j, const struct topo *t,
+		     struct diag *d)
+{
+	double scale = e->s.emulation.size_scale > 0 ? e->s.emulation.size_scale : 1.0;
+	uint64_t elem = j->elem ? j->elem : 4, bytes = (uint64_t)((double)j->bytes * scale);
+	struct coll_params p = job_coll(j, bytes < elem ? elem : bytes / elem * elem);
+	struct coll_ext x = {0};
+	struct coll_sched s = {0};
+	char where[600], pair[48];
+	int r;
+
+	if (j->algo != COLL_MSCCL)
+		return 0;
+	job_where(e, j, where, sizeof(where));
+	if (!e->w.msccl)
+		return diag_set(d, -EINVAL,
+				"%s: algorithm msccl runs the algorithm XML workload.msccl.file "
+				"names, and the workload names none",
+				where);
+	r = input_read(e->w.msccl, RUN_MSCCL_MAX, "not an MSCCL algorithm", (char **)&x.msccl,
+		       &x.msccl_len, d);
+	r = r ? r : coll_sched_build_ext(&p, &x, &s, d);
+	if (!r && e->s.topology.gen == SCN_GEN_DIRECT &&
+	    msccl_missing_link(t, &s, pair, sizeof(pair)))
+		r = diag_set(d, -EINVAL, "ranks %s send where the topology has no link", pair);
+	free((char *)x.msccl);
+	coll_sched_done(&s);
+	if (r && !strncmp(d->msg, e->w.msccl, strlen(e->w.msccl))) /* reading: names the file */
+		return diag_wrap(d, r, "%s:%u:%u: workload.msccl.file (job %u): ", e->s.path,
+				 e->w.msccl_line, e->w.msccl_col, j->id);
+	return r ? diag_wrap(d, r, "%s:%u:%u: workload.msccl.file (job %u): %s: ", e->s.path,
+			     e->w.msccl_line, e->w.msccl_col, j->id, e->w.msccl)
+		 : 0;
+}
+
 /* TACOS's graph for the NPUs in endpoint order, checked (every NPU reaches every other). */
 static int tacos_graph_fits(const struct experiment *e, const struct topo *t, struct diag *d)
 {
@@ -419,6 +486,7 @@ int run_jobs_fit(const struct experiment *e, job_list *jobs, const struct topo *
 
 		r = r ? r : tacos_fit(e, &jobs->v[i], t, d);
 		r = r ? r : torus_fit(e, &jobs->v[i], t, d);
+		r = r ? r : msccl_fit(e, &jobs->v[i], t, d);
 
 		if (r)
 			return r;

@@ -19,6 +19,7 @@ static int launch(struct run *r, uint32_t j, struct diag *d)
 	rj->start = rj->last_progress = run_now(r);
 	run_torus_order(r, j);
 	err = run_tacos_synth(r, j, d);
+	err = err ? err : run_msccl_load(r, j, d);
 	err = err ? err : run_route_job(r, j, d);
 	err = err ? err : run_route_update(r, d);
 	err = err ? err : r->be->start(r, j, d);

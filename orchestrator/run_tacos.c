@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "orchestrator/input.h"
 #include "orchestrator/results.h"
 #include "orchestrator/run_int.h"
 #include "policy/torus_order.h"
@@ -51,7 +52,18 @@ int run_tacos_synth(struct run *r, uint32_t j, struct diag *d)
 
 struct coll_ext run_job_ext(const struct run_job *rj)
 {
-	return (struct coll_ext){.tacos = rj->tacos};
+	return (struct coll_ext){
+		.tacos = rj->tacos, .msccl = rj->msccl, .msccl_len = rj->msccl_len};
+}
+
+int run_msccl_load(struct run *r, uint32_t j, struct diag *d)
+{
+	struct run_job *rj = &r->jobs[j];
+
+	if (rj->spec.algo != COLL_MSCCL || rj->msccl)
+		return 0;
+	return input_read(r->e->w.msccl, RUN_MSCCL_MAX, "not an MSCCL algorithm", &rj->msccl,
+			  &rj->msccl_len, d);
 }
 
 static int write_one(const struct run_job *rj, const char *dir, struct diag *d)
@@ -85,6 +97,8 @@ void run_tacos_done(struct run_job *rj)
 	tacos_result_done(rj->tacos);
 	free(rj->tacos);
 	rj->tacos = NULL;
+	free(rj->msccl);
+	rj->msccl = NULL;
 }
 
 void run_torus_order(struct run *r, uint32_t j)

@@ -447,6 +447,7 @@ static const struct scn_yaml_keyword algo_names[] = {
 	{"tacos", COLL_TACOS},
 	{"hx-rings", COLL_HX_RINGS},
 	{"torus2d", COLL_TORUS2D},
+	{"msccl", COLL_MSCCL},
 	{NULL, 0},
 };
 
@@ -468,7 +469,7 @@ static int set_algos(struct scn_yaml_ctx *c, yaml_node_t *n,
 		if (!v || !kw->name)
 			return scn_yaml_fail_value(c, node(c, *it),
 						   "ring, hd, pairwise, hier-ring, shard-rings, "
-						   "direct, tacos, hx-rings or torus2d",
+						   "direct, tacos, hx-rings, torus2d or msccl",
 						   "");
 		if (vec_push(&c->e->w.gen.algos, (enum coll_algo)kw->value))
 			return diag_set(c->d, -ENOMEM, "%s: out of memory", c->file);
@@ -630,6 +631,22 @@ static const struct scn_yaml_field tacos_fields[] = {
 
 static const struct section tacos_sec = TABLE(tacos_fields, NULL);
 
+static const struct scn_yaml_field msccl_fields[] = {
+	FIELD("file", scn_yaml_path, w.msccl, char *, true),
+};
+
+/* Where the file is named: reading or parsing it fails there (orchestrator/run_jobs.c). */
+static int msccl_check(struct scn_yaml_ctx *c, const struct map_read *m)
+{
+	const yaml_node_t *f = given(m, "file");
+
+	c->e->w.msccl_line = f ? (uint32_t)f->start_mark.line + 1 : 0;
+	c->e->w.msccl_col = f ? (uint32_t)f->start_mark.column + 1 : 0;
+	return 0;
+}
+
+static const struct section msccl_sec = TABLE(msccl_fields, msccl_check);
+
 static const struct scn_yaml_field workload_fields[] = {
 	FIELD("jobs", set_jobs, w.jobs, __typeof__(((BASE *)0)->w.jobs), false),
 	SECTION("generate", generate_sec, false),
@@ -640,6 +657,7 @@ static const struct scn_yaml_field workload_fields[] = {
 	ENUM("rank_order", w.rank_order, int32_t, false, order_names),
 	MD_FIELDS(w.md),
 	SECTION("tacos", tacos_sec, false),
+	SECTION("msccl", msccl_sec, false),
 };
 
 static int workload_check(struct scn_yaml_ctx *c, const struct map_read *m)

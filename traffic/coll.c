@@ -6,6 +6,7 @@
 
 #include "traffic/coll_build.h"
 #include "traffic/coll_hx.h"
+#include "traffic/msccl.h"
 #include "traffic/tacos.h"
 
 #define KIND_BIT(k) (1u << (k))
@@ -43,6 +44,10 @@ static const struct algo_desc algos[] = {
 			   "columns of the torus", coll_hx_rings_check},
 	[COLL_TORUS2D] = {"torus2d", KIND_BIT(COLL_ALLREDUCE), coll_torus2d_build,
 			  "columns of the torus", coll_torus2d_check},
+	[COLL_MSCCL] = {"msccl",
+			KIND_BIT(COLL_ALLREDUCE) | KIND_BIT(COLL_ALLGATHER) |
+				KIND_BIT(COLL_REDUCESCATTER) | KIND_BIT(COLL_ALLTOALL),
+			NULL, NULL},
 	[COLL_MULTIDIM] = {"multidim",
 			   KIND_BIT(COLL_ALLREDUCE) | KIND_BIT(COLL_REDUCESCATTER) |
 				   KIND_BIT(COLL_ALLGATHER),
@@ -231,11 +236,28 @@ static int build_tacos(const struct coll_params *p, const struct coll_ext *x, st
 	return tacos_coll_sched(x->tacos, p, s, d);
 }
 
+/* MSCCL: the imported XML, read for p. */
+static int build_msccl(const struct coll_params *p, const struct coll_ext *x, struct coll_sched *s,
+		       struct diag *d)
+{
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	err = check_params(p, d);
+	if (err)
+		return err;
+	if (!x || !x->msccl)
+		return diag_set(d, -EINVAL, "msccl: no algorithm XML was given");
+	return msccl_parse(x->msccl, x->msccl_len, p, s, d);
+}
+
 int coll_sched_build_ext(const struct coll_params *p, const struct coll_ext *x,
 			 struct coll_sched *s, struct diag *d)
 {
 	if (p->algo == COLL_TACOS)
 		return build_tacos(p, x, s, d);
+	if (p->algo == COLL_MSCCL)
+		return build_msccl(p, x, s, d);
 	return build_range(p, 0, p->nranks, s, d);
 }
 
@@ -248,6 +270,8 @@ int coll_sched_build_rank_ext(const struct coll_params *p, const struct coll_ext
 	}
 	if (p->algo == COLL_TACOS)
 		return build_tacos(p, x, s, d);
+	if (p->algo == COLL_MSCCL)
+		return build_msccl(p, x, s, d);
 	return build_range(p, rank, rank + 1, s, d);
 }
 

@@ -53,6 +53,7 @@
  *    {i, group + i, 2 * group + i, ...} and all-reduces its members' whole buffers.
  *  - HX_RINGS, TORUS2D: ALLREDUCE over a logical r x c torus, rank = row * group + column
  *    (HammingMesh §V-A2, traffic/coll_hx.h); every send goes to a torus neighbour.
+ *  - MSCCL: any kind, as an MSCCL algorithm XML says (traffic/msccl.h), from coll_ext.
  *  - TACOS: ALLREDUCE, ALLGATHER and REDUCESCATTER as TACOS synthesized them (traffic/tacos.h) over
  * the job's NPUs, N * k chunks: only with the synthesis (coll_sched_build_ext); see coll_tacos.c.
  *  - MULTIDIM: ALLREDUCE, REDUCESCATTER and ALLGATHER over a P_0 x P_1 x ... platform
@@ -95,8 +96,8 @@ enum coll_algo {
 	COLL_MULTIDIM, /* hierarchical per-dimension stages, Themis's chunk schedules */
 	COLL_TACOS, /* synthesized over the topology by TACOS (traffic/tacos.h): coll_ext */
 	COLL_HX_RINGS, /* HammingMesh: two rings on edge-disjoint Hamiltonian cycles, both ways */
-	COLL_TORUS2D, /* HammingMesh: row, column, row on one half; column, row, column on the other
-		       */
+	COLL_TORUS2D, /* HammingMesh: row, column, row on one half, transposed on the other */
+	COLL_MSCCL, /* imported from an MSCCL algorithm XML (traffic/msccl.h): coll_ext */
 };
 
 enum coll_op {
@@ -180,11 +181,13 @@ struct tacos_result;
  * orchestrator over the job's NPUs (for a rank, its own sends suffice). */
 struct coll_ext {
 	const struct tacos_result *tacos;
+	const char *msccl; /* MSCCL: the algorithm XML, msccl_len bytes */
+	size_t msccl_len;
 };
 
-/* coll_sched_build and coll_sched_build_rank with x (NULL: none). TACOS without x->tacos is
- * -EINVAL; the other algorithms ignore x. TACOS builds every rank that x->tacos has sends of,
- * also for one rank. */
+/* coll_sched_build and coll_sched_build_rank with x (NULL: none). TACOS without x->tacos and
+ * MSCCL without x->msccl are -EINVAL; the other algorithms ignore x. Those two build every
+ * rank, also for one. */
 int coll_sched_build_ext(const struct coll_params *p, const struct coll_ext *x,
 			 struct coll_sched *s, struct diag *d);
 int coll_sched_build_rank_ext(const struct coll_params *p, const struct coll_ext *x, uint32_t rank,

@@ -9,7 +9,7 @@
 
 bool coll_algo_shipped(enum coll_algo a)
 {
-	return a == COLL_TACOS;
+	return a == COLL_TACOS || a == COLL_MSCCL;
 }
 
 uint32_t coll_sched_rank_deps(const struct coll_sched *s, uint32_t rank)

@@ -650,7 +650,7 @@ static void t_rank_slices(const struct tacos_result *r, const struct coll_params
 {
 	struct coll_step *st = calloc(r->rs.nsends * 2 + r->ag.nsends * 2 + 1, sizeof(*st));
 	uint32_t *dp = calloc(64 * (r->rs.nsends + r->ag.nsends) + 1, sizeof(*dp)), k, nd;
-	struct coll_ext full = {r};
+	struct coll_ext full = {.tacos = r};
 	struct coll_sched a, b;
 	struct diag d = {0};
 
