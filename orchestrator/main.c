@@ -6,6 +6,8 @@
 #include "lib/log.h"
 #include "orchestrator/cmd.h"
 
+#define TB_VERSION "0.9.0" /* the release these sources make (LICENSE: MIT) */
+
 static const struct cmd commands[] = {
 	{"check", cmd_check, "Parse a scenario and print what it would build (no root needed)"},
 	{"up", cmd_up, "Build a scenario's topology in network namespaces"},
@@ -30,7 +32,8 @@ static void usage(FILE *f)
 	for (i = 0; i < NCOMMANDS; i++)
 		if (commands[i].help)
 			fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\n'testbed <command> --help' describes a command.\n");
+	fprintf(f, "\n'testbed <command> --help' describes a command; 'testbed --version' the "
+		   "release.\n");
 }
 
 int main(int argc, char **argv)
@@ -48,6 +51,10 @@ int main(int argc, char **argv)
 			break;
 		argc--;
 		argv++;
+	}
+	if (argc == 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))) {
+		printf("testbed %s\n", TB_VERSION);
+		return CMD_OK;
 	}
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
