@@ -219,46 +219,37 @@ static int build_range(const struct coll_params *p, uint32_t lo, uint32_t hi, st
 	return 0;
 }
 
-/* TACOS: the synthesis's steps, checked as the others' parameters are. */
-static int build_tacos(const struct coll_params *p, const struct coll_ext *x, struct coll_sched *s,
-		       struct diag *d)
+/* Whether p's algorithm takes its schedule from x (the orchestrator's synthesis or import). */
+static bool from_ext(const struct coll_params *p)
 {
-	int err;
-
-	memset(s, 0, sizeof(*s));
-	err = check_params(p, d);
-	if (err)
-		return err;
-	if (!x || !x->tacos)
-		return diag_set(d, -EINVAL,
-				"tacos: the schedule is synthesized over the job's NPUs by the "
-				"orchestrator, and none was given");
-	return tacos_coll_sched(x->tacos, p, s, d);
+	return p->algo == COLL_TACOS || p->algo == COLL_MSCCL;
 }
 
-/* MSCCL: the imported XML, read for p. */
-static int build_msccl(const struct coll_params *p, const struct coll_ext *x, struct coll_sched *s,
-		       struct diag *d)
+/* TACOS's synthesis or an MSCCL XML: the steps x gives, for parameters checked as the others'
+ * are. */
+static int build_from_ext(const struct coll_params *p, const struct coll_ext *x,
+			  struct coll_sched *s, struct diag *d)
 {
+	bool tacos = p->algo == COLL_TACOS;
 	int err;
 
 	memset(s, 0, sizeof(*s));
 	err = check_params(p, d);
 	if (err)
 		return err;
-	if (!x || !x->msccl)
-		return diag_set(d, -EINVAL, "msccl: no algorithm XML was given");
-	return msccl_parse(x->msccl, x->msccl_len, p, s, d);
+	if (!x || !(tacos ? (const void *)x->tacos : (const void *)x->msccl))
+		return diag_set(d, -EINVAL, "%s",
+				tacos ? "tacos: the schedule is synthesized over the job's NPUs by "
+					"the orchestrator, and none was given"
+				      : "msccl: no algorithm XML was given");
+	return tacos ? tacos_coll_sched(x->tacos, p, s, d)
+		     : msccl_parse(x->msccl, x->msccl_len, p, s, d);
 }
 
 int coll_sched_build_ext(const struct coll_params *p, const struct coll_ext *x,
 			 struct coll_sched *s, struct diag *d)
 {
-	if (p->algo == COLL_TACOS)
-		return build_tacos(p, x, s, d);
-	if (p->algo == COLL_MSCCL)
-		return build_msccl(p, x, s, d);
-	return build_range(p, 0, p->nranks, s, d);
+	return from_ext(p) ? build_from_ext(p, x, s, d) : build_range(p, 0, p->nranks, s, d);
 }
 
 int coll_sched_build_rank_ext(const struct coll_params *p, const struct coll_ext *x, uint32_t rank,
@@ -268,11 +259,7 @@ int coll_sched_build_rank_ext(const struct coll_params *p, const struct coll_ext
 		memset(s, 0, sizeof(*s));
 		return diag_set(d, -EINVAL, "rank %u of %u ranks", rank, p->nranks);
 	}
-	if (p->algo == COLL_TACOS)
-		return build_tacos(p, x, s, d);
-	if (p->algo == COLL_MSCCL)
-		return build_msccl(p, x, s, d);
-	return build_range(p, rank, rank + 1, s, d);
+	return from_ext(p) ? build_from_ext(p, x, s, d) : build_range(p, rank, rank + 1, s, d);
 }
 
 int coll_sched_build(const struct coll_params *p, struct coll_sched *s, struct diag *d)

@@ -6,6 +6,7 @@
  * `direct`'s strided order as in its all-to-all (coll_a2a.c), so each round is a
  * permutation. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "traffic/coll_build.h"
@@ -21,50 +22,31 @@ static void gate_deps(struct coll_bld *b, const struct dr_gate *g, struct coll_d
 		coll_deps_add(b, out, g->snd[g->nsnd - g->k]);
 }
 
-/* N-1 reduce-scatter rounds from phase 0: red collects the receives that reduce into the own
- * part. */
-static void dr_rs(struct coll_bld *b, struct dr_gate *g, struct coll_deps *red)
+/* N-1 rounds of one half from phase `first`, round t to the rank (t+1) g further. The
+ * reduce-scatter sends part j to rank j and adds what comes into the own part, collecting
+ * those receives in red; the all-gather sends the own part, once it is reduced (red), and
+ * copies each rank's part in: that part was last read by the reduce-scatter send to its
+ * owner, whose all-gather send waited for that send's data (causality). */
+static void dr_half(struct coll_bld *b, struct dr_gate *g, struct coll_deps *red, bool ag,
+		    uint16_t first)
 {
 	const struct coll_params *p = b->p;
 	struct coll_range all = {0, p->bytes};
-	uint32_t n = p->nranks, r = b->rank, st = coll_a2a_stride(n), t, s, dst, src;
+	uint32_t n = p->nranks, r = b->rank, st = coll_a2a_stride(n), t, s, dst, src, rcv;
 	struct coll_deps dep;
 
 	for (t = 0; t + 1 < n; t++) {
 		s = (uint32_t)((uint64_t)(t + 1) * st % n);
 		dst = (r + s) % n;
 		src = (r + n - s) % n;
-		dep.n = 0;
-		gate_deps(b, g, &dep);
-		g->snd[g->nsnd++] =
-			coll_bld_send(b, (uint16_t)t, dst, coll_part(all, p->elem, n, dst), &dep);
-		coll_deps_add(b, red,
-			      coll_bld_recv(b, (uint16_t)t, src, COLL_F_REDUCE,
-					    coll_part(all, p->elem, n, r), NULL));
-	}
-}
-
-/* N-1 all-gather rounds from phase first: the own part goes to every rank once it is reduced
- * (red); a part copied in was last read by the reduce-scatter send to its owner, whose
- * all-gather send waited for that send's data (causality). */
-static void dr_ag(struct coll_bld *b, struct dr_gate *g, const struct coll_deps *red,
-		  uint16_t first)
-{
-	const struct coll_params *p = b->p;
-	struct coll_range all = {0, p->bytes};
-	uint32_t n = p->nranks, r = b->rank, st = coll_a2a_stride(n), t, s, dst, src;
-	struct coll_deps dep;
-
-	for (t = 0; t + 1 < n; t++) {
-		s = (uint32_t)((uint64_t)(t + 1) * st % n);
-		dst = (r + s) % n;
-		src = (r + n - s) % n;
-		dep = *red;
+		dep = ag ? *red : (struct coll_deps){0};
 		gate_deps(b, g, &dep);
 		g->snd[g->nsnd++] = coll_bld_send(b, (uint16_t)(first + t), dst,
-						  coll_part(all, p->elem, n, r), &dep);
-		coll_bld_recv(b, (uint16_t)(first + t), src, COLL_F_COPY,
-			      coll_part(all, p->elem, n, src), NULL);
+						  coll_part(all, p->elem, n, ag ? r : dst), &dep);
+		rcv = coll_bld_recv(b, (uint16_t)(first + t), src, ag ? COLL_F_COPY : COLL_F_REDUCE,
+				    coll_part(all, p->elem, n, ag ? src : r), NULL);
+		if (!ag)
+			coll_deps_add(b, red, rcv);
 	}
 }
 
@@ -84,9 +66,10 @@ void coll_direct_build(struct coll_bld *b)
 		return;
 	}
 	if (p->kind != COLL_ALLGATHER)
-		dr_rs(b, &g, &red);
+		dr_half(b, &g, &red, false, 0);
 	if (p->kind != COLL_REDUCESCATTER)
-		dr_ag(b, &g, &red, p->kind == COLL_ALLREDUCE ? (uint16_t)(p->nranks - 1) : 0);
+		dr_half(b, &g, &red, true,
+			p->kind == COLL_ALLREDUCE ? (uint16_t)(p->nranks - 1) : 0);
 	free(g.snd);
 }
 

@@ -646,8 +646,9 @@ void tacos_result_done(struct tacos_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-int tacos_allgather(const struct tacos_graph *g, const struct tacos_cfg *cfg,
-		    struct tacos_result *r, struct diag *d)
+/* An empty result for g and cfg, once they are checked. */
+static int result_init(const struct tacos_graph *g, const struct tacos_cfg *cfg,
+		       struct tacos_result *r, struct diag *d)
 {
 	int err;
 
@@ -655,6 +656,16 @@ int tacos_allgather(const struct tacos_graph *g, const struct tacos_cfg *cfg,
 	if ((err = check_cfg(g, cfg, d)))
 		return err;
 	r->n = g->n, r->k = cfg->k, r->chunk_bytes = cfg->chunk_bytes;
+	return 0;
+}
+
+int tacos_allgather(const struct tacos_graph *g, const struct tacos_cfg *cfg,
+		    struct tacos_result *r, struct diag *d)
+{
+	int err = result_init(g, cfg, r, d);
+
+	if (err)
+		return err;
 	err = tg_synth(g, cfg, false, &r->ag, d);
 	r->t_ag = r->ag.time;
 	return err;
@@ -680,12 +691,10 @@ static void reverse(struct tacos_sched *s)
 int tacos_reducescatter(const struct tacos_graph *g, const struct tacos_cfg *cfg,
 			struct tacos_result *r, struct diag *d)
 {
-	int err;
+	int err = result_init(g, cfg, r, d);
 
-	memset(r, 0, sizeof(*r));
-	if ((err = check_cfg(g, cfg, d)))
+	if (err)
 		return err;
-	r->n = g->n, r->k = cfg->k, r->chunk_bytes = cfg->chunk_bytes;
 	err = tg_synth(g, cfg, true, &r->rs, d);
 	if (err) {
 		tacos_result_done(r);
