@@ -688,14 +688,13 @@ static void reverse(struct tacos_sched *s)
 	qsort(s->sends, s->nsends, sizeof(*s->sends), cmp_send);
 }
 
-int tacos_reducescatter(const struct tacos_graph *g, const struct tacos_cfg *cfg,
-			struct tacos_result *r, struct diag *d)
+/* TACOS §VII-A: r's reduce-scatter, the transposed graph's all-gather time-reversed; on
+ * error r is emptied. */
+static int add_rs(const struct tacos_graph *g, const struct tacos_cfg *cfg, struct tacos_result *r,
+		  struct diag *d)
 {
-	int err = result_init(g, cfg, r, d);
+	int err = tg_synth(g, cfg, true, &r->rs, d);
 
-	if (err)
-		return err;
-	err = tg_synth(g, cfg, true, &r->rs, d);
 	if (err) {
 		tacos_result_done(r);
 		return err;
@@ -705,18 +704,22 @@ int tacos_reducescatter(const struct tacos_graph *g, const struct tacos_cfg *cfg
 	return 0;
 }
 
+int tacos_reducescatter(const struct tacos_graph *g, const struct tacos_cfg *cfg,
+			struct tacos_result *r, struct diag *d)
+{
+	int err = result_init(g, cfg, r, d);
+
+	return err ? err : add_rs(g, cfg, r, d);
+}
+
 int tacos_allreduce(const struct tacos_graph *g, const struct tacos_cfg *cfg,
 		    struct tacos_result *r, struct diag *d)
 {
 	int err = tacos_allgather(g, cfg, r, d);
 
-	if (!err)
-		err = tg_synth(g, cfg, true, &r->rs, d);
 	if (err) {
 		tacos_result_done(r);
 		return err;
 	}
-	reverse(&r->rs);
-	r->t_rs = r->rs.time;
-	return 0;
+	return add_rs(g, cfg, r, d);
 }
