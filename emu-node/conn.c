@@ -159,11 +159,12 @@ static void conn_adopt_moves(struct ctx *c, struct rank *rk, uint32_t from);
 static void conn_attach(struct ctx *c, struct rank *rk, struct conn *cn)
 {
 	int pi = coll_plan_peer(&rk->plan, cn->hello.rank);
-
-	struct conn *head = pi >= 0 ? rk->conns[pi] : NULL;
+	uint32_t ch = cn->hello.chan, at = pi >= 0 ? (uint32_t)pi * rk->spec.channels + ch : 0;
+	bool known = pi >= 0 && ch < rk->spec.channels;
+	struct conn *head = known ? rk->conns[at] : NULL;
 
 	conn_lobby_unlink(c, cn);
-	if (pi >= 0 && cn->hello.gen && rk->spec.moves && !(head && head->dead)) {
+	if (known && cn->hello.gen && rk->spec.moves && !(head && head->dead)) {
 		if (head && head->state == CONN_UP) {
 			move_attach(rk, head, cn);
 		} else { /* its first socket's hello is still on the way */
@@ -172,15 +173,16 @@ static void conn_attach(struct ctx *c, struct rank *rk, struct conn *cn)
 		}
 		return;
 	}
-	if (pi < 0 || cn->hello.rank >= rk->spec.rank || head || cn->hello.gen) {
+	if (!known || cn->hello.rank >= rk->spec.rank || head || cn->hello.gen) {
 		conn_free(cn);
 		return;
 	}
 	cn->rank = cn->hello.rank;
 	cn->pi = (uint32_t)pi;
+	cn->ch = ch;
 	cn->owner = rk;
 	cn->state = CONN_UP;
-	rk->conns[pi] = cn;
+	rk->conns[at] = cn;
 	conn_set_tag(cn, rk->peers[cn->rank].tag);
 	rank_conn_up(rk);
 	conn_adopt_moves(c, rk, cn->rank);
@@ -245,19 +247,19 @@ int conn_bind_port(int fd, uint16_t port)
 	return bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
 }
 
-/* Binds fd to the port the runner chose, or else to the first free candidate of flow_sport()
- * for this connection. No SO_REUSEADDR there: a port held by a TIME_WAIT socket then fails
- * here, synchronously, and the next is tried. */
-static int conn_bind_sport(struct rank *rk, int fd, uint32_t peer)
+/* Binds fd to the port the runner chose, or else to the first free candidate of
+ * flow_sport_chan() for this connection. No SO_REUSEADDR there: a port held by a TIME_WAIT
+ * socket then fails here, synchronously, and the next is tried. */
+static int conn_bind_sport(struct rank *rk, int fd, uint32_t peer, uint32_t ch)
 {
 	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY)};
 	uint32_t i;
-	uint16_t port = rk->peers[peer].sport;
+	uint16_t port = ch ? 0 : rk->peers[peer].sport; /* the runner pins one-channel pairs */
 
 	if (port)
 		return conn_bind_port(fd, port);
 	for (i = 0; i < FLOW_SPORT_N; i++) {
-		port = flow_sport(rk->spec.job, rk->spec.rank, peer, i);
+		port = flow_sport_chan(rk->spec.job, rk->spec.rank, peer, ch, i);
 		if (port == rk->ctx->hello.port)
 			continue;
 		sa.sin_port = htons(port);
@@ -269,7 +271,7 @@ static int conn_bind_sport(struct rank *rk, int fd, uint32_t peer)
 	return -EADDRINUSE;
 }
 
-int conn_connect(struct rank *rk, uint32_t pi)
+int conn_connect(struct rank *rk, uint32_t pi, uint32_t ch)
 {
 	uint32_t rank = rk->plan.peers[pi];
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -278,7 +280,7 @@ int conn_connect(struct rank *rk, uint32_t pi)
 
 	if (fd < 0)
 		return -errno;
-	r = conn_bind_sport(rk, fd, rank);
+	r = conn_bind_sport(rk, fd, rank, ch);
 	if (r) {
 		close(fd);
 		return r;
@@ -288,15 +290,16 @@ int conn_connect(struct rank *rk, uint32_t pi)
 		close(fd);
 		return -ENOMEM;
 	}
-	cn->sport = rk->peers[rank].sport;
+	cn->sport = ch ? 0 : rk->peers[rank].sport;
 	cn->owner = rk;
 	cn->pi = pi;
+	cn->ch = ch;
 	cn->rank = rank;
 	cn->state = CONN_CONNECTING;
 	cn->sa.sin_family = AF_INET;
 	cn->sa.sin_port = htons(rk->ctx->hello.port);
 	cn->sa.sin_addr.s_addr = htonl(rk->peers[rank].addr);
-	rk->conns[pi] = cn;
+	rk->conns[pi * rk->spec.channels + ch] = cn;
 	/* before connect, so the handshake already takes the pinned path */
 	conn_set_tag(cn, rk->peers[rank].tag);
 	io_uring_prep_connect(loop_sqe(rk->ctx, &cn->tx), fd, (struct sockaddr *)&cn->sa,
@@ -317,6 +320,7 @@ static void conn_on_connected(struct rank *rk, struct conn *cn, int res)
 		.magic = CTL_CONN_MAGIC,
 		.job = rk->spec.job,
 		.rank = rk->spec.rank,
+		.chan = cn->ch,
 	};
 	cn->state = CONN_HELLO;
 	io_uring_prep_send(loop_sqe(rk->ctx, &cn->tx), cn->sock[0], &cn->hello, sizeof(cn->hello),

@@ -34,9 +34,10 @@
 #include "lib/diag.h"
 
 #include "traffic/coll.h"
+#include "traffic/plan.h"
 #include "traffic/sport.h"
 
-#define CTL_VERSION 1
+#define CTL_VERSION 2
 #define CTL_MAX_MSG (256 * 1024) /* largest packet either side sends */
 #define CTL_REASON_MAX 160
 #define CTL_FLOWS_MAX 512 /* flow records per CTL_REC_FLOWS packet */
@@ -94,6 +95,8 @@ struct ctl_job {
 	uint32_t verify; /* carry real floats and check the result */
 	uint32_t moves; /* routing.enforce sport: connections may move to new source ports */
 	uint32_t phases; /* routing.trigger phase: say when each collective begins (CTL_PHASE) */
+	uint32_t channels; /* connections per peer, 1 .. COLL_CHANNELS_MAX (traffic/plan.h) */
+	uint32_t pad;
 	uint64_t compute_ns; /* compute phase per iteration, emulated time */
 	uint64_t start_ns; /* CLOCK_MONOTONIC instant of the first iteration's start */
 	uint64_t progress_ns; /* fail the job if no step completes for this long (0 = never) */
@@ -177,6 +180,7 @@ struct ctl_conn_hello {
 	uint32_t job;
 	uint32_t rank; /* the connecting rank */
 	uint32_t gen; /* 0: the first socket; k: the k-th move's (routing.enforce sport) */
+	uint32_t chan; /* which of the pair's `channels` connections this is */
 };
 
 #define CTL_CONN_MAGIC 0x74626e31u /* "tbn1" */

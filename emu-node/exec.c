@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* Executes one iteration of the rank's schedule: every startable step goes in flight at once
- * (one send and one receive per connection, in list order, as plan.c decides), moved in
- * pieces of at most NODE_PIECE bytes. Without verify the payload is scratch memory that is
- * never touched; with it, real floats, and a reduce adds each piece as it lands. */
+ * (one send and one receive per connection, in list order, as plan.c decides), split over
+ * the pair's channels (coll_plan_part) and moved in pieces of at most NODE_PIECE bytes. Without
+ * verify the payload is scratch memory that is never touched; with it, real floats, and a reduce
+ * adds each piece as it lands. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,9 +17,16 @@ static const struct coll_step *exec_step(const struct rank *rk, uint32_t s)
 	return &rk->plan.steps[s];
 }
 
-static uint64_t exec_piece(const struct rank *rk, const struct coll_step *st, uint64_t done)
+/* A piece per operation: NODE_PIECE over the pair's channels, so that their receive buffers
+ * together take what one connection's would. */
+static uint64_t exec_piece_max(const struct rank *rk)
 {
-	return coll_plan_piece(st->len, done, NODE_PIECE, rk->spec.coll.elem);
+	return NODE_PIECE / rk->spec.channels;
+}
+
+static uint64_t exec_piece(const struct rank *rk, uint64_t len, uint64_t done)
+{
+	return coll_plan_piece(len, done, exec_piece_max(rk), rk->spec.coll.elem);
 }
 
 static void exec_tx_next(struct rank *rk, struct conn *cn)
@@ -27,10 +35,10 @@ static void exec_tx_next(struct rank *rk, struct conn *cn)
 	const char *src = rk->ctx->scratch_tx;
 
 	if (rk->spec.verify)
-		src = (const char *)rk->buf + st->off + cn->tx_done;
+		src = (const char *)rk->buf + st->off + cn->tx_off + cn->tx_done;
 	/* MSG_WAITALL: the ring retries a partial send itself, one completion per piece */
 	io_uring_prep_send(loop_sqe(rk->ctx, &cn->tx), cn->sock[cn->txs], src,
-			   exec_piece(rk, st, cn->tx_done), MSG_NOSIGNAL | MSG_WAITALL);
+			   exec_piece(rk, cn->tx_len, cn->tx_done), MSG_NOSIGNAL | MSG_WAITALL);
 }
 
 static char *exec_rx_dst(struct rank *rk, const struct conn *cn, const struct coll_step *st)
@@ -41,7 +49,7 @@ static char *exec_rx_dst(struct rank *rk, const struct conn *cn, const struct co
 		return rk->ctx->scratch_rx;
 	if (st->flags & COLL_F_REDUCE)
 		return (char *)cn->rx_tmp;
-	return (char *)dst + st->off + cn->rx_done;
+	return (char *)dst + st->off + cn->rx_off + cn->rx_done;
 }
 
 static void exec_rx_next(struct rank *rk, struct conn *cn)
@@ -64,14 +72,40 @@ static int exec_rx_tmp(struct rank *rk, struct conn *cn, const struct coll_step 
 {
 	if (!rk->spec.verify || !(st->flags & COLL_F_REDUCE) || cn->rx_tmp)
 		return 0;
-	cn->rx_tmp = malloc(NODE_PIECE);
+	cn->rx_tmp = malloc(exec_piece_max(rk));
 	return cn->rx_tmp ? 0 : -ENOMEM;
+}
+
+/* Part c of step s (of m) over its pair's connection c. */
+static int exec_start_part(struct rank *rk, uint32_t s, uint32_t m, uint32_t c)
+{
+	const struct coll_step *st = exec_step(rk, s);
+	struct conn *cn = rk->conns[rk->plan.chan[s] / 2 * rk->spec.channels + c];
+	uint64_t off, len = coll_plan_part(st->len, rk->spec.coll.elem, m, c, &off);
+
+	if (st->op == COLL_SEND) {
+		cn->tx_step = s;
+		cn->tx_off = off;
+		cn->tx_len = len;
+		cn->tx_done = 0;
+		exec_tx_next(rk, cn);
+		return 0;
+	}
+	if (exec_rx_tmp(rk, cn, st))
+		return -ENOMEM;
+	cn->rx_step = s;
+	cn->rx_off = off;
+	cn->rx_len = len;
+	cn->rx_done = cn->rx_got = 0;
+	cn->rx_piece = exec_piece(rk, len, 0);
+	exec_rx_next(rk, cn);
+	return 0;
 }
 
 static void exec_start(struct rank *rk, uint32_t s)
 {
 	const struct coll_step *st = exec_step(rk, s);
-	struct conn *cn = rk->conns[rk->plan.chan[s] / 2];
+	uint32_t m = coll_plan_parts(st->len, rk->spec.coll.elem, rk->spec.channels), c;
 	bool send = st->op == COLL_SEND;
 
 	rk->flows[s] = (struct ctl_flow){
@@ -81,24 +115,17 @@ static void exec_start(struct rank *rk, uint32_t s)
 		.seq = rk->plan.seq[s],
 		.phase = st->phase,
 		.dir = st->op,
-		.tag = cn->tag,
+		.tag = rk->peers[st->peer].tag,
 		.bytes = st->len,
 		.t_start = loop_now(),
 	};
-	if (send) {
-		cn->tx_step = s;
-		cn->tx_done = 0;
-		exec_tx_next(rk, cn);
-		return;
+	rk->left[s] = (uint8_t)m;
+	for (c = 0; c < m; c++) {
+		if (exec_start_part(rk, s, m, c)) {
+			rank_fail(rk, -ENOMEM, "step %u: out of memory", s);
+			return;
+		}
 	}
-	if (exec_rx_tmp(rk, cn, st)) {
-		rank_fail(rk, -ENOMEM, "step %u: out of memory", s);
-		return;
-	}
-	cn->rx_step = s;
-	cn->rx_done = cn->rx_got = 0;
-	cn->rx_piece = exec_piece(rk, st, 0);
-	exec_rx_next(rk, cn);
 }
 
 static void exec_kick(struct rank *rk)
@@ -174,18 +201,19 @@ void exec_on_tx(struct rank *rk, struct conn *cn, int res)
 	}
 	cn->tx_done += (uint64_t)res;
 	rk->t_progress = loop_now();
-	if (cn->tx_done < exec_step(rk, s)->len) {
+	if (cn->tx_done < cn->tx_len) {
 		exec_tx_next(rk, cn);
 		return;
 	}
 	cn->tx_step = COLL_PLAN_NONE;
 	move_tx_idle(rk, cn); /* a message boundary: the place to change sockets */
-	exec_step_done(rk, s);
+	if (!--rk->left[s])
+		exec_step_done(rk, s);
 }
 
 static void exec_reduce(struct rank *rk, const struct conn *cn, const struct coll_step *st)
 {
-	float *dst = rk->buf + (st->off + cn->rx_done) / sizeof(float);
+	float *dst = rk->buf + (st->off + cn->rx_off + cn->rx_done) / sizeof(float);
 	uint64_t i, n = cn->rx_piece / sizeof(float);
 
 	for (i = 0; i < n; i++)
@@ -217,13 +245,14 @@ void exec_on_rx(struct rank *rk, struct conn *cn, int res)
 		exec_reduce(rk, cn, st);
 	cn->rx_done += cn->rx_piece;
 	cn->rx_got = 0;
-	if (cn->rx_done < st->len) {
-		cn->rx_piece = exec_piece(rk, st, cn->rx_done);
+	if (cn->rx_done < cn->rx_len) {
+		cn->rx_piece = exec_piece(rk, cn->rx_len, cn->rx_done);
 		exec_rx_next(rk, cn);
 		return;
 	}
 	cn->rx_step = COLL_PLAN_NONE;
-	exec_step_done(rk, s);
+	if (!--rk->left[s])
+		exec_step_done(rk, s);
 }
 
 static void exec_describe_conn(const struct rank *rk, const struct conn *cn, bool send, char *buf,
@@ -231,11 +260,14 @@ static void exec_describe_conn(const struct rank *rk, const struct conn *cn, boo
 {
 	uint32_t s = send ? cn->tx_step : cn->rx_step;
 	const struct coll_step *st = exec_step(rk, s);
-	char who[64];
+	char who[64], chan[32] = "";
 
-	snprintf(buf, len, "%s %s, step %u (phase %u): %" PRIu64 " of %" PRIu64 " bytes",
-		 send ? "send to" : "recv from", conn_peer_name(rk, cn->rank, who, sizeof(who)), s,
-		 st->phase, send ? cn->tx_done : cn->rx_done + cn->rx_got, st->len);
+	if (rk->spec.channels > 1)
+		snprintf(chan, sizeof(chan), " (channel %u)", cn->ch);
+	snprintf(buf, len, "%s %s%s, step %u (phase %u): %" PRIu64 " of %" PRIu64 " bytes",
+		 send ? "send to" : "recv from", conn_peer_name(rk, cn->rank, who, sizeof(who)),
+		 chan, s, st->phase, send ? cn->tx_done : cn->rx_done + cn->rx_got,
+		 send ? cn->tx_len : cn->rx_len);
 }
 
 /* Names the first step in flight; a receive stalls more often than a send (it waits on a
@@ -243,12 +275,12 @@ static void exec_describe_conn(const struct rank *rk, const struct conn *cn, boo
 void exec_describe_stall(const struct rank *rk, char *buf, size_t len)
 {
 	const struct conn *cn;
-	uint32_t pi;
+	uint32_t i;
 	int pass;
 
 	for (pass = 0; pass < 2; pass++) {
-		for (pi = 0; pi < rk->plan.npeers; pi++) {
-			cn = rk->conns[pi];
+		for (i = 0; i < rk->nconn; i++) {
+			cn = rk->conns[i];
 			if ((pass ? cn->tx_step : cn->rx_step) == COLL_PLAN_NONE)
 				continue;
 			exec_describe_conn(rk, cn, pass, buf, len);

@@ -37,6 +37,9 @@ static int msg_check_job(const struct ctl_job *j, size_t n, struct diag *d)
 			(unsigned long long)ctl_job_len_steps(j->coll.nranks, j->nsteps, j->ndeps));
 	if (j->rank >= j->coll.nranks)
 		return diag_set(d, -EBADMSG, "CTL_JOB for rank %u of %u", j->rank, j->coll.nranks);
+	if (!j->channels || j->channels > COLL_CHANNELS_MAX)
+		return diag_set(d, -EBADMSG, "CTL_JOB with %u channels, expected 1 to %u",
+				j->channels, COLL_CHANNELS_MAX);
 	return CTL_JOB;
 }
 

@@ -70,12 +70,15 @@ struct conn {
 	uint8_t tag; /* DSCP path tag the socket carries */
 	uint32_t rank; /* the peer, once known */
 	uint32_t pi; /* its index in the job's plan */
+	uint32_t ch; /* which of the pair's channels (rank.conns[pi * channels + ch]) */
 	struct rank *owner; /* NULL in the lobby */
 	struct conn *next; /* lobby list */
 	struct sockaddr_in sa;
 	struct ctl_conn_hello hello;
 	uint32_t tx_step, rx_step; /* the step in flight per direction, COLL_PLAN_NONE if none */
-	uint64_t tx_done, rx_done; /* bytes of it through */
+	uint64_t tx_off, rx_off; /* where its part over this connection starts in the step */
+	uint64_t tx_len, rx_len; /* the part's bytes (traffic/plan.h, coll_plan_part) */
+	uint64_t tx_done, rx_done; /* bytes of the part through */
 	uint64_t rx_piece, rx_got; /* the receive piece in flight and bytes of it in */
 	float *rx_tmp; /* verify: a reduce's piece lands here before the add */
 };
@@ -96,8 +99,10 @@ struct rank {
 	struct coll_sched sched; /* this rank's steps only */
 	struct coll_plan plan;
 	struct coll_plan_run run;
-	struct conn **conns; /* plan.npeers, by peer index */
+	struct conn **conns; /* nconn: spec.channels per peer, by peer index, then channel */
+	uint32_t nconn;
 	uint32_t nup; /* connections up */
+	uint8_t *left; /* per step: its parts still in flight (traffic/plan.h) */
 	enum rank_state state;
 	struct op timer, watchdog;
 	struct __kernel_timespec ts_timer, ts_watchdog; /* read by the kernel at submission */
@@ -164,7 +169,8 @@ int conn_listen(struct ctx *c, struct diag *d);
 void conn_on_accept(struct ctx *c, int res, bool more);
 void conn_on_tx(struct conn *cn, int res);
 void conn_on_rx(struct ctx *c, struct conn *cn, int res);
-int conn_connect(struct rank *rk, uint32_t pi);
+/* Opens connection ch to the peer of index pi (this rank is the lower one). 0 or -errno. */
+int conn_connect(struct rank *rk, uint32_t pi, uint32_t ch);
 void conn_adopt_lobby(struct ctx *c, struct rank *rk);
 void conn_set_tag(struct conn *cn, uint8_t tag);
 /* Binds fd to port, over a TIME_WAIT socket of an earlier connection if need be. 0 or -errno. */

@@ -70,26 +70,32 @@ static int rank_prepare(struct rank *rk, const struct ctl_job *m, struct diag *d
 	if (coll_plan_init(&rk->plan, &rk->sched, m->rank) ||
 	    coll_plan_run_init(&rk->run, &rk->plan))
 		return diag_set(d, -ENOMEM, "out of memory");
-	rk->conns = calloc(rk->plan.npeers + 1, sizeof(*rk->conns));
+	rk->nconn = rk->plan.npeers * m->channels;
+	rk->conns = calloc(rk->nconn + 1, sizeof(*rk->conns));
 	rk->flows = calloc(rk->plan.n + 1, sizeof(*rk->flows));
-	if (!rk->conns || !rk->flows)
+	rk->left = calloc(rk->plan.n + 1, sizeof(*rk->left));
+	if (!rk->conns || !rk->flows || !rk->left)
 		return diag_set(d, -ENOMEM, "out of memory");
 	return m->verify ? rank_alloc_verify(rk, d) : 0;
 }
 
-/* The lower rank of a pair connects; connections from lower ranks may be in the lobby. */
+/* The lower rank of a pair opens its connections; those from lower ranks may be in the
+ * lobby. */
 static int rank_connect(struct rank *rk, struct diag *d)
 {
-	uint32_t pi;
+	uint32_t pi, ch;
 	int r;
 
 	for (pi = 0; pi < rk->plan.npeers; pi++) {
 		if (rk->plan.peers[pi] < rk->spec.rank)
 			continue;
-		r = conn_connect(rk, pi);
-		if (r)
-			return diag_set(d, r, "connection to rank %u (socket, source port): %s",
-					rk->plan.peers[pi], strerror(-r));
+		for (ch = 0; ch < rk->spec.channels; ch++) {
+			r = conn_connect(rk, pi, ch);
+			if (r)
+				return diag_set(
+					d, r, "connection %u to rank %u (socket, source port): %s",
+					ch, rk->plan.peers[pi], strerror(-r));
+		}
 	}
 	conn_adopt_lobby(rk->ctx, rk);
 	return 0;
@@ -122,7 +128,7 @@ void rank_start(struct ctx *c, const struct ctl_job *m)
 	}
 	if (rk->spec.progress_ns)
 		rank_arm_timeout(rk, &rk->watchdog, &rk->ts_watchdog, rk->spec.progress_ns, 0);
-	if (rk->state == RANK_CONNECTING && rk->nup == rk->plan.npeers)
+	if (rk->state == RANK_CONNECTING && rk->nup == rk->nconn)
 		rank_wait_start(rk);
 }
 
@@ -130,13 +136,14 @@ void rank_conn_up(struct rank *rk)
 {
 	rk->nup++;
 	rk->t_progress = loop_now();
-	if (rk->state == RANK_CONNECTING && rk->nup == rk->plan.npeers)
+	if (rk->state == RANK_CONNECTING && rk->nup == rk->nconn)
 		rank_wait_start(rk);
 }
 
 void rank_set_path(struct rank *rk, uint32_t peer, uint8_t tag, uint16_t sport)
 {
 	struct conn *cn;
+	uint32_t ch;
 	int pi;
 
 	if (peer >= rk->spec.coll.nranks)
@@ -145,11 +152,14 @@ void rank_set_path(struct rank *rk, uint32_t peer, uint8_t tag, uint16_t sport)
 	if (sport)
 		rk->peers[peer].sport = sport;
 	pi = coll_plan_peer(&rk->plan, peer);
-	cn = pi >= 0 ? rk->conns[pi] : NULL;
-	if (!cn || cn->dead)
-		return;
-	conn_set_tag(cn, tag);
-	move_want(rk, cn);
+	for (ch = 0; pi >= 0 && ch < rk->spec.channels; ch++) {
+		cn = rk->conns[(uint32_t)pi * rk->spec.channels + ch];
+		if (!cn || cn->dead)
+			continue;
+		conn_set_tag(cn, tag);
+		if (!ch) /* a port pins a one-channel pair (the runner refuses moves with more) */
+			move_want(rk, cn);
+	}
 }
 
 /* A zero compute phase is a zero timeout too: the ring, not recursion, takes a rank without
@@ -175,15 +185,16 @@ void rank_on_timer(struct rank *rk, int res)
 static void rank_describe_stall(const struct rank *rk, char *buf, size_t len)
 {
 	char who[64];
-	uint32_t pi;
+	uint32_t i;
 
 	if (rk->state == RANK_RUNNING) {
 		exec_describe_stall(rk, buf, len);
 		return;
 	}
-	for (pi = 0; pi < rk->plan.npeers && rk->conns[pi] && rk->conns[pi]->state == CONN_UP; pi++)
+	for (i = 0; i < rk->nconn && rk->conns[i] && rk->conns[i]->state == CONN_UP; i++)
 		;
-	conn_peer_name(rk, pi < rk->plan.npeers ? rk->plan.peers[pi] : 0, who, sizeof(who));
+	conn_peer_name(rk, i < rk->nconn ? rk->plan.peers[i / rk->spec.channels] : 0, who,
+		       sizeof(who));
 	snprintf(buf, len, "no connection with %s", who);
 }
 
@@ -285,15 +296,15 @@ static void rank_send_done(struct rank *rk, int status, const char *reason)
 void rank_finish(struct rank *rk, int status, const char *reason)
 {
 	struct ctx *c = rk->ctx;
-	uint32_t pi;
+	uint32_t i;
 
 	if (rk->state == RANK_CLOSING)
 		return;
 	rank_send_done(rk, status, reason);
 	rk->state = RANK_CLOSING;
-	for (pi = 0; rk->conns && pi < rk->plan.npeers; pi++)
-		if (rk->conns[pi])
-			conn_kill(c, rk->conns[pi]);
+	for (i = 0; rk->conns && i < rk->nconn; i++)
+		if (rk->conns[i])
+			conn_kill(c, rk->conns[i]);
 	if (rk->timer.busy)
 		io_uring_prep_timeout_remove(loop_sqe(c, NULL), (uintptr_t)&rk->timer, 0);
 	if (rk->watchdog.busy)
@@ -316,13 +327,13 @@ void rank_fail(struct rank *rk, int err, const char *fmt, ...)
 
 static bool rank_quiet(const struct rank *rk)
 {
-	uint32_t pi;
+	const struct conn *cn;
+	uint32_t i;
 
 	if (rk->timer.busy || rk->watchdog.busy)
 		return false;
-	for (pi = 0; rk->conns && pi < rk->plan.npeers; pi++)
-		if (rk->conns[pi] &&
-		    (rk->conns[pi]->tx.busy || rk->conns[pi]->rx.busy || rk->conns[pi]->mv.busy))
+	for (i = 0; rk->conns && i < rk->nconn; i++)
+		if ((cn = rk->conns[i]) && (cn->tx.busy || cn->rx.busy || cn->mv.busy))
 			return false;
 	return true;
 }
@@ -343,13 +354,14 @@ void rank_reap_dying(struct ctx *c)
 
 void rank_free(struct rank *rk)
 {
-	uint32_t pi;
+	uint32_t i;
 
 	if (!rk)
 		return;
-	for (pi = 0; rk->conns && pi < rk->plan.npeers; pi++)
-		conn_free(rk->conns[pi]);
+	for (i = 0; rk->conns && i < rk->nconn; i++)
+		conn_free(rk->conns[i]);
 	free(rk->conns);
+	free(rk->left);
 	coll_plan_run_done(&rk->run);
 	coll_plan_done(&rk->plan);
 	coll_sched_done(&rk->sched);

@@ -22,8 +22,9 @@ static void check_usage(FILE *f)
 		"Parses the scenario, builds the topology and routing plan, and prints counts of\n"
 		"nodes, links, routes, rules and ECMP groups. --plan also prints every node's\n"
 		"routes and rules. --loads prints instead, for a workload of one all-to-all job,\n"
-		"how many of its flows per-flow ECMP puts on each link direction (CSV, the\n"
-		"link and dir columns of links.csv). Exit 0 if valid, 2 for bad input.\n");
+		"how many of its flows per-flow ECMP puts on each link direction, and how many\n"
+		"blocks they carry (flows / channels; CSV, the link and dir columns of\n"
+		"links.csv). Exit 0 if valid, 2 for bad input.\n");
 }
 
 /* Up to this many endpoints the fluid all-to-all is cheap enough to print (milliseconds). */
@@ -31,6 +32,15 @@ static void check_usage(FILE *f)
 /* The per-flow ECMP bound walks every pair's path per draw: up to here, under a second. */
 #define CHECK_HASHED_MAX 256
 #define CHECK_HASHED_TRIALS 20
+
+/* The connections per pair of the workload's first job (channels). */
+static uint32_t first_channels(const struct cmd_world *w)
+{
+	const struct exp_workload *wl = &w->e.w;
+	uint32_t k = wl->jobs.n ? wl->jobs.v[0].channels : 0;
+
+	return k ? k : wl->channels ? wl->channels : 1;
+}
 
 /* A workload of one all-to-all job: where the scheduler puts its ranks (as the run will,
  * from an empty cluster), into eps. Its GPU count, or 0 for any other workload. */
@@ -60,14 +70,14 @@ static uint32_t lone_alltoall(const struct cmd_world *w, uint32_t *eps)
 /* The per-flow ECMP bound for the connections the workload's one all-to-all job will open. */
 static void print_job_bound(const struct cmd_world *w)
 {
-	uint32_t *eps = calloc(w->t->endpoints.n, sizeof(*eps)), n;
+	uint32_t *eps = calloc(w->t->endpoints.n, sizeof(*eps)), n, k = first_channels(w);
 	double f;
 
 	n = eps ? lone_alltoall(w, eps) : 0;
-	if (n >= 2 && !route_alltoall_conns(w->t, &w->plan, eps, n, 0, &f))
-		printf("           %.3f under per-flow ECMP for this workload's job (%u ranks, the "
-		       "source ports emu-node binds)\n",
-		       f, n);
+	if (n >= 2 && !route_alltoall_conns(w->t, &w->plan, eps, n, 0, k, &f))
+		printf("           %.3f under per-flow ECMP for this workload's job (%u ranks, %u "
+		       "connection%s per pair, the source ports emu-node binds)\n",
+		       f, n, k, k > 1 ? "s" : "");
 	free(eps);
 }
 
@@ -76,17 +86,22 @@ static void print_job_bound(const struct cmd_world *w)
 static void print_fluid(const struct cmd_world *w)
 {
 	struct route_a2a_bound b;
+	uint32_t k = first_channels(w);
 	double f;
 
 	if (w->t->endpoints.n > CHECK_FLUID_MAX || fluid_alltoall(w->t, &w->paths, &f))
 		return;
 	printf("alltoall   %.3f of injection bandwidth (fluid, equal split over next hops)\n", f);
 	if (w->t->endpoints.n > CHECK_HASHED_MAX ||
-	    route_alltoall_hashed(w->t, &w->plan, CHECK_HASHED_TRIALS, 1, &b))
+	    route_alltoall_hashed(w->t, &w->plan, CHECK_HASHED_TRIALS, 1, 1, &b))
 		return;
 	printf("           %.3f under per-flow ECMP, one flow per pair (mean of %d source-port "
 	       "draws, %.3f to %.3f)\n",
 	       b.mean, CHECK_HASHED_TRIALS, b.min, b.max);
+	if (k > 1 && !route_alltoall_hashed(w->t, &w->plan, CHECK_HASHED_TRIALS, 1, k, &b))
+		printf("           %.3f under per-flow ECMP, %u flows per pair (the workload's "
+		       "channels; mean of %d draws, %.3f to %.3f)\n",
+		       b.mean, k, CHECK_HASHED_TRIALS, b.min, b.max);
 	print_job_bound(w);
 }
 
@@ -210,11 +225,12 @@ static void print_plan(const struct cmd_world *w)
 }
 
 /* --loads: per link direction, the lone all-to-all job's flows under per-flow ECMP with the
- * ports emu-node binds (route_alltoall_conn_loads), as CSV keyed like links.csv. */
+ * ports emu-node binds and the blocks they carry (route_alltoall_conn_loads), as CSV keyed
+ * like links.csv. */
 static int print_loads(const struct cmd_world *w, struct diag *d)
 {
 	const struct topo *t = w->t;
-	uint32_t *eps = calloc(t->endpoints.n, sizeof(*eps)), n;
+	uint32_t *eps = calloc(t->endpoints.n, sizeof(*eps)), n, k = first_channels(w);
 	double *load = calloc(t->ports.n + 1, sizeof(*load));
 	size_t i;
 	int r = eps && load ? 0 : -ENOMEM;
@@ -225,18 +241,20 @@ static int print_loads(const struct cmd_world *w, struct diag *d)
 			     "%s: --loads needs a workload of one all-to-all job of 2 or more GPUs",
 			     w->e.s.path);
 	if (!r)
-		r = route_alltoall_conn_loads(t, &w->plan, eps, n, 0, load);
+		r = route_alltoall_conn_loads(t, &w->plan, eps, n, 0, k, load);
 	if (r && !d->msg[0])
 		diag_set(d, r, "%s: %s", w->e.s.path,
 			 r == -ENOMEM ? "out of memory" : "cannot route the all-to-all's flows");
 	if (!r)
-		printf("link,dir,from,to,flows\n");
+		printf("link,dir,from,to,flows,blocks\n");
 	for (i = 0; !r && i < t->ports.n; i++) {
 		const struct topo_port *p = &t->ports.v[i];
 
 		if (topo_port_rate(t, (uint32_t)i))
-			printf("%u,%u,%s,%s,%.0f\n", p->link, p->side, t->nodes.v[p->node].name,
-			       t->nodes.v[topo_port_peer_node(t, (uint32_t)i)].name, load[i]);
+			printf("%u,%u,%s,%s,%.0f,%.6g\n", p->link, p->side,
+			       t->nodes.v[p->node].name,
+			       t->nodes.v[topo_port_peer_node(t, (uint32_t)i)].name, load[i] * k,
+			       load[i]);
 	}
 	free(load);
 	free(eps);

@@ -118,8 +118,8 @@ static int sim_file(const char *path, const char *name, const char *results, str
 	r = r ? r : set_opts(&w, name, results, d);
 	r = r ? r : refuse(&w, d);
 	if (!r && w.ignored[0])
-		fprintf(stderr, "testbed sim: note: %s apply to emulation only: ignored\n",
-			w.ignored);
+		fprintf(stderr, "testbed sim: note: %s %s to emulation only: ignored\n", w.ignored,
+			strchr(w.ignored, ',') ? "apply" : "applies");
 	if (!r && w.jobs_skipped)
 		fprintf(stderr,
 			"testbed sim: %u trace rows need more GPUs than the topology has: left "

@@ -46,6 +46,8 @@ struct exp_job {
 	uint64_t compute_ns; /* custom or override */
 	double comm_fraction; /* custom: alpha */
 	struct exp_md md;
+	uint32_t channels; /* connections per pair, 0 = workload.channels */
+	uint32_t chan_line, chan_col; /* where `channels` is given (0: not) */
 };
 
 enum exp_rank_order {
@@ -77,6 +79,8 @@ struct exp_workload {
 	uint32_t verify_line, verify_col; /* where the file sets it */
 	int32_t rank_order; /* enum exp_rank_order */
 	struct exp_md md;
+	uint32_t channels; /* connections per pair of ranks, 0 = 1 (traffic/plan.h) */
+	uint32_t chan_line, chan_col; /* where `channels` is given (0: not) */
 	/* algorithm: tacos (TACOS §VI): chunks per NPU, randomized runs (the fastest kept),
 	 * their seed, and each link crossing's latency alpha */
 	struct exp_tacos {

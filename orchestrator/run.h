@@ -53,6 +53,7 @@ struct run_job {
 	int64_t last_progress;
 	enum rec_status status;
 	char reason[REC_REASON_MAX];
+	int rank_err; /* the -errno of the rank whose end gave the reason (0: none did) */
 	uint32_t *eps; /* endpoints in rank order, while placed */
 	uint32_t done; /* ranks that ended (run_rank_ended) */
 	uint32_t verified; /* ranks that verified */

@@ -157,6 +157,7 @@ static int explicit_job(const struct experiment *e, const struct exp_job *x, job
 		fit_algo(&j);
 	fit_torus(e, &j);
 	apply_md(e, &x->md, &j);
+	j.channels = x->channels ? x->channels : e->w.channels ? e->w.channels : 1;
 	j.line = x->line;
 	j.col = x->col;
 	return vec_push(out, j) ? diag_set(d, -ENOMEM, "out of memory") : 0;
@@ -211,6 +212,7 @@ int run_resolve_jobs(const struct experiment *e, job_list *out, struct diag *d)
 		fit_group(e, &out->v[i]);
 		fit_torus(e, &out->v[i]);
 		apply_md(e, NULL, &out->v[i]);
+		out->v[i].channels = e->w.channels ? e->w.channels : 1;
 	}
 	for (i = 0; i < out->n; i++)
 		out->v[i].id = (uint32_t)i; /* ties keep the file's order */

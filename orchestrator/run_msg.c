@@ -63,6 +63,7 @@ static struct ctl_job *job_msg(const struct run *r, const struct run_job *rj, ui
 	m->progress_ns = rj->progress_ns;
 	m->moves = rj->conns && r->e->s.routing.enforce == SCN_ENFORCE_SPORT;
 	m->phases = rj->conns && r->e->s.routing.trigger == SCN_TRIGGER_PHASE;
+	m->channels = rj->spec.channels ? rj->spec.channels : 1;
 	for (k = 0; k < n; k++)
 		m->peers[k].addr = r->t->nodes.v[r->t->endpoints.v[rj->eps[k]]].addr;
 	return m;

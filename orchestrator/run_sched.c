@@ -144,15 +144,29 @@ void run_fail_job(struct run *r, uint32_t j, const char *fmt, ...)
 	r->be->abort(r, j);
 }
 
+/* A rank whose peer closed the connection under it reports a consequence of the peer's end. */
+static bool run_consequence(int err)
+{
+	return err == -ECONNRESET || err == -EPIPE;
+}
+
 void run_rank_ended(struct run *r, uint32_t j, int status, bool verified, const char *reason)
 {
 	struct run_job *rj = &r->jobs[j];
+	const char *why = reason && reason[0] ? reason : strerror(status < 0 ? -status : status);
 
 	rj->done++;
 	rj->verified += verified;
 	rj->last_progress = run_now(r);
-	if (status && status != -ECANCELED)
-		run_fail_job(r, j, "%s", reason && reason[0] ? reason : strerror(-status));
+	if (status && status != -ECANCELED && !rj->aborting) {
+		run_fail_job(r, j, "%s", why);
+		rj->rank_err = status;
+	} else if (status && status != -ECANCELED && run_consequence(rj->rank_err) &&
+		   !run_consequence(status)) {
+		/* the cause came after its consequence: a peer that failed closed its sockets */
+		snprintf(rj->reason, sizeof(rj->reason), "%s", why);
+		rj->rank_err = status;
+	}
 	if (rj->done == rj->spec.gpus)
 		run_end_job(r, j, REC_OK, NULL);
 }

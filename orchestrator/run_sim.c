@@ -207,6 +207,7 @@ static int sim_start(struct run *r, uint32_t j, struct diag *d)
 				.ext = run_job_ext(rj),
 				.iterations = rj->spec.iterations,
 				.compute_ns = rj->compute_ns,
+				.channels = rj->spec.channels,
 				.eps = rj->eps};
 	struct diag why = {0};
 	int err = sim_exec_start(&state(r)->x, &in, &why);

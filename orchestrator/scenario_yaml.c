@@ -14,6 +14,7 @@
 #include "orchestrator/scenario_yaml.h"
 #include "orchestrator/scenario_yaml_types.h"
 #include "policy/shape.h"
+#include "traffic/plan.h"
 
 #define HOSTS_MAX 65536u /* the addressing plan's limit (model/gen_leafspine.c) */
 
@@ -562,6 +563,15 @@ static void md_where(const struct map_read *m, struct exp_md *md)
 	md->col = (uint32_t)n->start_mark.column + 1;
 }
 
+/* Where `channels` is given, for top_check's look at it with the routing. */
+static void chan_where(const struct map_read *m, uint32_t *line, uint32_t *col)
+{
+	const yaml_node_t *n = given(m, "channels");
+
+	*line = n ? (uint32_t)n->start_mark.line + 1 : 0;
+	*col = n ? (uint32_t)n->start_mark.column + 1 : 0;
+}
+
 static const struct scn_yaml_field generate_fields[] = {
 	UINT("count", w.gen.count, true, 1, 1000000),
 	FIELD("mean_interarrival", scn_yaml_time, w.gen.mean_interarrival_ns, uint64_t, true),
@@ -656,6 +666,7 @@ static const struct scn_yaml_field workload_fields[] = {
 	FIELD("verify", scn_yaml_bool, w.verify, bool, false),
 	ENUM("rank_order", w.rank_order, int32_t, false, order_names),
 	MD_FIELDS(w.md),
+	UINT("channels", w.channels, false, 1, COLL_CHANNELS_MAX),
 	SECTION("tacos", tacos_sec, false),
 	SECTION("msccl", msccl_sec, false),
 };
@@ -666,6 +677,7 @@ static int workload_check(struct scn_yaml_ctx *c, const struct map_read *m)
 	const yaml_node_t *v = given(m, "verify");
 
 	md_where(m, &w->md);
+	chan_where(m, &w->chan_line, &w->chan_col);
 	w->verify_line = v ? (uint32_t)v->start_mark.line + 1 : 0; /* `testbed sim` refuses it */
 	w->verify_col = v ? (uint32_t)v->start_mark.column + 1 : 0;
 	if (!w->jobs.n && !w->generate && !w->trace)
@@ -699,6 +711,7 @@ static const struct scn_yaml_field job_fields[] = {
 	FIELD("compute", scn_yaml_time, compute_ns, uint64_t, false),
 	FIELD("comm_fraction", scn_yaml_fraction, comm_fraction, double, false),
 	MD_FIELDS(md),
+	UINT("channels", channels, false, 1, COLL_CHANNELS_MAX),
 };
 
 #undef BASE
@@ -730,6 +743,7 @@ static int job_check(struct scn_yaml_ctx *c, const struct map_read *m)
 	int r;
 
 	md_where(m, &j->md);
+	chan_where(m, &j->chan_line, &j->chan_col);
 	if (j->model[0] && !job_model_find(j->model)) {
 		old = scn_yaml_path_push(c, "model");
 		r = unknown_model(c, given(m, "model"));
@@ -852,6 +866,42 @@ static int vclos_check(struct scn_yaml_ctx *c)
 				why);
 }
 
+/* More than one connection per pair (channels) spreads a pair over the paths per-flow ECMP
+ * hashes its connections to; a routing policy decides one path per pair instead. */
+static int chan_level_check(struct scn_yaml_ctx *c, uint32_t channels, uint32_t line, uint32_t col,
+			    const char *where)
+{
+	yaml_mark_t at = {.line = line ? line - 1 : 0, .column = col ? col - 1 : 0};
+	const struct scn_yaml_keyword *kw;
+
+	if (channels <= 1 || c->e->s.routing.policy == SCN_POLICY_ECMP)
+		return 0;
+	for (kw = policy_names; kw->name && kw->value != (int)c->e->s.routing.policy; kw++)
+		;
+	return scn_yaml_fail_at(c, &at,
+				"%s.channels: %u connections per pair spread a pair over the paths "
+				"per-flow ECMP hashes them to, but routing.policy: %s pins one "
+				"path per pair; use channels: 1, or routing.policy: ecmp",
+				where, channels, kw->name ? kw->name : "?");
+}
+
+static int chan_check(struct scn_yaml_ctx *c)
+{
+	const struct exp_workload *w = &c->e->w;
+	char where[64];
+	size_t i;
+	int r;
+
+	r = chan_level_check(c, w->channels, w->chan_line, w->chan_col, "workload");
+	for (i = 0; !r && i < w->jobs.n; i++) {
+		const struct exp_job *j = &w->jobs.v[i];
+
+		snprintf(where, sizeof(where), "workload.jobs[%zu]", i);
+		r = chan_level_check(c, j->channels, j->chan_line, j->chan_col, where);
+	}
+	return r;
+}
+
 /* One level's chunked-collective options (where, "workload" or "workload.jobs[0]"): a schedule
  * needs a multidim topology's dimensions (Themis §2.3), and the options need a schedule
  * (sched: the one in force there, -1 for none). */
@@ -908,6 +958,7 @@ static int top_check(struct scn_yaml_ctx *c, const struct map_read *m)
 		name_from_file(c->e->s.name, c->file);
 	c->e->sched.gpus_per_server = c->e->s.topology.ls.gpus_per_server;
 	r = vclos_check(c);
+	r = r ? r : chan_check(c);
 	return r ? r : md_check(c);
 }
 

@@ -107,30 +107,32 @@ struct route_a2a_bound {
 	double mean, min, max;
 };
 
-/* All-to-all with one flow per ordered pair of endpoints, each with a random source port
- * (stream `seed`) to emu-node's port, routed as route_trace hashes it: the per-pair rate at
- * which the busiest link direction is full, as a fraction of injection bandwidth like
- * fluid_alltoall, for `trials` draws. Parallel links count as their first. The bound hashing
- * puts on a transport that fills every link it can; compare fluid_alltoall's equal split
- * (spraying). 0, -EINVAL (an unreachable pair, fewer than two endpoints) or -ENOMEM. */
+/* All-to-all with `channels` flows per ordered pair of endpoints (each 1 / channels of the
+ * pair's block), each with a random source port (stream `seed`) to emu-node's port, routed
+ * as route_trace hashes it: the per-pair rate at which the busiest link direction is full, as
+ * a fraction of injection bandwidth like fluid_alltoall, for `trials` draws. Parallel links
+ * count as their first. The bound hashing puts on a transport that fills every link it can;
+ * compare fluid_alltoall's equal split (spraying), which many channels approach. 0, -EINVAL
+ * (an unreachable pair, fewer than two endpoints) or -ENOMEM. */
 int route_alltoall_hashed(const struct topo *t, const struct route_plan *plan, uint32_t trials,
-			  uint64_t seed, struct route_a2a_bound *out);
+			  uint64_t seed, uint32_t channels, struct route_a2a_bound *out);
 
 /* The same bound for the flows one job will make: n ranks on endpoints eps[rank] (indexes
- * into t->endpoints, as the scheduler places them), one TCP connection per pair with the
- * source port emu-node binds (traffic/sport.h, first candidate), both directions routed.
+ * into t->endpoints, as the scheduler places them), `channels` TCP connections per pair with
+ * the source ports emu-node binds (traffic/sport.h, first candidates), both directions routed.
  * What a run of this scenario should approach under per-flow ECMP, rather than a mean over
  * random ports. 0, -EINVAL or -ENOMEM. */
 int route_alltoall_conns(const struct topo *t, const struct route_plan *plan, const uint32_t *eps,
-			 uint32_t n, uint32_t job, double *out);
+			 uint32_t n, uint32_t job, uint32_t channels, double *out);
 
-/* The link loads behind route_alltoall_conns: load[p] = how many of the job's n (n - 1)
- * flows leave through port p (t->ports.n entries, caller's; parallel links count as their
- * first). Each flow carries one block, so a run's bytes through p over an iteration are
- * about load[p] x block plus headers and ACKs: `testbed check --loads` prints them for
- * comparing with links.csv. 0, -EINVAL (n < 2, an unreachable pair) or -ENOMEM. */
+/* The link loads behind route_alltoall_conns: load[p] = how many blocks of the job's n (n - 1)
+ * leave through port p (t->ports.n entries, caller's; parallel links count as their first),
+ * each flow carrying 1 / channels of one. A run's bytes through p over an iteration are about
+ * load[p] x block plus headers and ACKs: `testbed check --loads` prints them for comparing
+ * with links.csv. 0, -EINVAL (n < 2, an unreachable pair) or -ENOMEM. */
 int route_alltoall_conn_loads(const struct topo *t, const struct route_plan *plan,
-			      const uint32_t *eps, uint32_t n, uint32_t job, double *load);
+			      const uint32_t *eps, uint32_t n, uint32_t job, uint32_t channels,
+			      double *load);
 
 /* Walks flow f from endpoint node src through the plan as the kernel would, writing up to
  * max node ids (src first) into hops. Tags apply at the first node that has a choice and
@@ -168,5 +170,10 @@ struct route_flow route_job_flow(const struct topo *t, const uint32_t *eps, uint
  * as routing.enforce sport has it. */
 struct route_flow route_job_flow_port(const struct topo *t, const uint32_t *eps, uint32_t job,
 				      uint32_t a, uint32_t b, uint16_t sport);
+
+/* The flow of the pair's connection `chan` of a job with channels (traffic/plan.h): the lower
+ * rank bound to flow_sport_chan's first candidate. Channel 0 is route_job_flow's. */
+struct route_flow route_job_flow_chan(const struct topo *t, const uint32_t *eps, uint32_t job,
+				      uint32_t a, uint32_t b, uint32_t chan);
 
 #endif

@@ -167,3 +167,11 @@ struct route_flow route_job_flow(const struct topo *t, const uint32_t *eps, uint
 {
 	return route_job_flow_port(t, eps, job, a, b, 0);
 }
+
+struct route_flow route_job_flow_chan(const struct topo *t, const uint32_t *eps, uint32_t job,
+				      uint32_t a, uint32_t b, uint32_t chan)
+{
+	uint16_t sport = flow_sport_chan(job, a < b ? a : b, a < b ? b : a, chan, 0);
+
+	return route_job_flow_port(t, eps, job, a, b, sport);
+}

@@ -9,7 +9,9 @@
 
 #include "sim/exec.h"
 
-/* Cookies: kind (2 bits) | job (18) | rank (14) | step (30). Flows carry a SEND's. */
+/* Cookies: kind (2 bits) | job (18) | rank (14) | step (30). Flows carry a SEND's part:
+ * step x channels + part. */
+#define CK_STEPS (1u << 30)
 enum { K_FLOW, K_COMPUTE, K_DELIVER, K_WAKE };
 
 static uint64_t cookie(unsigned kind, uint32_t job, uint32_t rank, uint32_t step)
@@ -67,6 +69,9 @@ static void rank_free(struct sim_rank *rk)
 		vec_free(&rk->in[i].q);
 	free(rk->in);
 	free(rk->t_step);
+	free(rk->left);
+	free(rk->t_arrive);
+	free(rk->t_last);
 	free(rk->path);
 	free(rk->tag);
 	free(rk->sport);
@@ -113,17 +118,22 @@ static struct sim_job *job_of(struct sim_exec *x, uint32_t id)
 static int rank_init(struct sim_job *j, uint32_t k)
 {
 	struct sim_rank *rk = &j->ranks[k];
-	uint32_t i;
+	uint32_t i, np;
 
 	if (coll_plan_init(&rk->plan, &j->sched, k) || coll_plan_run_init(&rk->run, &rk->plan))
 		return -ENOMEM;
-	rk->in = calloc(rk->plan.npeers + 1, sizeof(*rk->in));
+	np = rk->plan.npeers;
+	rk->in = calloc(np + 1, sizeof(*rk->in));
 	rk->t_step = calloc(rk->plan.n + 1, sizeof(*rk->t_step));
-	rk->path = calloc(rk->plan.npeers + 1, sizeof(*rk->path));
-	rk->lat = calloc(rk->plan.npeers + 1, sizeof(*rk->lat));
-	rk->tag = calloc(rk->plan.npeers + 1, sizeof(*rk->tag));
-	rk->sport = calloc(rk->plan.npeers + 1, sizeof(*rk->sport));
-	if (!rk->in || !rk->t_step || !rk->path || !rk->lat || !rk->tag || !rk->sport)
+	rk->left = calloc(rk->plan.n + 1, sizeof(*rk->left));
+	rk->t_arrive = calloc(rk->plan.n + 1, sizeof(*rk->t_arrive));
+	rk->t_last = calloc(np + 1, sizeof(*rk->t_last));
+	rk->path = calloc((size_t)np * j->chans + 1, sizeof(*rk->path));
+	rk->lat = calloc((size_t)np * j->chans + 1, sizeof(*rk->lat));
+	rk->tag = calloc(np + 1, sizeof(*rk->tag));
+	rk->sport = calloc(np + 1, sizeof(*rk->sport));
+	if (!rk->in || !rk->t_step || !rk->left || !rk->t_arrive || !rk->t_last || !rk->path ||
+	    !rk->lat || !rk->tag || !rk->sport)
 		return -ENOMEM;
 	for (i = 0; i < rk->plan.npeers; i++)
 		rk->in[i].waiting = COLL_PLAN_NONE;
@@ -163,32 +173,42 @@ static int path_add(struct sim_job *j, const uint32_t *ports, uint32_t hops, uin
 	return 0;
 }
 
+/* Connection ch of rank k toward its peer of index i: its flow, as the kernel hashes it. */
+static struct route_flow conn_flow(const struct sim_exec *x, const struct sim_job *j, uint32_t k,
+				   uint32_t i, uint32_t ch)
+{
+	const struct sim_rank *rk = &j->ranks[k];
+	uint32_t peer = rk->plan.peers[i];
+	struct route_flow f = ch ? route_job_flow_chan(x->t, j->eps, j->id, k, peer, ch)
+				 : route_job_flow_port(x->t, j->eps, j->id, k, peer, rk->sport[i]);
+
+	f.tag = rk->tag[i];
+	return f;
+}
+
 /* Traces every connection's path, as the kernel forwards its 5-tuple: every pair the schedule
- * makes exchange data must have a route both ways. With old (a reroute), a pair left without
- * a route keeps its old path, over which it stalls as the kernel's packets would. */
+ * makes exchange data must have a route both ways. With old (a reroute), a connection left
+ * without a route keeps its old path, over which it stalls as the kernel's packets would. */
 static int trace_paths(const struct sim_exec *x, struct sim_job *j, const uint32_t *old,
 		       struct diag *d)
 {
-	uint32_t ports[SIM_PATH_MAX], k, i, src;
+	uint32_t ports[SIM_PATH_MAX], k, i, c, src;
 	int hops;
 
 	for (k = 0; k < j->nranks; k++) {
 		struct sim_rank *rk = &j->ranks[k];
 
-		for (i = 0; i < rk->plan.npeers; i++) {
-			struct route_flow f = route_job_flow_port(x->t, j->eps, j->id, k,
-								  rk->plan.peers[i], rk->sport[i]);
+		for (i = 0; i < rk->plan.npeers * j->chans; i++) {
+			struct route_flow f = conn_flow(x, j, k, i / j->chans, i % j->chans);
 			const uint32_t *use = ports;
 
-			f.tag = rk->tag[i];
 			src = x->t->endpoints.v[j->eps[k]];
 			hops = route_trace_ports(x->t, x->plan, src, &f, ports, SIM_PATH_MAX);
+			c = rk->plan.peers[i / j->chans];
 			if (hops <= 0 && !old)
-				return diag_set(
-					d, -EINVAL, "job %u: no route from %s to %s", j->id,
-					x->t->nodes.v[src].name,
-					x->t->nodes.v[x->t->endpoints.v[j->eps[rk->plan.peers[i]]]]
-						.name);
+				return diag_set(d, -EINVAL, "job %u: no route from %s to %s", j->id,
+						x->t->nodes.v[src].name,
+						x->t->nodes.v[x->t->endpoints.v[j->eps[c]]].name);
 			if (hops <= 0) {
 				use = old + rk->path[i] + 1;
 				hops = (int)old[rk->path[i]];
@@ -211,9 +231,15 @@ static int job_setup(struct sim_exec *x, struct sim_job *j, const struct sim_job
 	j->nranks = in->coll.nranks;
 	j->iterations = in->iterations;
 	j->compute_ns = in->compute_ns;
+	j->chans = in->channels ? in->channels : 1;
 	r = coll_sched_build_ext(&in->coll, &in->ext, &j->sched, d);
 	if (r)
 		return r;
+	if (j->chans > COLL_CHANNELS_MAX || j->sched.steps.n >= CK_STEPS / j->chans)
+		return diag_set(d, -EINVAL,
+				"job %u: %zu steps over %u channels, more than the simulator "
+				"counts (%u)",
+				j->id, j->sched.steps.n, j->chans, CK_STEPS);
 	j->ranks = calloc(j->nranks, sizeof(*j->ranks));
 	j->eps = malloc(j->nranks * sizeof(*j->eps));
 	if (!j->ranks || !j->eps)
@@ -277,18 +303,29 @@ void sim_exec_abort(struct sim_exec *x, uint32_t id)
 	job_free(j);
 }
 
+/* SEND step s of rank k: one flow per part (traffic/plan.h), each over its connection. */
 static int start_send(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_t s)
 {
-	const struct sim_rank *rk = &j->ranks[k];
-	const uint32_t *path = j->paths.v + rk->path[rk->plan.chan[s] / 2];
-	uint64_t wire = (uint64_t)ceil((double)rk->plan.steps[s].len / x->goodput);
+	struct sim_rank *rk = &j->ranks[k];
+	const struct coll_step *st = &rk->plan.steps[s];
+	uint32_t m = coll_plan_parts(st->len, j->sched.params.elem, j->chans), c;
+	const uint32_t *path;
+	uint64_t off, wire;
 	int r;
 
-	r = sim_flow_start(&x->net, path + 1, path[0], wire ? wire : 1,
-			   cookie(K_FLOW, j->id, k, s));
-	if (r < 0)
-		return r;
-	j->flows++;
+	rk->left[s] = (uint8_t)m;
+	rk->t_arrive[s] = x->net.now;
+	for (c = 0; c < m; c++) {
+		path = j->paths.v + rk->path[rk->plan.chan[s] / 2 * j->chans + c];
+		wire = (uint64_t)ceil(
+			(double)coll_plan_part(st->len, j->sched.params.elem, m, c, &off) /
+			x->goodput);
+		r = sim_flow_start(&x->net, path + 1, path[0], wire ? wire : 1,
+				   cookie(K_FLOW, j->id, k, s * j->chans + c));
+		if (r < 0)
+			return r;
+		j->flows++;
+	}
 	return 0;
 }
 
@@ -426,17 +463,24 @@ static int on_deliver(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_
 	return in->waiting != COLL_PLAN_NONE ? take_message(x, j, peer, in->waiting) : 0;
 }
 
-/* Rank k's SEND step s has sent its last byte: done for the sender, in flight for one path
- * latency more. */
-static int on_sent(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_t s)
+/* Part v % chans of rank k's SEND step v / chans has sent its last byte; with the step's last
+ * part, the step is done for the sender, and its message in flight until the part that
+ * arrives last did (and never before the pair's previous message: both are in order). */
+static int on_sent(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_t v)
 {
-	const struct sim_rank *rk = &j->ranks[k];
-	int64_t lat = rk->lat[rk->plan.chan[s] / 2];
+	struct sim_rank *rk = &j->ranks[k];
+	uint32_t s = v / j->chans, pi = rk->plan.chan[s] / 2;
+	int64_t at = x->net.now + rk->lat[pi * j->chans + v % j->chans];
 	int r;
 
 	j->flows--;
-	if (lat > 0)
-		r = sim_timer(&x->net, x->net.now + lat, cookie(K_DELIVER, j->id, k, s));
+	rk->t_arrive[s] = at > rk->t_arrive[s] ? at : rk->t_arrive[s];
+	if (--rk->left[s])
+		return 0;
+	at = rk->t_arrive[s] > rk->t_last[pi] ? rk->t_arrive[s] : rk->t_last[pi];
+	rk->t_last[pi] = at;
+	if (at > x->net.now)
+		r = sim_timer(&x->net, at, cookie(K_DELIVER, j->id, k, s));
 	else
 		r = on_deliver(x, j, k, s);
 	/* the send completes after its delivery is queued: the peer may be this rank's next */
@@ -512,7 +556,9 @@ static int job_reroute(struct sim_exec *x, struct sim_job *j, struct diag *d)
 		if (!fl->active || ck_job(fl->cookie) != j->id)
 			continue;
 		rk = &j->ranks[ck_rank(fl->cookie)];
-		p = j->paths.v + rk->path[rk->plan.chan[ck_step(fl->cookie)] / 2];
+		p = j->paths.v +
+		    rk->path[rk->plan.chan[ck_step(fl->cookie) / j->chans] / 2 * j->chans +
+			     ck_step(fl->cookie) % j->chans];
 		r = sim_flow_reroute(&x->net, (uint32_t)f, p + 1, p[0]);
 		if (r)
 			diag_set(d, r, "out of memory");

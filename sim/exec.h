@@ -5,7 +5,9 @@
  * would forward its 5-tuple through (policy/route.h, route_job_flow: the source ports
  * emu-node binds, the switches' ECMP hash and seeds); it completes when its last byte left,
  * and reaches its receiver one path latency later, queued there in order (a TCP connection's
- * byte stream) until the matching RECV takes it. Records go to a rec_run as emulation writes
+ * byte stream) until the matching RECV takes it. With channels (traffic/plan.h), a SEND is one
+ * flow per part, each over its own connection's path, and its message arrives when the last
+ * part did (never before the pair's previous message). Records go to a rec_run as emulation writes
  * them: iterations.csv and flows.csv. Pure: no clock, no I/O. */
 #ifndef SIM_EXEC_H
 #define SIM_EXEC_H
@@ -32,6 +34,7 @@ struct sim_job_in {
 	struct coll_ext ext; /* what coll needs besides (TACOS's synthesis), borrowed */
 	uint32_t iterations;
 	uint64_t compute_ns; /* per iteration */
+	uint32_t channels; /* connections per pair (traffic/plan.h), 0 means 1 */
 	const uint32_t *eps; /* endpoint index per rank (copied) */
 };
 
@@ -52,10 +55,14 @@ struct sim_rank {
 	struct coll_plan_run run;
 	struct sim_chan_in *in; /* per peer index: the connection's receive side */
 	int64_t *t_step; /* per step: when it started this iteration */
-	uint32_t *path; /* per peer index: its path's offset in sim_job.paths (hops, ports...) */
+	uint8_t *left; /* per SEND step: its parts still sending */
+	int64_t *t_arrive; /* per SEND step: when its parts sent so far reach the peer */
+	int64_t *t_last; /* per peer index: when the last message to it arrives */
+	uint32_t *path; /* per connection (peer index x channels + channel): its path's offset in
+			 * sim_job.paths (hops, ports...) */
+	int64_t *lat; /* per connection: the path's latency, ns */
 	uint8_t *tag; /* per peer index: the DSCP path tag its packets carry (0: none) */
-	uint16_t *sport; /* per peer index: the connection's source port (0: flow_sport's) */
-	int64_t *lat; /* per peer index: the path's latency, ns */
+	uint16_t *sport; /* per peer index: channel 0's source port (0: flow_sport's) */
 	uint32_t iter;
 	int64_t t_start, t_compute_end;
 	bool done;
@@ -69,6 +76,7 @@ struct sim_job {
 	uint32_t *eps;
 	VEC(uint32_t) paths; /* each connection's path, traced once: hop count, then ports */
 	uint32_t nranks, iterations, ranks_done;
+	uint32_t chans; /* connections per pair */
 	uint64_t compute_ns;
 	uint32_t flows; /* flows of the job in the network */
 };

@@ -58,6 +58,7 @@ struct job_spec {
 	uint64_t deadline_ns; /* due this long after its arrival, paper time (0: none; vClos
 			       * §9.7's EDF queue orders by arrival + deadline) */
 	struct coll_md md; /* MULTIDIM: the platform's dimensions and the schedule's options */
+	uint32_t channels; /* connections per pair of ranks (traffic/plan.h), 0 means 1 */
 	uint32_t line, col; /* where a file gives it: a jobs entry's line:col in the scenario, a
 			     * trace row's line (col 0); 0:0 when generated */
 };

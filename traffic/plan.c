@@ -232,3 +232,24 @@ uint64_t coll_plan_piece(uint64_t len, uint64_t done, uint64_t max, uint32_t ele
 		max = elem ? elem : 1;
 	return len - done < max ? len - done : max;
 }
+
+uint32_t coll_plan_parts(uint64_t len, uint32_t elem, uint32_t channels)
+{
+	uint64_t n = len / (elem ? elem : 1);
+
+	channels = channels ? channels : 1;
+	return n < channels ? (n ? (uint32_t)n : 1) : channels;
+}
+
+uint64_t coll_plan_part(uint64_t len, uint32_t elem, uint32_t m, uint32_t c, uint64_t *off)
+{
+	uint64_t n;
+
+	elem = elem ? elem : 1;
+	m = m ? m : 1;
+	n = len / elem;
+	*off = c * n / m * elem;
+	if (c + 1 >= m) /* the last part takes a tail that is not a whole element */
+		return len - *off;
+	return (c + 1) * n / m * elem - *off;
+}

@@ -74,4 +74,14 @@ static inline bool coll_plan_run_finished(const struct coll_plan_run *r)
  * elements piece by piece (len and done are multiples of elem). */
 uint64_t coll_plan_piece(uint64_t len, uint64_t done, uint64_t max, uint32_t elem);
 
+/* A job's `channels: K` (NCCL's channels): its ranks open K connections per pair, and each
+ * step's bytes go over them at once in m = coll_plan_parts(len, elem, K) parts, part c over
+ * connection c, the step completing when every part has. m is K, or fewer for a step of fewer
+ * than K elements (one element per part; one empty part for a step of no bytes). Part c of m
+ * is elements [c n / m, (c + 1) n / m) of the step's n = len / elem, the last one with any
+ * tail: coll_plan_part gives its size, and its offset into the step in *off. */
+#define COLL_CHANNELS_MAX 32 /* NCCL's MAXCHANNELS */
+uint32_t coll_plan_parts(uint64_t len, uint32_t elem, uint32_t channels);
+uint64_t coll_plan_part(uint64_t len, uint32_t elem, uint32_t m, uint32_t c, uint64_t *off);
+
 #endif

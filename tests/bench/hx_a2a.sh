@@ -1,16 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# HammingMesh global bandwidth (issue 5, acceptance 3): scenarios/hxmesh-a2a.yaml, one
-# all-to-all among the 64 accelerators of the 4x4 Hx2Mesh, run by the workload runner under
-# per-flow ECMP and then with per-packet spraying, against our fluid prediction.
+# HammingMesh global bandwidth: scenarios/hxmesh-a2a.yaml, one all-to-all among the 64
+# accelerators of the 4x4 Hx2Mesh, run by the workload runner under per-flow ECMP with 1, 4
+# and 16 connections per pair (`channels`), and then with per-packet spraying, against our
+# fluid prediction and the bound per-flow hashing leaves for each channel count.
 #
 # The figure is HammingMesh's (§V-A1, Table II "glob. BW"): bytes an accelerator
 # delivers per second, over its injection bandwidth (its four ports, 4R):
 #   fraction = (N-1) * block * 8 / T / (4 R)
 # with T an iteration's all-to-all time, from the earliest rank starting it to the last
 # finishing (iterations.csv: min t_compute_end to max t_end), block = bytes / N (jobs.csv),
-# R the emulated link rate. Printed per iteration and as the mean; the target is the fluid
-# value +-15% (`testbed check` prints it, with the bound per-flow hashing puts on it).
+# R the emulated link rate. Printed per iteration and as the mean, over the fluid value (the
+# target: +-15%) and over the bound hashing leaves this run's connections (`testbed check`
+# prints both; with K channels each pair's block is split over K hashed connections).
 # CPU: busy = 1 - (idle + iowait) / total from /proc/stat over each run.
 # Usage: hx_a2a.sh BUILD_DIR [SCENARIO]   (as root; default scenarios/hxmesh-a2a.yaml)
 set -eu
@@ -29,11 +31,20 @@ cleanup() {
 trap cleanup EXIT
 
 SCN=${2:-scenarios/hxmesh-a2a.yaml}
+# A copy of the scenario with routing.spray and workload.channels set: variant SPRAY K
+variant() {
+	sed -e "s/^name: .*/name: $NAME/" -e "s/^  spray: .*/  spray: $1/" \
+		-e "s/^workload:$/workload:\n  channels: $2/" "$SCN" >"$TMP/$NAME-$1-$2.yaml"
+	echo "$TMP/$NAME-$1-$2.yaml"
+}
 check=$("$TB" check "$SCN")
 fluid=$(echo "$check" | awk '/^alltoall/ { print $2 }')
-hashed=$(echo "$check" | awk '/under per-flow ECMP, one flow per pair/ { print $1 }')
-job=$(echo "$check" | awk '/under per-flow ECMP for this workload/ { print $1 }')
 rate=$(echo "$check" | awk '/^rate/ { print $2 }')
+# the bounds for K channels: the mean over random ports, and this run's ports
+hashed() { "$TB" check "$(variant false "$1")" | awk -v k="$1" '
+	k == 1 && /under per-flow ECMP, one flow per pair/ { print $1 }
+	k > 1 && /flows per pair \(the workload/ { print $1 }'; }
+job() { "$TB" check "$(variant false "$1")" | awk '/under per-flow ECMP for this workload/ { print $1 }'; }
 case $rate in
 *Mbit) R=$(awk -v r="${rate%Mbit}" 'BEGIN { printf "%.0f", r * 1e6 }') ;;
 *Kbit) R=$(awk -v r="${rate%Kbit}" 'BEGIN { printf "%.0f", r * 1e3 }') ;;
@@ -83,44 +94,60 @@ diag() { # diag RUN_DIR
 }
 
 # Under per-flow ECMP, whether the kernel routed the flows where the model says
-# (`testbed check --loads`: flows per link direction for this job's ports): per direction
-# that carries any, bytes sent over the run / (flows x block x iterations). Equal ratios
+# (`testbed check --loads`: flows and blocks per link direction for this job's ports): per
+# direction that carries any, bytes sent over the run / (blocks x block x iterations). Equal ratios
 # everywhere (headers and ACKs make them a little above 1) mean the bound above is what the
 # kernel did; a hashing mismatch would spread them apart.
-paths() { # paths RUN_DIR
+paths() { # paths RUN_DIR K
 	local n bytes iters
 	n=$(job_field "$1" 3)
 	bytes=$(job_field "$1" 7)
 	iters=$(awk -F, 'NR > 1 { i[$3] } END { print length(i) }' "$1/iterations.csv")
-	"$TB" check --loads "$SCN" >"$TMP/loads.csv"
-	awk -F, -v blk="$((bytes / n))" -v it="$iters" 'NR == FNR { if (FNR > 1 && $5 > 0) f[$1 "," $2] = $5; next }
+	"$TB" check --loads "$(variant false "$2")" >"$TMP/loads.csv"
+	awk -F, -v blk="$((bytes / n))" -v it="$iters" 'NR == FNR { if (FNR > 1 && $6 > 0) f[$1 "," $2] = $6; next }
 		FNR > 1 { k = $2 "," $3; if (!(k in b0)) b0[k] = $4; b1[k] = $4 }
 		END { for (k in f) print (b1[k] - b0[k]) / (f[k] * blk * it) }' \
 		"$TMP/loads.csv" "$1/links.csv" | sort -g | awk '{ r[NR] = $1 } END {
-		printf "kernel vs model: bytes / (predicted flows x block x iterations) on %d directions:", NR
+		printf "kernel vs model: bytes / (predicted blocks x block x iterations) on %d directions:", NR
 		printf " min %.3f, median %.3f, max %.3f\n", r[1], r[int((NR + 1) / 2)], r[NR] }'
 }
 
-measure() { # measure LABEL SPRAY
-	local f="$TMP/$NAME.yaml" c0 c1 run out
-	sed -e "s/^name: .*/name: $NAME/" -e "s/^  spray: .*/  spray: $2/" "$SCN" >"$f"
+measure() { # measure LABEL SPRAY K
+	local f c0 c1 run out bound
+	f=$(variant "$2" "$3")
+	bound=$([ "$2" = true ] && echo "$fluid" || job "$3")
 	c0=$(cpu)
-	"$TB" up --results "$TMP/results" --name "$NAME" "$f" >"$TMP/up-$2.log" 2>&1 || { tail -20 "$TMP/up-$2.log"; exit 1; }
+	"$TB" up --results "$TMP/results" --name "$NAME" "$f" >"$TMP/up-$2-$3.log" 2>&1 ||
+		{ tail -20 "$TMP/up-$2-$3.log"; exit 1; }
 	c1=$(cpu)
 	run=$(ls -d "$TMP/results/$NAME"/* | tail -1)
-	grep -q ',ok,' "$run/jobs.csv" || { echo "hx_a2a: the job did not finish"; exit 1; }
+	if ! grep -q ',ok,' "$run/jobs.csv"; then # a figure too: the machine could not carry it
+		printf '%-22s failed after %s s (CPU %s, %s drops): %s\n' "$1" \
+			"$(awk -F, 'NR == 2 { printf "%.1f", ($11 - $10) / 1e9 }' "$run/jobs.csv")" \
+			"$(busy "$c0" "$c1")" "$(jq .totals.drops "$run/summary.json")" \
+			"$(awk -F, 'NR == 2 { print $14 }' "$run/jobs.csv")"
+		mv "$run" "$TMP/run-$2-$3"
+		return 0
+	fi
 	out=$(fractions "$run")
-	printf '%-22s %-34s %6s %8.2f %6s\n' "$1" "${out%%$'\t'*}" "${out##*$'\t'}" \
-		"$(awk -v f="${out##*$'\t'}" -v p="$fluid" 'BEGIN { print f / p }')" "$(busy "$c0" "$c1")"
+	printf '%-22s %-34s %6s %7.2f %7.2f %6s\n' "$1" "${out%%$'\t'*}" "${out##*$'\t'}" \
+		"$(awk -v f="${out##*$'\t'}" -v p="$fluid" 'BEGIN { print f / p }')" \
+		"$(awk -v f="${out##*$'\t'}" -v p="$bound" 'BEGIN { print f / p }')" "$(busy "$c0" "$c1")"
 	printf '%-22s %s\n' "" "$(diag "$run")"
-	[ "$2" = true ] || printf '%-22s %s\n' "" "$(paths "$run")"
-	mv "$run" "$TMP/run-$2"
+	[ "$2" = true ] || printf '%-22s %s\n' "" "$(paths "$run" "$3")"
+	mv "$run" "$TMP/run-$2-$3"
 }
 
 echo "hx_a2a: all-to-all on the 4x4 Hx2Mesh (64 accelerators), links at $rate, $(nproc) cores," \
 	"load $(cut -d' ' -f1 /proc/loadavg)"
 echo "fluid prediction $fluid of injection (our fluid model: 0.328), target $(awk -v p="$fluid" \
-	'BEGIN { printf "%.3f to %.3f", p * 0.85, p * 1.15 }'); per-flow ECMP bound $hashed (mean of random ports), $job (this run's ports)"
-printf '\n%-22s %-34s %6s %8s %6s\n' "" "fraction per iteration (T)" "mean" "/fluid" "CPU"
-measure "per-flow ECMP" false
-measure "per-packet spraying" true
+	'BEGIN { printf "%.3f to %.3f", p * 0.85, p * 1.15 }')"
+for k in 1 4 16; do
+	echo "per-flow ECMP bound with $k connection(s) per pair: $(hashed "$k") (mean of random" \
+		"ports), $(job "$k") (this run's ports)"
+done
+printf '\n%-22s %-34s %6s %7s %7s %6s\n' "" "fraction per iteration (T)" "mean" "/fluid" "/bound" "CPU"
+measure "per-flow ECMP, 1 chan" false 1
+measure "per-flow ECMP, 4 chan" false 4
+measure "per-flow ECMP, 16 chan" false 16
+measure "per-packet spraying" true 1

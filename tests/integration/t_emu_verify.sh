@@ -69,7 +69,33 @@ done
 # steps larger than one 4 MiB piece, and a reduce added piece by piece
 drive 3 --bytes $((9 << 20)) --verify
 ((rc == 0)) || { echo "$out"; fail "ring allreduce of 9 MiB on 3 ranks: exit $rc"; }
-note "$runs verified runs"
+# channels: each step split over K connections per pair, every part reduced where it lands;
+# 4 and 16 channels over uneven chunks, over 9 MiB steps cut into pieces, and over steps of
+# fewer elements than channels (a 16-rank all-to-all of 3 floats per pair: three parts)
+check_chan() { # check_chan K N ARGS...
+	local k=$1 nr=$2
+	shift 2
+	drive "$nr" --channels "$k" --iters 2 --verify "$@"
+	((rc == 0)) || { echo "$out"; fail "channels $k on $nr ranks ($*): exit $rc"; }
+	[ "$(echo "$out" | grep -c ', verified$')" -eq "$nr" ] || { echo "$out"; fail "channels $k ($*): not all verified"; }
+	runs=$((runs + 1))
+}
+for K in 4 16; do
+	check_chan "$K" 4 --algo ring --bytes 40028
+	check_chan "$K" 8 --algo hd --bytes 40028
+	check_chan "$K" 3 --algo ring --bytes $((9 << 20))
+	check_chan "$K" 16 --kind alltoall --algo pairwise --bytes $((4 * 16 * 3))
+	check_chan "$K" 4 --kind reducescatter --algo ring --bytes 40028
+done
+# the pairs really hold K connections each: rank 1 of a 4-rank ring with 4 channels keeps 4
+# to each neighbour, 8 established while the job computes
+"$DRIVE" "$n" "$(hosts 4)" --user 65534:65534 --channels 4 --compute 2s >"$TB_TMP/chan.out" 2>&1 &
+drv=$!
+sleep 1
+est=$(ip netns exec "tb-$n-h4" ss -Htn state established "( sport = :7001 or dport = :7001 )" | wc -l)
+wait "$drv" || { cat "$TB_TMP/chan.out"; fail "4-rank ring with 4 channels failed"; }
+((est == 8)) || fail "rank 1 of a 4-channel ring held $est connections, want 8"
+note "$runs verified runs; a 4-channel ring's rank 1 held $est connections"
 
 drive 4 --compute 300ms --abort --jobs 2 --verify
 ((rc == 0)) || { echo "$out"; fail "abort, then a second job: exit $rc"; }

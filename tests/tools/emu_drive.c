@@ -43,7 +43,7 @@ struct drv {
 	struct rank *r;
 	uint32_t n;
 	struct coll_params p;
-	uint32_t iters, jobs, verify, uid, gid;
+	uint32_t iters, jobs, verify, uid, gid, channels;
 	uint64_t compute, progress, delay, timeout;
 	uint16_t port;
 	bool pin, show_flows;
@@ -222,6 +222,7 @@ static int drv_send_job(struct drv *dr, uint32_t job)
 	m->coll = dr->p;
 	m->iterations = dr->iters;
 	m->verify = dr->verify;
+	m->channels = dr->channels;
 	m->compute_ns = dr->compute;
 	m->start_ns = start;
 	m->progress_ns = dr->progress;
@@ -502,6 +503,7 @@ static void usage(FILE *f)
 		"  --group G       hier-ring / shard-rings group  --iters N  iterations (1)\n"
 		"  --compute TIME  compute phase (0)             --verify   check real sums\n"
 		"  --jobs N        jobs in a row on the same nodes (1)\n"
+		"  --channels K    connections per pair of ranks (1)\n"
 		"  --abort         abort the first job in its compute phase (needs --compute)\n"
 		"  --kill R        kill rank R in the first job's compute phase (needs --compute)\n"
 		"  --freeze R      SIGSTOP rank R then, past the watchdog, SIGCONT (same)\n"
@@ -540,6 +542,9 @@ static int drv_option(struct drv *dr, int o, const char *arg)
 	case 'g':
 		dr->p.group = (uint32_t)atoi(arg);
 		return 0;
+	case 'C':
+		dr->channels = (uint32_t)atoi(arg);
+		return dr->channels ? 0 : -1;
 	case 'i':
 		return (dr->iters = (uint32_t)atoi(arg)) ? 0 : -1;
 	case 'j':
@@ -571,14 +576,14 @@ static int drv_option(struct drv *dr, int o, const char *arg)
 }
 
 static const struct option options[] = {
-	{"kind", 1, NULL, 'k'},	   {"algo", 1, NULL, 'a'},    {"bytes", 1, NULL, 'b'},
-	{"elem", 1, NULL, 'e'},	   {"group", 1, NULL, 'g'},   {"iters", 1, NULL, 'i'},
-	{"jobs", 1, NULL, 'j'},	   {"compute", 1, NULL, 'c'}, {"progress", 1, NULL, 'P'},
-	{"timeout", 1, NULL, 'T'}, {"kill", 1, NULL, 'K'},    {"freeze", 1, NULL, 'F'},
-	{"retag", 1, NULL, 'R'},   {"port", 1, NULL, 'p'},    {"emu", 1, NULL, 'E'},
-	{"user", 1, NULL, 'u'},	   {"verify", 0, NULL, 'v'},  {"abort", 0, NULL, 'A'},
-	{"pin", 0, NULL, 'n'},	   {"flows", 0, NULL, 'f'},   {"help", 0, NULL, 'h'},
-	{NULL, 0, NULL, 0},
+	{"kind", 1, NULL, 'k'},	    {"algo", 1, NULL, 'a'},    {"bytes", 1, NULL, 'b'},
+	{"elem", 1, NULL, 'e'},	    {"group", 1, NULL, 'g'},   {"iters", 1, NULL, 'i'},
+	{"jobs", 1, NULL, 'j'},	    {"compute", 1, NULL, 'c'}, {"progress", 1, NULL, 'P'},
+	{"timeout", 1, NULL, 'T'},  {"kill", 1, NULL, 'K'},    {"freeze", 1, NULL, 'F'},
+	{"retag", 1, NULL, 'R'},    {"port", 1, NULL, 'p'},    {"emu", 1, NULL, 'E'},
+	{"user", 1, NULL, 'u'},	    {"verify", 0, NULL, 'v'},  {"abort", 0, NULL, 'A'},
+	{"pin", 0, NULL, 'n'},	    {"flows", 0, NULL, 'f'},   {"help", 0, NULL, 'h'},
+	{"channels", 1, NULL, 'C'}, {NULL, 0, NULL, 0},
 };
 
 static int drv_args(struct drv *dr, int argc, char **argv)
@@ -645,6 +650,7 @@ int main(int argc, char **argv)
 		.p = {.kind = COLL_ALLREDUCE, .algo = COLL_RING, .bytes = 1 << 20, .elem = 4},
 		.iters = 1,
 		.jobs = 1,
+		.channels = 1,
 		.progress = 10000000000ull,
 		.timeout = 60000000000ull,
 		.delay = 50000000,

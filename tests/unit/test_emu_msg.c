@@ -48,7 +48,7 @@ static void test_node_accepts(void **state)
 	assert_int_equal(t_check(msg_check, CTL_STOP, sizeof(struct ctl_hdr), &d), CTL_STOP);
 }
 
-static int t_job(uint32_t nranks, uint32_t rank, size_t len, struct diag *d)
+static int t_job_chan(uint32_t nranks, uint32_t rank, size_t len, uint32_t channels, struct diag *d)
 {
 	struct ctl_job *j = t_msg(CTL_JOB, len < sizeof(*j) ? sizeof(*j) : len);
 	int r;
@@ -56,10 +56,16 @@ static int t_job(uint32_t nranks, uint32_t rank, size_t len, struct diag *d)
 	j->h.len = (uint32_t)len;
 	j->coll.nranks = nranks;
 	j->rank = rank;
+	j->channels = channels;
 	diag_clear(d);
 	r = msg_check(j, len, d);
 	free(j);
 	return r;
+}
+
+static int t_job(uint32_t nranks, uint32_t rank, size_t len, struct diag *d)
+{
+	return t_job_chan(nranks, rank, len, 1, d);
 }
 
 static void test_node_job(void **state)
@@ -79,6 +85,11 @@ static void test_node_job(void **state)
 	assert_int_equal(t_job(16, 0, ctl_job_len(15), &d), -EBADMSG); /* peers missing */
 	assert_non_null(strstr(d.msg, "for 16 ranks"));
 	assert_int_equal(t_job(4, 0, sizeof(struct ctl_hdr) + 4, &d), -EBADMSG);
+	/* connections per pair: 1 to COLL_CHANNELS_MAX */
+	assert_int_equal(t_job_chan(4, 0, ctl_job_len(4), COLL_CHANNELS_MAX, &d), CTL_JOB);
+	assert_int_equal(t_job_chan(4, 0, ctl_job_len(4), 0, &d), -EBADMSG);
+	assert_non_null(strstr(d.msg, "0 channels, expected 1 to 32"));
+	assert_int_equal(t_job_chan(4, 0, ctl_job_len(4), COLL_CHANNELS_MAX + 1, &d), -EBADMSG);
 }
 
 /* A shipped schedule's steps and dependencies follow the peers: the length must count exactly
@@ -90,6 +101,7 @@ static int t_steps_job(uint32_t nsteps, uint32_t ndeps, uint64_t len, struct dia
 
 	j->h.len = (uint32_t)len;
 	j->coll.nranks = 4;
+	j->channels = 1;
 	j->nsteps = nsteps;
 	j->ndeps = ndeps;
 	diag_clear(d);

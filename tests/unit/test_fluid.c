@@ -96,44 +96,74 @@ static void test_switched(void **state)
 	assert_float_equal(t_ls(SCN_GEN_LEAFSPINE, 2, T_GBIT), 15.0 / 24.0, 1e-9);
 }
 
-/* The loads behind route_alltoall_conns on t (every port at one rate): every flow's path
- * counted hop by hop, and the busiest port giving the job's bound g. */
+/* The loads behind route_alltoall_conns on t (every port at one rate) with `ch` connections
+ * per pair: every flow's path counted hop by hop, each a 1/ch block, and the busiest port
+ * giving the job's bound g. */
 static void check_loads(const struct topo *t, const struct route_plan *plan, const uint32_t *eps,
-			uint32_t n, double g)
+			uint32_t n, uint32_t ch, double g)
 {
 	double *load = calloc(t->ports.n, sizeof(*load)), sum = 0, hops = 0, max = 0;
-	uint32_t path[64], a, b;
+	uint32_t path[64], a, b, c;
 	size_t i;
 	int k;
 
 	assert_non_null(load);
-	assert_int_equal(route_alltoall_conn_loads(t, plan, eps, n, 0, load), 0);
+	assert_int_equal(route_alltoall_conn_loads(t, plan, eps, n, 0, ch, load), 0);
 	for (i = 0; i < t->ports.n; i++) {
 		sum += load[i];
 		max = load[i] > max ? load[i] : max;
 	}
 	for (a = 0; a < n; a++) {
 		for (b = 0; b < n; b++) {
-			struct route_flow f = {.saddr = t->nodes.v[t->endpoints.v[eps[a]]].addr,
-					       .daddr = t->nodes.v[t->endpoints.v[eps[b]]].addr,
-					       .proto = 6};
-			uint16_t sport = flow_sport(0, a < b ? a : b, a < b ? b : a, 0);
+			for (c = 0; a != b && c < ch; c++) {
+				struct route_flow f = {
+					.saddr = t->nodes.v[t->endpoints.v[eps[a]]].addr,
+					.daddr = t->nodes.v[t->endpoints.v[eps[b]]].addr,
+					.proto = 6};
+				uint16_t sport =
+					flow_sport_chan(0, a < b ? a : b, a < b ? b : a, c, 0);
 
-			if (a == b)
-				continue;
-			f.sport = a < b ? sport : FLOW_DPORT;
-			f.dport = a < b ? FLOW_DPORT : sport;
-			k = route_trace(t, plan, t->endpoints.v[eps[a]], &f, path, 64);
-			assert_true(k >= 2);
-			hops += k - 1;
+				f.sport = a < b ? sport : FLOW_DPORT;
+				f.dport = a < b ? FLOW_DPORT : sport;
+				k = route_trace(t, plan, t->endpoints.v[eps[a]], &f, path, 64);
+				assert_true(k >= 2);
+				hops += (k - 1) / (double)ch;
+			}
 		}
 	}
-	assert_float_equal(sum, hops, 1e-9);
+	assert_float_equal(sum, hops, 1e-6);
 	/* g = (n - 1) R / max / injection, every port at rate R */
 	assert_float_equal(
 		g, (double)(n - 1) * (double)topo_port_rate(t, 0) / max / fluid_injection(t), 1e-9);
-	assert_int_equal(route_alltoall_conn_loads(t, plan, eps, 1, 0, load), -EINVAL);
+	assert_int_equal(route_alltoall_conn_loads(t, plan, eps, 1, 0, ch, load), -EINVAL);
+	assert_int_equal(route_alltoall_conn_loads(t, plan, eps, n, 0, 0, load), -EINVAL);
 	free(load);
+}
+
+/* Channels on the 4x4 Hx2Mesh (f: the fluid figure; h1, g1: the one-connection bounds, random
+ * ports and the job's): K connections per pair, each a 1/K block, spread each pair over more
+ * hashed paths, so the bounds rise toward the fluid equal split as K grows. */
+static void check_channels(const struct topo *t, const struct route_plan *plan, const uint32_t *eps,
+			   double f, double h1, double g1)
+{
+	static const uint32_t ks[] = {4, 16};
+	struct route_a2a_bound b;
+	double h = h1, g = g1, gk;
+	size_t i;
+
+	for (i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
+		assert_int_equal(route_alltoall_hashed(t, plan, 10, 1, ks[i], &b), 0);
+		print_message("channels %u: hashed %.3f (one: %.3f), fluid %.3f\n", ks[i], b.mean,
+			      h1, f);
+		assert_true(b.mean > h && b.mean <= 1.02 * f);
+		h = b.mean;
+		assert_int_equal(route_alltoall_conns(t, plan, eps, 64, 0, ks[i], &gk), 0);
+		print_message("channels %u: the job's %.3f (one: %.3f)\n", ks[i], gk, g1);
+		assert_true(gk > g && gk <= 1.02 * f);
+		g = gk;
+		check_loads(t, plan, eps, 64, ks[i], gk);
+	}
+	assert_true(h > 0.9 * f); /* 16 connections: within a tenth of the equal split */
 }
 
 /* Per-flow ECMP: one switch has no choice to make; on the 4x4 Hx2Mesh hash collisions cost
@@ -159,21 +189,22 @@ static void test_hashed(void **state)
 	assert_int_equal(paths_compute(t, &p), 0);
 	assert_int_equal(route_plan_build(t, &p, &plan, &d), 0);
 	assert_int_equal(fluid_alltoall(t, &p, &f), 0);
-	assert_int_equal(route_alltoall_hashed(t, &plan, 10, 1, &bound), 0);
+	assert_int_equal(route_alltoall_hashed(t, &plan, 10, 1, 1, &bound), 0);
 	assert_true(bound.min <= bound.mean && bound.mean <= bound.max && bound.max < f);
 	assert_true(bound.mean > 0.7 * f && bound.mean < 0.85 * f);
-	assert_int_equal(route_alltoall_hashed(t, &plan, 10, 1, &again), 0);
+	assert_int_equal(route_alltoall_hashed(t, &plan, 10, 1, 1, &again), 0);
 	assert_true(again.mean == bound.mean); /* seeded: reproducible */
 	/* the connections one 64-rank job opens hash like one more draw: below the fluid
 	 * figure, in the range of the random draws' bottlenecks, the same every time */
 	for (i = 0; i < 64; i++)
 		eps[i] = i;
-	assert_int_equal(route_alltoall_conns(t, &plan, eps, 64, 0, &g), 0);
+	assert_int_equal(route_alltoall_conns(t, &plan, eps, 64, 0, 1, &g), 0);
 	assert_true(g < f && g > 0.7 * f);
-	assert_int_equal(route_alltoall_conns(t, &plan, eps, 64, 0, &again.min), 0);
+	assert_int_equal(route_alltoall_conns(t, &plan, eps, 64, 0, 1, &again.min), 0);
 	assert_true(again.min == g);
-	check_loads(t, &plan, eps, 64, g);
-	assert_int_equal(route_alltoall_conns(t, &plan, eps, 1, 0, &g), -EINVAL);
+	check_loads(t, &plan, eps, 64, 1, g);
+	check_channels(t, &plan, eps, f, bound.mean, g);
+	assert_int_equal(route_alltoall_conns(t, &plan, eps, 1, 0, 1, &g), -EINVAL);
 	route_plan_done(&plan);
 	paths_done(&p);
 	ls.host_rate = T_GBIT;
@@ -182,11 +213,14 @@ static void test_hashed(void **state)
 	assert_int_equal(addr_assign(b, 0xc6120000, 15, &d), 0);
 	assert_int_equal(paths_compute(b, &p), 0);
 	assert_int_equal(route_plan_build(b, &p, &plan, &d), 0);
-	assert_int_equal(route_alltoall_hashed(b, &plan, 3, 7, &bound), 0);
+	assert_int_equal(route_alltoall_hashed(b, &plan, 3, 7, 1, &bound), 0);
 	assert_float_equal(bound.mean, 1.0, 1e-9);
-	assert_int_equal(route_alltoall_conns(b, &plan, eps, 8, 0, &g), 0);
+	assert_int_equal(route_alltoall_hashed(b, &plan, 3, 7, 4, &bound), 0);
+	assert_float_equal(bound.mean, 1.0, 1e-9); /* no choice: channels change nothing */
+	assert_int_equal(route_alltoall_conns(b, &plan, eps, 8, 0, 1, &g), 0);
 	assert_float_equal(g, 1.0, 1e-9);
-	check_loads(b, &plan, eps, 8, g);
+	check_loads(b, &plan, eps, 8, 1, g);
+	check_loads(b, &plan, eps, 8, 4, g);
 	route_plan_done(&plan);
 	paths_done(&p);
 	topo_free(t);

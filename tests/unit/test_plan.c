@@ -141,6 +141,43 @@ static void test_pieces(void **state)
 			}
 }
 
+/* Channels: a step's parts are contiguous, in order, cover it exactly, cut on elements (the
+ * last takes a tail), and none is empty but the one part of an empty step; there are K of
+ * them, or one per element when the step has fewer. */
+static void test_parts(void **state)
+{
+	static const uint64_t lens[] = {0, 3, 4, 12, 20, 4096, 40028, (9u << 20) + 12};
+	static const uint32_t elems[] = {1, 4, 8};
+	uint64_t off, len, at, n;
+	uint32_t a, b, k, m, c;
+
+	(void)state;
+	assert_int_equal(coll_plan_parts(1u << 20, 4, 16), 16);
+	assert_int_equal(coll_plan_parts(12, 4, 16), 3); /* 3 floats: 3 parts */
+	assert_int_equal(coll_plan_parts(0, 4, 16), 1);
+	assert_int_equal(coll_plan_parts(3, 4, 16), 1); /* a tail only */
+	assert_int_equal(coll_plan_part(40, 4, 4, 1, &off), 12); /* 10 floats: 2, 3, 2, 3 */
+	assert_int_equal(off, 8);
+	assert_int_equal(coll_plan_part(40, 4, 4, 3, &off), 12);
+	assert_int_equal(off, 28);
+	for (a = 0; a < sizeof(lens) / sizeof(lens[0]); a++)
+		for (b = 0; b < 3; b++)
+			for (k = 1; k <= COLL_CHANNELS_MAX; k++) {
+				m = coll_plan_parts(lens[a], elems[b], k);
+				n = lens[a] / elems[b];
+				assert_int_equal(m, n >= k ? k : n ? n : 1);
+				for (c = 0, at = 0; c < m; c++) {
+					len = coll_plan_part(lens[a], elems[b], m, c, &off);
+					assert_int_equal(off, at);
+					assert_int_equal(off % elems[b], 0);
+					assert_true(len > 0 || lens[a] == 0);
+					assert_true(c + 1 == m || len % elems[b] == 0);
+					at += len;
+				}
+				assert_int_equal(at, lens[a]);
+			}
+}
+
 /* A message in flight from one rank to another: the sender's bytes when it sent them. */
 struct t_msg {
 	uint32_t seq;
@@ -365,6 +402,17 @@ static void test_sport(void **state)
 	assert_true(same < pairs / 10);
 	assert_int_not_equal(flow_sport(0, 1, 2, 0), flow_sport(1, 1, 2, 0));
 	assert_int_not_equal(flow_sport(0, 1, 2, 0), flow_sport(0, 2, 1, 0));
+	/* channels: channel 0 is the one connection's port; a pair's channels differ */
+	for (r = 0; r < 64; r++) {
+		memset(seen, 0, sizeof(seen));
+		for (p = 0; p < COLL_CHANNELS_MAX; p++) {
+			a = flow_sport_chan(3, r, r + 1, p, 0);
+			assert_true(a >= FLOW_SPORT_LO && a < FLOW_SPORT_LO + FLOW_SPORT_N);
+			assert_int_equal(seen[a], 0);
+			seen[a] = 1;
+		}
+		assert_int_equal(flow_sport_chan(3, r, r + 1, 0, 5), flow_sport(3, r, r + 1, 5));
+	}
 	memset(seen, 0, sizeof(seen));
 	for (r = 0; r < FLOW_SPORT_N; r++) {
 		a = flow_sport(7, 3, 5, r);
@@ -379,9 +427,10 @@ static void test_sport(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_channels),       cmocka_unit_test(test_sport),
-		cmocka_unit_test(test_readiness),      cmocka_unit_test(test_pieces),
-		cmocka_unit_test(test_all_algorithms), cmocka_unit_test(test_multidim),
+		cmocka_unit_test(test_channels),  cmocka_unit_test(test_sport),
+		cmocka_unit_test(test_readiness), cmocka_unit_test(test_pieces),
+		cmocka_unit_test(test_parts),	  cmocka_unit_test(test_all_algorithms),
+		cmocka_unit_test(test_multidim),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

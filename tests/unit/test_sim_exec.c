@@ -32,23 +32,31 @@ struct t_world {
 	struct sim_exec x;
 };
 
-/* hosts_per_leaf x leaves hosts under `spines` spines (0: one switch), 1 Gbit/s links. */
-static void t_world_init(struct t_world *w, uint32_t hpl, uint32_t leaves, uint32_t spines,
-			 uint64_t delay_ns)
+/* hosts_per_leaf x leaves hosts under `spines` spines (0: one switch), hosts' links at
+ * host_rate, the others at 1 Gbit/s. */
+static void t_world_init_rate(struct t_world *w, uint32_t hpl, uint32_t leaves, uint32_t spines,
+			      uint64_t delay_ns, uint64_t host_rate)
 {
 	struct diag d = {0};
 
 	memset(w, 0, sizeof(*w));
 	scn_init(&w->s);
 	w->s.topology.gen = spines ? SCN_GEN_LEAFSPINE : SCN_GEN_BEST;
-	w->s.topology.ls =
-		(struct scn_leafspine){hpl, leaves, spines ? spines : 1, 1, GBIT, GBIT, 1, 0, {0}};
+	w->s.topology.ls = (struct scn_leafspine){
+		hpl, leaves, spines ? spines : 1, 1, host_rate, GBIT, 1, 0, {0}};
 	w->s.topology.delay_ns = delay_ns;
 	if (topo_build(&w->s, &w->t, &d))
 		fail_msg("%s", d.msg);
 	assert_int_equal(paths_compute(w->t, &w->p), 0);
 	assert_int_equal(route_plan_build(w->t, &w->p, &w->plan, &d), 0);
 	assert_int_equal(sim_exec_init(&w->x, w->t, &w->plan, 1.0, &w->rec, &d), 0);
+}
+
+/* The same, every link at 1 Gbit/s. */
+static void t_world_init(struct t_world *w, uint32_t hpl, uint32_t leaves, uint32_t spines,
+			 uint64_t delay_ns)
+{
+	t_world_init_rate(w, hpl, leaves, spines, delay_ns, GBIT);
 }
 
 static void t_world_done(struct t_world *w)
@@ -61,18 +69,26 @@ static void t_world_done(struct t_world *w)
 	scn_done(&w->s);
 }
 
-static void t_start(struct t_world *w, uint32_t id, enum coll_algo algo, uint32_t n, uint64_t bytes,
-		    uint32_t iters, uint64_t compute, const uint32_t *eps)
+static void t_start_chan(struct t_world *w, uint32_t id, enum coll_algo algo, uint32_t n,
+			 uint64_t bytes, uint32_t iters, uint64_t compute, const uint32_t *eps,
+			 uint32_t channels)
 {
 	struct sim_job_in j = {.id = id,
 			       .coll = {COLL_ALLREDUCE, algo, n, bytes, 4, 0},
 			       .iterations = iters,
 			       .compute_ns = compute,
+			       .channels = channels,
 			       .eps = eps};
 	struct diag d = {0};
 
 	if (sim_exec_start(&w->x, &j, &d))
 		fail_msg("%s", d.msg);
+}
+
+static void t_start(struct t_world *w, uint32_t id, enum coll_algo algo, uint32_t n, uint64_t bytes,
+		    uint32_t iters, uint64_t compute, const uint32_t *eps)
+{
+	t_start_chan(w, id, algo, n, bytes, iters, compute, eps, 1);
 }
 
 /* Runs until job id ends; returns the virtual time it did. */
@@ -304,7 +320,7 @@ static void test_spine_failure(void **state)
 
 /* Halving-doubling on 6 ranks (pre and post steps) across a 2-spine fabric, twice: every
  * SEND of every iteration arrives exactly once, and the run is the same each time. */
-static void t_hd_run(struct rec_run *out)
+static void t_hd_run(struct rec_run *out, uint32_t channels)
 {
 	static const uint32_t eps[] = {0, 5, 2, 7, 4, 1};
 	struct coll_params p = {COLL_ALLREDUCE, COLL_HD, 6, 6 * MB, 4, 0, {0}};
@@ -314,7 +330,7 @@ static void t_hd_run(struct rec_run *out)
 	size_t i, k, sends = 0;
 
 	t_world_init(&w, 4, 2, 2, 1000);
-	t_start(&w, 3, COLL_HD, 6, 6 * MB, 2, MS, eps);
+	t_start_chan(&w, 3, COLL_HD, 6, 6 * MB, 2, MS, eps, channels);
 	t_until_done(&w, 3);
 	assert_int_equal(coll_sched_build(&p, &s, &d), 0);
 	for (i = 0; i < s.steps.n; i++)
@@ -335,17 +351,56 @@ static void t_hd_run(struct rec_run *out)
 
 static void test_exactly_once_and_deterministic(void **state)
 {
+	static const uint32_t chans[] = {1, 5};
 	struct rec_run a, b;
+	size_t c;
 
 	(void)state;
-	t_hd_run(&a);
-	t_hd_run(&b);
-	assert_int_equal(a.flows.n, b.flows.n);
-	assert_int_equal(a.iters.n, b.iters.n);
-	assert_memory_equal(a.flows.v, b.flows.v, a.flows.n * sizeof(*a.flows.v));
-	assert_memory_equal(a.iters.v, b.iters.v, a.iters.n * sizeof(*a.iters.v));
-	rec_run_done(&a);
-	rec_run_done(&b);
+	for (c = 0; c < 2; c++) { /* one connection per pair, and 5 (uneven parts) */
+		t_hd_run(&a, chans[c]);
+		t_hd_run(&b, chans[c]);
+		assert_int_equal(a.flows.n, b.flows.n);
+		assert_int_equal(a.iters.n, b.iters.n);
+		assert_memory_equal(a.flows.v, b.flows.v, a.flows.n * sizeof(*a.flows.v));
+		assert_memory_equal(a.iters.v, b.iters.v, a.iters.n * sizeof(*a.iters.v));
+		rec_run_done(&a);
+		rec_run_done(&b);
+	}
+}
+
+/* Channels (traffic/plan.h): K connections per pair, each step's bytes split over them. On
+ * one switch the parts share the pair's one path: the ring takes what it takes with one
+ * connection, 6 rounds of 1 MiB, and records one flow per message. Between two leaves whose
+ * hosts send at twice an uplink's rate over two spines, one connection per pair is held to
+ * the uplink its hash picks; 16 spread over both and finish sooner, never faster than the
+ * hosts' links allow. */
+static void test_channels(void **state)
+{
+	static const uint32_t eps[] = {0, 2};
+	struct t_world w;
+	int64_t t1, t16;
+	size_t i;
+
+	(void)state;
+	t_world_init(&w, 4, 1, 0, 0);
+	t_start_chan(&w, 0, COLL_RING, 4, 4 * MB, 1, 0, t_eps4, 4);
+	assert_int_equal(t_until_done(&w, 0), 6 * T_MSG);
+	assert_int_equal(w.rec.flows.n, 4 * 6);
+	for (i = 0; i < w.rec.flows.n; i++)
+		assert_int_equal(w.rec.flows.v[i].bytes, MB);
+	t_world_done(&w);
+
+	t_world_init_rate(&w, 2, 2, 2, 0, 2 * GBIT);
+	t_start_chan(&w, 0, COLL_RING, 2, 32 * MB, 1, 0, eps, 1);
+	t1 = t_until_done(&w, 0);
+	t_start_chan(&w, 1, COLL_RING, 2, 32 * MB, 1, 0, eps, 16);
+	t16 = t_until_done(&w, 1) - t1;
+	print_message("2 ranks across two spines: one connection %.1f ms, 16 %.1f ms\n", t1 / 1e6,
+		      t16 / 1e6);
+	/* one connection: 2 rounds of 16 MiB at one uplink's 1 Gbit/s at best */
+	assert_true(t1 >= 2 * 16 * T_MSG);
+	assert_true(t16 < t1 * 3 / 4 && t16 >= 16 * T_MSG); /* 2 Gbit/s at most */
+	t_world_done(&w);
 }
 
 int main(void)
@@ -359,6 +414,7 @@ int main(void)
 		cmocka_unit_test(test_abort),
 		cmocka_unit_test(test_spine_failure),
 		cmocka_unit_test(test_exactly_once_and_deterministic),
+		cmocka_unit_test(test_channels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
