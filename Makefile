@@ -54,7 +54,7 @@ TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 
 BINS := $(BUILD)/testbed $(if $(NODE_SRC),$(BUILD)/emu-node)
 
-.PHONY: all check check-priv bench validate demo test install clean deps format format-check help fuzz
+.PHONY: all check check-priv bench reproduce validate demo test install clean deps format format-check help fuzz
 all: $(BINS) $(TOOL_BIN)
 
 $(BUILD)/obj/orchestrator/%.o: override CFLAGS += $(ORCH_CFLAGS)
@@ -121,6 +121,11 @@ check-priv: all
 bench: all
 	$(Q)scripts/as-root tests/bench/run.sh $(BUILD)
 
+# Each paper's reproduction scenarios, and report.md (QUICK=1: the ten-minute subset;
+# PAPERS="themis tacos": only those).
+reproduce: all
+	$(Q)scripts/as-root $(BUILD)/testbed reproduce $(if $(QUICK),--quick) $(PAPERS)
+
 # Each small scenario on both backends (emulation, virtual time), compared.
 validate: all
 	$(Q)scripts/as-root tests/validate/run.sh $(BUILD)
@@ -150,7 +155,7 @@ clean:
 	rm -rf build
 
 help:
-	@echo 'make [all|check|check-priv|bench|validate|demo|test|install|clean|deps|format|format-check|fuzz] [V=1] [SANITIZE=1] [WERROR=0]'
+	@echo 'make [all|check|check-priv|bench|reproduce|validate|demo|test|install|clean|deps|format|format-check|fuzz] [V=1] [SANITIZE=1] [WERROR=0]'
 
 # test objects are intermediates of a chain of pattern rules: keep them
 .SECONDARY:

@@ -77,6 +77,7 @@ int cmd_path(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_schedule(int argc, char **argv);
+int cmd_reproduce(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
 
 #endif

@@ -19,6 +19,8 @@ static const struct cmd commands[] = {
 	{"schedule", cmd_schedule,
 	 "Print the collective schedules a scenario's jobs run (no root)"},
 	{"report", cmd_report, "Make a results folder's summary and plots again (no root needed)"},
+	{"reproduce", cmd_reproduce,
+	 "Run each paper's reproduction scenarios and write a report beside the paper's figures"},
 	{"sample", cmd_sample, NULL}, /* the sampling bench's driver (cmd_sample.c) */
 };
 
