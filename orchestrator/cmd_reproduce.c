@@ -111,17 +111,13 @@ static int find_scenarios(const struct opts *o, char *out, size_t len)
 	return stat(out, &st) || !S_ISDIR(st.st_mode) ? -ENOENT : 0;
 }
 
-/* Runs `testbed up|sim --results dir file` with its output into log; its exit code. */
+/* Runs `testbed up|sim --results dir file` with its output into log; its exit code. The
+ * child is this very executable (/proc/self/exe), also if a rebuild replaced its file. */
 static int run_child(enum repro_backend be, const char *dir, const char *file, const char *log)
 {
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	pid_t pid;
 	int st, fd;
 
-	if (n <= 0)
-		return -errno;
-	self[n] = '\0';
 	pid = fork();
 	if (pid < 0)
 		return -errno;
@@ -129,8 +125,8 @@ static int run_child(enum repro_backend be, const char *dir, const char *file, c
 		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
 			_exit(126);
-		execl(self, "testbed", be == REPRO_SIM ? "sim" : "up", "--results", dir, file,
-		      (char *)NULL);
+		execl("/proc/self/exe", "testbed", be == REPRO_SIM ? "sim" : "up", "--results", dir,
+		      file, (char *)NULL);
 		_exit(127);
 	}
 	while (waitpid(pid, &st, 0) < 0)

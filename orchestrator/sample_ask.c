@@ -27,10 +27,10 @@ static int take_reply(struct sampler *s, const struct sample_ns *n, const struct
 	return 1;
 }
 
-/* The replies of one recvmmsg; how many answered this round's requests. */
-static uint32_t take_batch(struct sampler *s, const struct sample_ns *n, int k, int64_t t0)
+/* The replies of one recvmmsg, read by the kernel at `now`; how many answered this round's
+ * requests. */
+static uint32_t take_batch(struct sampler *s, const struct sample_ns *n, int k, int64_t now)
 {
-	int64_t now = sample_mono_ns() - t0;
 	struct sample_reply r;
 	uint32_t got = 0;
 	int i;
@@ -46,16 +46,21 @@ static uint32_t take_batch(struct sampler *s, const struct sample_ns *n, int k, 
 }
 
 /* Sends the `want` requests built into s->req (len bytes) and reads their replies: the kernel
- * answers each get within the sendmsg, so one recvmmsg usually reads them all. */
+ * answers each get within the sendmsg, so one recvmmsg usually reads them all. The counters
+ * are stamped with the time the send returned, when the kernel had read them: on a busy
+ * machine the receive may come much later, and a stamp taken then would shorten or stretch
+ * the interval between two samples of a port (a link "at 20 times its rate"). */
 static int exchange(struct sampler *s, const struct sample_ns *n, size_t len, uint32_t want,
 		    int64_t t0)
 {
 	uint32_t got = 0;
+	int64_t at;
 	int k, err = 0;
 
 	while (send(n->fd, s->req, len, 0) < 0)
 		if (errno != EINTR)
 			return -errno;
+	at = sample_mono_ns() - t0;
 	s->reads += want;
 	while (!err && got < want) {
 		k = recvmmsg(n->fd, s->mm, want - got, MSG_DONTWAIT, NULL);
@@ -64,7 +69,7 @@ static int exchange(struct sampler *s, const struct sample_ns *n, size_t len, ui
 		else if (k < 0 && errno != EINTR)
 			err = -errno;
 		else if (k > 0)
-			got += take_batch(s, n, k, t0);
+			got += take_batch(s, n, k, at);
 	}
 	return err;
 }
