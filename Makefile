@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # testbed: one non-recursive build. Objects under build/, quiet unless V=1.
-# Targets: all check check-priv bench demo test install clean deps format help
+# Targets: all check check-priv bench reproduce demo test smoke install clean deps format help
 
 PREFIX ?= /usr/local
 PKG_CONFIG ?= pkg-config
@@ -54,7 +54,7 @@ TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 
 BINS := $(BUILD)/testbed $(if $(NODE_SRC),$(BUILD)/emu-node)
 
-.PHONY: all check check-priv bench reproduce validate demo test install clean deps format format-check help fuzz
+.PHONY: all check check-priv bench reproduce validate demo test smoke install clean deps format format-check help fuzz
 all: $(BINS) $(TOOL_BIN)
 
 $(BUILD)/obj/orchestrator/%.o: override CFLAGS += $(ORCH_CFLAGS)
@@ -139,6 +139,12 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory check
 	$(Q)$(MAKE) --no-print-directory check-priv
 
+# Under two minutes: every scenario checked, the quickstart at one iteration emulated and in
+# virtual time, nothing left behind. The container image's default command (Containerfile).
+smoke: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)scripts/as-root scripts/smoke $(BUILD)
+
 install: $(BINS)
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
@@ -155,7 +161,7 @@ clean:
 	rm -rf build
 
 help:
-	@echo 'make [all|check|check-priv|bench|reproduce|validate|demo|test|install|clean|deps|format|format-check|fuzz] [V=1] [SANITIZE=1] [WERROR=0]'
+	@echo 'make [all|check|check-priv|bench|reproduce|validate|demo|test|smoke|install|clean|deps|format|format-check|fuzz] [V=1] [SANITIZE=1] [WERROR=0]'
 
 # test objects are intermediates of a chain of pattern rules: keep them
 .SECONDARY:
