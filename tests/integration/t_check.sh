@@ -22,11 +22,13 @@ done
 # --loads: one row per shaped direction of the all-to-all scenario, every flow counted once
 # per hop (64 x 63 flows over 2-6 hops); any other workload is refused.
 loads=$(as_user "$TB" check --loads scenarios/hxmesh-a2a.yaml) || fail "check --loads hxmesh-a2a"
-[ "$(echo "$loads" | head -1)" = "link,dir,from,to,flows" ] || fail "--loads header: $(echo "$loads" | head -1)"
+[ "$(echo "$loads" | head -1)" = "link,dir,from,to,flows,blocks" ] || fail "--loads header: $(echo "$loads" | head -1)"
 rows=$(echo "$loads" | tail -n +2 | wc -l)
 hops=$(echo "$loads" | awk -F, 'NR > 1 { s += $5 } END { print s }')
 ((rows == 384)) || fail "--loads: $rows directions, want 384"
 ((hops >= 2 * 4032 && hops <= 6 * 4032)) || fail "--loads: $hops flow-hops for 4,032 flows"
+# one connection per pair: each flow carries one block
+echo "$loads" | awk -F, 'NR > 1 && $5 != $6 { bad = 1 } END { exit bad }' || fail "--loads: blocks differ from flows with one channel"
 rc=0
 out=$(as_user "$TB" check --loads scenarios/quickstart.yaml 2>&1 >/dev/null) || rc=$?
 ((rc == 2)) || fail "--loads on quickstart: exit $rc, want 2"
