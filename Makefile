@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # testbed: one non-recursive build. Objects under build/, quiet unless V=1.
-# Targets: all check check-priv bench reproduce demo test smoke install clean deps format help
+# Targets: all check check-priv bench reproduce demo test smoke install uninstall clean deps format help
 
 PREFIX ?= /usr/local
 PKG_CONFIG ?= pkg-config
@@ -53,9 +53,11 @@ TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 
 BINS := $(BUILD)/testbed $(if $(NODE_SRC),$(BUILD)/emu-node)
+MAN := $(BUILD)/testbed.8 $(BUILD)/testbed-scenario.5
+VERSION := $(shell sed -n 's/^\#define TB_VERSION "\([^"]*\)".*/\1/p' orchestrator/main.c)
 
-.PHONY: all check check-priv bench reproduce validate demo test smoke install clean deps format format-check help fuzz
-all: $(BINS) $(TOOL_BIN)
+.PHONY: all check check-priv bench reproduce validate demo test smoke install uninstall clean deps format format-check help fuzz
+all: $(BINS) $(TOOL_BIN) $(MAN)
 
 $(BUILD)/obj/orchestrator/%.o: override CFLAGS += $(ORCH_CFLAGS)
 $(BUILD)/obj/tests/unit/%.o: override CFLAGS += $(ORCH_CFLAGS)
@@ -145,9 +147,57 @@ smoke: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)scripts/as-root scripts/smoke $(BUILD)
 
+# Man pages: hand-written roff with the prefix and release filled in (`man -l build/testbed.8`).
+# The stamp changes only when they do, so `make PREFIX=...` rewrites the pages.
+MAN_SED = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g'
+$(BUILD)/man.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(PREFIX) $(VERSION)' | cmp -s - $@ || echo '$(PREFIX) $(VERSION)' >$@
+$(MAN): $(BUILD)/%: man/% $(BUILD)/man.stamp
+	$(if $(Q),@echo '  MAN     $@')
+	$(Q)$(MAN_SED) $< >$@
+FORCE:
+
+# Installed layout. testbed finds emu-node in ../libexec/testbed/ from its own directory
+# (orchestrator/emu_find.c), so the two stay siblings under one PREFIX. install writes nothing
+# under $(BUILD) once the binaries are built (it is often run as root): the man pages are
+# filled in straight into their place.
+BINDIR := $(PREFIX)/bin
+LIBEXECDIR := $(PREFIX)/libexec/testbed
+DATADIR := $(PREFIX)/share/testbed
+DOCDIR := $(PREFIX)/share/doc/testbed
+MANDIR := $(PREFIX)/share/man
+COMPDIR := $(PREFIX)/share/bash-completion/completions
+# scenarios/ keeps its subfolders: a scenario names a trace or MSCCL file relative to the
+# working directory (scenarios/traces/...), so they resolve from $(DATADIR) as from the tree.
+SCEN_FILES := $(shell find scenarios -type f | LC_ALL=C sort)
+SCEN_DIRS := $(shell find scenarios -mindepth 1 -type d | LC_ALL=C sort -r)
+DOC_TOP := README.md LICENSE
+DOC_FILES := $(wildcard docs/*)
+
 install: $(BINS)
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(COMPDIR) $(DESTDIR)$(DOCDIR)/docs
+	install -m 755 $(BUILD)/testbed $(DESTDIR)$(BINDIR)/testbed
+	install -m 755 $(BUILD)/emu-node $(DESTDIR)$(LIBEXECDIR)/emu-node
+	$(MAN_SED) man/testbed.8 >$(DESTDIR)$(MANDIR)/man8/testbed.8
+	$(MAN_SED) man/testbed-scenario.5 >$(DESTDIR)$(MANDIR)/man5/testbed-scenario.5
+	chmod 644 $(DESTDIR)$(MANDIR)/man8/testbed.8 $(DESTDIR)$(MANDIR)/man5/testbed-scenario.5
+	install -m 644 contrib/bash-completion/testbed $(DESTDIR)$(COMPDIR)/testbed
+	install -m 644 $(DOC_TOP) $(DESTDIR)$(DOCDIR)/
+	install -m 644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/docs/
+	$(Q)for f in $(SCEN_FILES); do install -D -m 644 "$$f" "$(DESTDIR)$(DATADIR)/$$f" || exit 1; done
+
+# Removes what install put (and the folders only it uses, once empty).
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/testbed $(DESTDIR)$(LIBEXECDIR)/emu-node \
+		$(DESTDIR)$(MANDIR)/man8/testbed.8 $(DESTDIR)$(MANDIR)/man5/testbed-scenario.5 \
+		$(DESTDIR)$(COMPDIR)/testbed
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(DOC_TOP) $(DOC_FILES))
+	rm -f $(addprefix $(DESTDIR)$(DATADIR)/,$(SCEN_FILES))
+	$(Q)for d in $(addprefix $(DESTDIR)$(DATADIR)/,$(SCEN_DIRS) scenarios) $(DESTDIR)$(DATADIR) \
+		$(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) $(DESTDIR)$(LIBEXECDIR); do \
+		[ ! -d "$$d" ] || rmdir "$$d" 2>/dev/null || echo "uninstall: $$d not empty: left"; done
 
 FORMAT_SRC = $(wildcard */*.c */*.h tests/*/*.c tests/*/*.h)
 format:
@@ -161,7 +211,8 @@ clean:
 	rm -rf build
 
 help:
-	@echo 'make [all|check|check-priv|bench|reproduce|validate|demo|test|smoke|install|clean|deps|format|format-check|fuzz] [V=1] [SANITIZE=1] [WERROR=0]'
+	@echo 'make [all|check|check-priv|bench|reproduce|validate|demo|test|smoke|install|uninstall|clean|deps|format|format-check|fuzz] [V=1] [SANITIZE=1] [WERROR=0]'
+	@echo 'make install|uninstall [PREFIX=/usr/local] [DESTDIR=]'
 
 # test objects are intermediates of a chain of pattern rules: keep them
 .SECONDARY:

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "orchestrator/cmd_run.h"
+#include "orchestrator/emu_find.h"
 #include "orchestrator/results.h"
 #include "orchestrator/run_emu.h"
 #include "orchestrator/run_net.h"
@@ -80,20 +81,6 @@ static void on_progress(void *arg, const struct run *r)
 		pg->tty ? "\r" : "", pg->label ? pg->label : "", pg->label ? ": " : "", c[0],
 		r->njobs, c[1], c[2], (double)now / 1e9, pg->clock,
 		c[0] == r->njobs ? "done" : left, pg->tty ? "\033[K" : "\n");
-}
-
-/* The emu-node binary next to this one. */
-static void emu_path(char *buf, size_t len)
-{
-	char self[PATH_MAX - 16];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
-
-	self[n > 0 ? n : 0] = '\0';
-	slash = strrchr(self, '/');
-	if (slash)
-		*slash = '\0';
-	snprintf(buf, len, "%s/emu-node", n > 0 ? self : ".");
 }
 
 void cmd_run_give_back(const struct experiment *e, const char *dir)
@@ -275,11 +262,11 @@ int cmd_run(struct cmd_world *w, const int *nsfd, volatile sig_atomic_t *stop,
 	struct run r = {.e = &w->e, .t = w->t, .plan = &w->plan, .stop = stop, .specs = &w->jobs};
 	struct run_emu x = {.nsfd = nsfd};
 	char exe[PATH_MAX];
+	int err = emu_find(exe, sizeof(exe), d);
 
-	emu_path(exe, sizeof(exe));
+	if (err)
+		return err;
 	x.emu_path = exe;
-	if (access(exe, X_OK))
-		return diag_set(d, -ENOENT, "%s: %s (build it with make)", exe, strerror(errno));
 	run_emu_use(&r, &x);
 	return cmd_run_on(&r, o, out, d);
 }

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* testbed: emulated datacenter networks for distributed-training experiments. */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "lib/log.h"
 #include "orchestrator/cmd.h"
+#include "orchestrator/emu_find.h"
 
 #define TB_VERSION "0.9.0" /* the release these sources make (LICENSE: MIT) */
 
@@ -35,7 +37,19 @@ static void usage(FILE *f)
 		if (commands[i].help)
 			fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\n'testbed <command> --help' describes a command; 'testbed --version' the "
-		   "release.\n");
+		   "release\n(with -v, also the emu-node it runs); 'man testbed' has the rest.\n");
+}
+
+/* The release; with -v also the emu-node `up` would start, or why there is none. */
+static int version(void)
+{
+	char node[PATH_MAX];
+	struct diag d = {0};
+
+	printf("testbed %s\n", TB_VERSION);
+	if (log_level >= LOG_DEBUG)
+		printf("emu-node: %s\n", emu_find(node, sizeof(node), &d) ? d.msg : node);
+	return CMD_OK;
 }
 
 int main(int argc, char **argv)
@@ -54,10 +68,8 @@ int main(int argc, char **argv)
 		argc--;
 		argv++;
 	}
-	if (argc == 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))) {
-		printf("testbed %s\n", TB_VERSION);
-		return CMD_OK;
-	}
+	if (argc == 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")))
+		return version();
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		usage(argc < 2 ? stderr : stdout);
