@@ -389,8 +389,6 @@ static int gather(struct sim_net *s)
 			r = reach_flow(s, l->flows.v[k]);
 	}
 	s->dirty.n = 0;
-	if (!r && s->comp_flows.n > 1) /* events made in id order: simultaneous ends come so */
-		qsort(s->comp_flows.v, s->comp_flows.n, sizeof(uint32_t), cmp_id);
 	return r;
 }
 
@@ -522,6 +520,14 @@ static int fill(struct sim_net *s, struct fill *x)
 	return r;
 }
 
+/* Whether a flow whose rate was just set needs a new completion event. One whose rate did not
+ * change keeps its event: settled at an unchanged rate, it still ends when it was due to
+ * (most of a component's flows, when one flow of it starts or ends elsewhere). */
+static bool rescheduled(const struct sim_flow *f, double old)
+{
+	return f->rate != old || f->rate <= 0 || f->hpos == UINT32_MAX;
+}
+
 /* The new completion event of a flow whose rate was just set. */
 static int schedule(struct sim_net *s, uint32_t id)
 {
@@ -536,7 +542,8 @@ static int schedule(struct sim_net *s, uint32_t id)
 static int refill(struct sim_net *s)
 {
 	struct fill x;
-	size_t i;
+	double *old;
+	size_t i, n = 0;
 	int r;
 
 	if (!s->dirty.n)
@@ -548,13 +555,23 @@ static int refill(struct sim_net *s)
 	x.rem = malloc((s->comp_links.n + 1) * sizeof(*x.rem));
 	x.cnt = malloc((s->comp_links.n + 1) * sizeof(*x.cnt));
 	x.ver = malloc((s->comp_links.n + 1) * sizeof(*x.ver));
-	r = x.rem && x.cnt && x.ver ? 0 : -ENOMEM;
-	for (i = 0; !r && i < s->comp_flows.n; i++) /* what they sent at the old rates */
+	old = malloc((s->comp_flows.n + 1) * sizeof(*old));
+	r = x.rem && x.cnt && x.ver && old ? 0 : -ENOMEM;
+	for (i = 0; !r && i < s->comp_flows.n; i++) { /* what they sent at the old rates */
 		settle(s, &s->flows.v[s->comp_flows.v[i]]);
+		old[i] = s->flows.v[s->comp_flows.v[i]].rate;
+	}
 	if (!r)
 		r = fill(s, &x);
-	for (i = 0; !r && i < s->comp_flows.n; i++)
+	/* the flows whose rates changed, new events made in id order: simultaneous ends come so */
+	for (i = 0, n = 0; !r && i < s->comp_flows.n; i++)
+		if (rescheduled(&s->flows.v[s->comp_flows.v[i]], old[i]))
+			s->comp_flows.v[n++] = s->comp_flows.v[i];
+	if (n > 1)
+		qsort(s->comp_flows.v, n, sizeof(uint32_t), cmp_id);
+	for (i = 0; !r && i < n; i++)
 		r = schedule(s, s->comp_flows.v[i]);
+	free(old);
 	free(x.rem);
 	free(x.cnt);
 	free(x.ver);
