@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Helpers shared by the subcommands (see cmd.h). */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,6 +173,19 @@ int cmd_fail(const char *cmd, int r, const struct diag *d)
 	else
 		fprintf(stderr, "testbed %s: %s\n", cmd, strerror(-r));
 	return r == -EINVAL ? CMD_USAGE : CMD_FAIL;
+}
+
+void cmd_emu_path(char *buf, size_t len)
+{
+	char self[PATH_MAX - 16];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	self[n > 0 ? n : 0] = '\0';
+	slash = strrchr(self, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(buf, len, "%s/emu-node", n > 0 ? self : ".");
 }
 
 int cmd_wants_help(int argc, char **argv)

@@ -82,20 +82,6 @@ static void on_progress(void *arg, const struct run *r)
 		c[0] == r->njobs ? "done" : left, pg->tty ? "\033[K" : "\n");
 }
 
-/* The emu-node binary next to this one. */
-static void emu_path(char *buf, size_t len)
-{
-	char self[PATH_MAX - 16];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
-
-	self[n > 0 ? n : 0] = '\0';
-	slash = strrchr(self, '/');
-	if (slash)
-		*slash = '\0';
-	snprintf(buf, len, "%s/emu-node", n > 0 ? self : ".");
-}
-
 void cmd_run_give_back(const struct experiment *e, const char *dir)
 {
 	res_give_back(e->run.results, dir);
@@ -276,7 +262,7 @@ int cmd_run(struct cmd_world *w, const int *nsfd, volatile sig_atomic_t *stop,
 	struct run_emu x = {.nsfd = nsfd};
 	char exe[PATH_MAX];
 
-	emu_path(exe, sizeof(exe));
+	cmd_emu_path(exe, sizeof(exe));
 	x.emu_path = exe;
 	if (access(exe, X_OK))
 		return diag_set(d, -ENOENT, "%s: %s (build it with make)", exe, strerror(errno));
