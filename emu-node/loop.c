@@ -25,7 +25,7 @@ uint64_t loop_now(void)
 /* Task work only on our own io_uring_enter and one submitter: completions are then handled
  * in batches on this process's CPU instead of interrupting it (kernel 6.1+; without, the
  * plain setup works the same, a little slower). */
-static int loop_ring_init(struct io_uring *ring)
+int loop_ring_init(struct io_uring *ring)
 {
 	struct io_uring_params p = {
 		.flags = IORING_SETUP_CQSIZE | IORING_SETUP_SINGLE_ISSUER |

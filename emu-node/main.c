@@ -14,10 +14,12 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: emu-node --ctl FD\n\n"
+	fprintf(f, "Usage: emu-node --ctl FD\n       emu-node --probe\n\n"
 		   "The per-endpoint agent of testbed: speaks the control protocol of\n"
 		   "emu-node/ctl.h on FD (a SOCK_SEQPACKET socket from the runner) and runs\n"
-		   "collective schedules over TCP. Started by the runner, not by hand.\n");
+		   "collective schedules over TCP. Started by the runner, not by hand.\n"
+		   "--probe sets up its io_uring as a run does and says whether the kernel\n"
+		   "has everything it uses (exit 0) or what it lacks (exit 1).\n");
 }
 
 static int parse_fd(const char *s)
@@ -65,6 +67,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (argc == 2 && !strcmp(argv[1], "--probe"))
+		return probe_main();
 	if (argc != 3 || strcmp(argv[1], "--ctl") || (fd = parse_fd(argv[2])) < 0) {
 		usage(stderr);
 		return 2;

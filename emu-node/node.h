@@ -145,12 +145,17 @@ struct ctx {
 
 /* loop.c */
 int loop_init(struct ctx *c, int ctl_fd, struct diag *d);
+/* The ring as a run sets it up: disabled until sandbox_ring restricts it. 0 or -errno. */
+int loop_ring_init(struct io_uring *ring);
 int loop_run(struct ctx *c);
 void loop_done(struct ctx *c);
 /* An SQE whose completion goes to op (marked busy); op NULL for a request whose completion
  * is ignored (cancels). Never NULL: submits what is queued when the SQ is full. */
 struct io_uring_sqe *loop_sqe(struct ctx *c, struct op *op);
 uint64_t loop_now(void);
+
+/* probe.c: `emu-node --probe`, what `testbed doctor` asks of io_uring; prints one line. */
+int probe_main(void);
 
 /* ctl.c */
 void ctl_quit(struct ctx *c, int code);

@@ -15,11 +15,35 @@
 
 #include "emu-node/sandbox.h"
 
-/* The operations emu-node submits (conn.c, ctl.c, exec.c, loop.c, rank.c). */
+/* The operations emu-node submits (conn.c, ctl.c, exec.c, loop.c, rank.c), and their names. */
 static const unsigned char ring_ops[] = {
 	IORING_OP_RECV,		IORING_OP_SEND,	   IORING_OP_CONNECT,	     IORING_OP_ACCEPT,
 	IORING_OP_ASYNC_CANCEL, IORING_OP_TIMEOUT, IORING_OP_TIMEOUT_REMOVE,
 };
+static const char *const ring_op_names[] = {
+	"recv", "send", "connect", "accept", "async cancel", "timeout", "timeout remove",
+};
+
+_Static_assert(sizeof(ring_ops) == sizeof(ring_op_names) / sizeof(ring_op_names[0]),
+	       "a name per operation");
+
+int sandbox_ring_check(struct io_uring *ring, struct diag *d)
+{
+	struct io_uring_probe *p = io_uring_get_probe_ring(ring);
+	size_t i;
+	int r = 0;
+
+	if (!p)
+		return diag_set(d, -EOPNOTSUPP,
+				"io_uring cannot list its operations (kernel 5.6 "
+				"or later has IORING_REGISTER_PROBE)");
+	for (i = 0; !r && i < sizeof(ring_ops); i++)
+		if (!io_uring_opcode_supported(p, ring_ops[i]))
+			r = diag_set(d, -EOPNOTSUPP, "io_uring has no %s operation",
+				     ring_op_names[i]);
+	io_uring_free_probe(p);
+	return r;
+}
 
 int sandbox_ring(struct io_uring *ring, struct diag *d)
 {

@@ -9,6 +9,10 @@
 
 #include "lib/diag.h"
 
+/* Checks that the kernel knows every operation emu-node submits. 0, -EOPNOTSUPP naming the
+ * first it does not know, or -errno, with d set. */
+int sandbox_ring_check(struct io_uring *ring, struct diag *d);
+
 /* Restricts ring (set up with IORING_SETUP_R_DISABLED) to the operations emu-node submits
  * and enables it. 0 or -errno with d set. */
 int sandbox_ring(struct io_uring *ring, struct diag *d);

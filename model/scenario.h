@@ -14,6 +14,11 @@
 
 #define SCN_NAME_MAX 24 /* testbed names: [a-z0-9-], used in namespace names */
 
+/* Where a file gives a field: its key's line and column, 1-based; 0:0 when it does not. */
+struct scn_at {
+	uint32_t line, col;
+};
+
 enum scn_gen {
 	SCN_GEN_LEAFSPINE,
 	SCN_GEN_BEST, /* one non-blocking switch joining the same endpoints */
@@ -60,6 +65,7 @@ struct scn_topology {
 	struct gen_direct_params dr; /* direct */
 	uint64_t delay_ns; /* one-way delay added on every link (needs netem) */
 	uint32_t line, col; /* where the file gives the topology, for its size errors; 0 if not */
+	struct scn_at delay_at, ocs_at; /* where delay and ocs are given, for `testbed doctor` */
 };
 
 enum scn_qdisc {
@@ -74,6 +80,7 @@ struct scn_shaping {
 	uint64_t burst_bytes; /* 0 = derived from the rate (about 1 ms of data) */
 	uint64_t queue_bytes; /* 0 = derived from the rate */
 	uint32_t mtu; /* every veth's MTU, bytes (68..65535); shaping counts frames of mtu + 14 */
+	struct scn_at qdisc_at, ack_at; /* where qdisc and ack_priority are given */
 };
 
 enum scn_policy {
@@ -119,6 +126,7 @@ struct scn_routing {
 	enum scn_enforce enforce; /* greedy and optimal: how their paths are pinned */
 	enum scn_trigger trigger; /* when they decide */
 	uint32_t line, col; /* where the file gives routing.policy; 0 if it does not */
+	struct scn_at spray_at; /* where the file gives routing.spray */
 };
 
 struct scn_addressing {

@@ -58,6 +58,14 @@ bool cmd_emu_too_long(const struct cmd_world *w, char *buf, size_t len);
 /* Prints d (or a fallback) as "testbed <cmd>: <message>" and returns the exit code for r. */
 int cmd_fail(const char *cmd, int r, const struct diag *d);
 
+/* The emu-node binary `up` would start (emu_find.h: beside this one, or the installed one), into
+ * buf; where it is missing (beside this one) when there is none. */
+void cmd_emu_path(char *buf, size_t len);
+
+/* The example scenarios: given, else ./scenarios, else the installed ones beside this
+ * executable (../share/testbed/scenarios). 0, or -ENOENT when there is no such folder. */
+int cmd_scenarios_dir(const char *given, char *out, size_t len);
+
 /* Whether argv[i] asks for help. */
 int cmd_wants_help(int argc, char **argv);
 
@@ -69,6 +77,7 @@ void cmd_said_foreign(const char *cmd, const struct fabric_down_info *in);
 int cmd_need_root(const char *cmd);
 
 int cmd_check(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 int cmd_up(int argc, char **argv);
 int cmd_down(int argc, char **argv);
 int cmd_status(int argc, char **argv);

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 /* Helpers shared by the subcommands (see cmd.h). */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "model/gen.h"
 #include "orchestrator/cmd.h"
+#include "orchestrator/emu_find.h"
 #include "orchestrator/scenario_sweep.h"
 #include "orchestrator/fabric.h"
 #include "orchestrator/failure.h"
@@ -172,6 +175,55 @@ int cmd_fail(const char *cmd, int r, const struct diag *d)
 	else
 		fprintf(stderr, "testbed %s: %s\n", cmd, strerror(-r));
 	return r == -EINVAL ? CMD_USAGE : CMD_FAIL;
+}
+
+void cmd_emu_path(char *buf, size_t len)
+{
+	char self[PATH_MAX - 16];
+	struct diag d = {0};
+	ssize_t n;
+	char *slash;
+
+	if (!emu_find(buf, len, &d)) /* beside testbed, or the installed one (emu_find.h) */
+		return;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1); /* neither: where it is missed */
+	self[n > 0 ? n : 0] = '\0';
+	slash = strrchr(self, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(buf, len, "%s/emu-node", n > 0 ? self : ".");
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+int cmd_scenarios_dir(const char *given, char *out, size_t len)
+{
+	char self[PATH_MAX];
+	ssize_t n;
+	char *slash;
+	int k;
+
+	if (given) {
+		snprintf(out, len, "%s", given);
+		return is_dir(out) ? 0 : -ENOENT;
+	}
+	snprintf(out, len, "scenarios");
+	if (is_dir(out))
+		return 0;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return -ENOENT;
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (slash)
+		*slash = '\0';
+	k = snprintf(out, len, "%s/../share/testbed/scenarios", self);
+	return k > 0 && (size_t)k < len && is_dir(out) ? 0 : -ENOENT;
 }
 
 int cmd_wants_help(int argc, char **argv)

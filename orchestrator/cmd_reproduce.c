@@ -84,33 +84,6 @@ static int parse(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-/* ./scenarios, or the installed ones beside the executable (../share/testbed/scenarios). */
-static int find_scenarios(const struct opts *o, char *out, size_t len)
-{
-	char self[PATH_MAX];
-	ssize_t n;
-	char *slash;
-	struct stat st;
-
-	if (o->scenarios) {
-		snprintf(out, len, "%s", o->scenarios);
-		return stat(out, &st) || !S_ISDIR(st.st_mode) ? -ENOENT : 0;
-	}
-	snprintf(out, len, "scenarios");
-	if (!stat(out, &st) && S_ISDIR(st.st_mode))
-		return 0;
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return -ENOENT;
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	if (slash)
-		*slash = '\0';
-	if (join(out, len, self, "../share/testbed/scenarios"))
-		return -ENAMETOOLONG;
-	return stat(out, &st) || !S_ISDIR(st.st_mode) ? -ENOENT : 0;
-}
-
 /* Runs `testbed up|sim --results dir file` with its output into log; its exit code. The
  * child is this very executable (/proc/self/exe), also if a rebuild replaced its file. */
 static int run_child(enum repro_backend be, const char *dir, const char *file, const char *log)
@@ -362,7 +335,7 @@ static int prepare(const struct opts *o, const uint32_t *idx, size_t n, char *sc
 					"%s is emulated, which needs root: run as root, or pass "
 					"--sim to run every scenario in virtual time",
 					repro_items[idx[i]].file);
-	if (find_scenarios(o, scen, slen))
+	if (cmd_scenarios_dir(o->scenarios, scen, slen))
 		return diag_set(d, -ENOENT, "no scenarios folder: %s (give --scenarios DIR)",
 				o->scenarios ? o->scenarios
 					     : "neither ./scenarios nor the installed one");

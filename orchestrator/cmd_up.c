@@ -3,6 +3,7 @@
  * Ctrl-C, so nothing half-built is left in the kernel. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "orchestrator/cmd.h"
 #include "orchestrator/cmd_run.h"
 #include "orchestrator/cmd_sweep.h"
+#include "orchestrator/doctor_probe.h"
 #include "orchestrator/fabric.h"
 #include "orchestrator/scenario_yaml.h"
 #include "orchestrator/results.h"
@@ -162,6 +164,18 @@ static int roll_back(const char *name, int r, struct diag *d)
 	return diag_set(d, r == -EINVAL ? -EIO : r, "'%s' failed; nothing is left", name);
 }
 
+/* What this kernel lacks for w, refused before anything is made: the feature and the field
+ * that needs it (doctor.h). */
+static int up_check(const struct cmd_world *w, struct diag *d)
+{
+	struct doctor_needs n;
+	char emu[PATH_MAX];
+
+	doctor_needs_of(&w->e, w->t, &w->plan, &w->jobs, &n);
+	cmd_emu_path(emu, sizeof(emu));
+	return doctor_check(&n, emu, d);
+}
+
 /* Claims the name, builds, runs the workload if there is one, and tears down when the run
  * is over (unless keep) or on failure. */
 static int build(struct cmd_world *w, const char *name, bool keep, const struct cmd_run_opts *ro,
@@ -181,7 +195,8 @@ static int build(struct cmd_world *w, const char *name, bool keep, const struct 
 	int r;
 
 	clock_gettime(CLOCK_MONOTONIC, &pg.t0);
-	r = state_create(name, &st, d);
+	r = up_check(w, d);
+	r = r ? r : state_create(name, &st, d);
 	if (r)
 		return r;
 	(void)state_record(&st, "scenario %s", w->e.s.path);

@@ -7,10 +7,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <linux/pkt_sched.h>
-
 #include <netlink/msg.h>
 
+#include "orchestrator/doctor.h"
 #include "orchestrator/fabric.h"
 #include "orchestrator/fabric_int.h"
 #include "orchestrator/netns.h"
@@ -43,9 +42,10 @@ int fabric_stopped(const struct fabric *f, struct diag *d)
 	return 0;
 }
 
-/* Enough descriptors for one fd per namespace plus sockets. */
-static int raise_nofile(size_t need, struct diag *d)
+/* Enough descriptors for one fd per namespace plus sockets (doctor.h). */
+static int raise_nofile(size_t namespaces, struct diag *d)
 {
+	rlim_t need = doctor_nofile_up(namespaces);
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl))
@@ -58,8 +58,8 @@ static int raise_nofile(size_t need, struct diag *d)
 	if (setrlimit(RLIMIT_NOFILE, &rl))
 		return diag_set(
 			d, -errno,
-			"%zu namespaces need %zu open files; raising RLIMIT_NOFILE failed: %s",
-			need - 256, need, strerror(errno));
+			"%zu namespaces need %llu open files; raising RLIMIT_NOFILE failed: %s",
+			namespaces, (unsigned long long)need, strerror(errno));
 	return 0;
 }
 
@@ -210,63 +210,12 @@ static int config_namespaces(struct fabric *f, struct diag *d)
 	return r;
 }
 
-static bool wants_delay(const struct topo *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->links.n; i++)
-		if (t->links.v[i].delay_ns)
-			return true;
-	return false;
-}
-
-/* Link delay needs sch_netem, which many kernels (this project's CI VM among them) lack:
- * try one on lo of a scratch namespace before building anything. */
-static int probe_netem(struct fabric *f, struct diag *d)
-{
-	const struct netns_claim claim = {state_record_claim, f->st, f->st->tag};
-	struct nl_msg *m = NULL;
-	struct nlk_batch b;
-	char name[128];
-	int fd = -1, nsfd = -1, r;
-
-	fabric_ns_name(name, sizeof(name), f->name, "probe");
-	r = state_record(f->st, "ns %s", name);
-	r = r ? r : netns_create(name, f->root_fd, &claim, NULL, 0, &nsfd, d);
-	if (!r)
-		fd = nlk_socket_in(nsfd, f->root_fd);
-	if (!r && fd < 0)
-		r = diag_set(d, fd, "opening netlink: %s", strerror(-fd));
-	if (!r) {
-		nlk_batch_init(&b, fd);
-		r = nlk_build_netem(1, TC_H_ROOT, 0x10000, 1000, 1000, &m);
-		r = r ? r : nlk_batch_add(&b, m, d, "netem");
-		r = r ? r : nlk_batch_flush(&b, d);
-		nlk_batch_done(&b);
-		if (r) {
-			d->msg[0] = '\0';
-			r = diag_set(d, -EOPNOTSUPP,
-				     "topology.delay needs the netem qdisc (sch_netem), which this "
-				     "kernel does not have; remove the delay or load sch_netem");
-		}
-	}
-	nlmsg_free(m);
-	if (fd >= 0)
-		close(fd);
-	if (nsfd >= 0) { /* made here; a failed create removed what it made, and only that */
-		close(nsfd);
-		(void)netns_delete(name);
-	}
-	return r;
-}
-
 int fabric_up(struct fabric *f, struct diag *d)
 {
 	int r;
 
-	r = raise_nofile(f->t->nodes.n + 256, d);
-	if (!r && wants_delay(f->t))
-		r = probe_netem(f, d);
+	/* what the kernel lacks was refused before (doctor_check) */
+	r = raise_nofile(f->t->nodes.n, d);
 	r = r ? r : make_namespaces(f, d);
 	r = r ? r : make_links(f, d);
 	r = r ? r : config_namespaces(f, d);

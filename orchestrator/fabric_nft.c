@@ -8,35 +8,14 @@
 #include <linux/netfilter/nfnetlink.h>
 
 #include "orchestrator/fabric_int.h"
-#include "orchestrator/netns.h"
 #include "orchestrator/nftr.h"
-
-/* An mnl netfilter socket bound inside namespace nsfd. */
-static struct mnl_socket *nft_socket_in(int nsfd, int root_fd, int *err)
-{
-	struct mnl_socket *nl = NULL;
-
-	*err = netns_enter(nsfd);
-	if (*err)
-		return NULL;
-	nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
-	*err = nl ? 0 : -errno;
-	if (nl && mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID)) {
-		*err = -errno;
-		mnl_socket_close(nl);
-		nl = NULL;
-	}
-	if (netns_enter(root_fd) && !*err)
-		*err = -errno;
-	return nl;
-}
 
 static int nft_node(struct fabric *f, uint32_t n, struct diag *d)
 {
 	struct mnl_socket *nl;
 	int r;
 
-	nl = nft_socket_in(f->nsfd[n], f->root_fd, &r);
+	nl = nftr_socket_in(f->nsfd[n], f->root_fd, &r);
 	if (!nl)
 		return diag_set(d, r, "opening nftables in %s: %s", f->t->nodes.v[n].name,
 				strerror(-r));

@@ -12,6 +12,7 @@
 
 static const struct cmd commands[] = {
 	{"check", cmd_check, "Parse a scenario and print what it would build (no root needed)"},
+	{"doctor", cmd_doctor, "Check this machine has what the testbed (or a scenario) needs"},
 	{"up", cmd_up, "Build a scenario's topology in network namespaces"},
 	{"down", cmd_down, "Remove a testbed and everything it made"},
 	{"status", cmd_status, "List testbeds, or show one"},

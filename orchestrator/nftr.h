@@ -61,6 +61,10 @@ int nftr_node_clear(struct mnl_nlmsg_batch *b, uint32_t *seq);
 int nftr_batch_send(struct mnl_socket *nl, struct mnl_nlmsg_batch *b, uint32_t seq0,
 		    uint32_t seq_end, struct diag *d);
 
+/* An mnl netfilter socket bound inside namespace nsfd (the thread returns to root_fd), or NULL
+ * with -errno in *err. */
+struct mnl_socket *nftr_socket_in(int nsfd, int root_fd, int *err);
+
 /* Builds node n's ruleset into a batch of whatever size it needs and sends it on nl (a
  * NETLINK_NETFILTER socket inside n's namespace). 0, or -errno with d saying what failed. */
 int nftr_node_install(struct mnl_socket *nl, const struct topo *t, const struct route_plan *plan,

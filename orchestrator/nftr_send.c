@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* nftables effector, I/O: sends one namespace's batch and reads the kernel's acks, naming
- * the object behind the first error and keeping the kernel's extack text (see nftr.h). */
+/* nftables effector, I/O: opens a namespace's netfilter socket, sends its batch and reads the
+ * kernel's acks, naming the object behind the first error and keeping the kernel's extack
+ * text (see nftr.h). */
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -15,6 +16,7 @@
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netlink.h>
 
+#include "orchestrator/netns.h"
 #include "orchestrator/nftr_priv.h"
 
 #ifndef SOL_NETLINK
@@ -302,4 +304,23 @@ int nftr_node_install(struct mnl_socket *nl, const struct topo *t, const struct 
 		mnl_nlmsg_batch_stop(b);
 	free(buf);
 	return r;
+}
+
+struct mnl_socket *nftr_socket_in(int nsfd, int root_fd, int *err)
+{
+	struct mnl_socket *nl = NULL;
+
+	*err = netns_enter(nsfd);
+	if (*err)
+		return NULL;
+	nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
+	*err = nl ? 0 : -errno;
+	if (nl && mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID)) {
+		*err = -errno;
+		mnl_socket_close(nl);
+		nl = NULL;
+	}
+	if (netns_enter(root_fd) && !*err)
+		*err = -errno;
+	return nl;
 }

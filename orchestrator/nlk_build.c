@@ -50,6 +50,8 @@ int nlk_build_veth(const struct nlk_veth *v, struct nl_msg **out)
 	p = rtnl_link_veth_get_peer(l);
 	veth_end(l, v->name, v->ifindex, v->nsfd, v->mtu);
 	veth_end(p, v->peer, v->peer_ifindex, v->peer_nsfd, v->mtu);
+	if (v->txqueues)
+		rtnl_link_set_num_tx_queues(l, v->txqueues);
 	r = nle(rtnl_link_build_add_request(l, NLM_F_CREATE | NLM_F_EXCL, out));
 	rtnl_link_put(p);
 	rtnl_link_veth_release(l);
@@ -272,10 +274,10 @@ int nlk_build_u32_short(int ifindex, uint32_t max_len, uint32_t classid, struct 
 	return r;
 }
 
-int nlk_build_bfifo(int ifindex, uint32_t parent, uint32_t handle, uint32_t limit,
-		    struct nl_msg **out)
+static int fifo(int ifindex, uint32_t parent, uint32_t handle, const char *kind, uint32_t limit,
+		struct nl_msg **out)
 {
-	struct rtnl_qdisc *q = qdisc_new(ifindex, parent, handle, "bfifo");
+	struct rtnl_qdisc *q = qdisc_new(ifindex, parent, handle, kind);
 
 	if (!q)
 		return -ENOMEM;
@@ -284,6 +286,25 @@ int nlk_build_bfifo(int ifindex, uint32_t parent, uint32_t handle, uint32_t limi
 		return -EINVAL;
 	}
 	return qdisc_finish(q, out);
+}
+
+int nlk_build_bfifo(int ifindex, uint32_t parent, uint32_t handle, uint32_t limit,
+		    struct nl_msg **out)
+{
+	return fifo(ifindex, parent, handle, "bfifo", limit, out);
+}
+
+int nlk_build_pfifo(int ifindex, uint32_t parent, uint32_t handle, uint32_t limit,
+		    struct nl_msg **out)
+{
+	return fifo(ifindex, parent, handle, "pfifo", limit, out);
+}
+
+int nlk_build_qdisc(int ifindex, const char *kind, struct nl_msg **out)
+{
+	struct rtnl_qdisc *q = qdisc_new(ifindex, TC_H_ROOT, TC_HANDLE(1, 0), kind);
+
+	return q ? qdisc_finish(q, out) : -ENOMEM;
 }
 
 int nlk_build_netem(int ifindex, uint32_t parent, uint32_t handle, uint64_t delay_ns,

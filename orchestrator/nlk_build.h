@@ -16,6 +16,7 @@ struct nlk_veth {
 	int ifindex, peer_ifindex; /* chosen indexes: the namespaces are ours and fresh */
 	int nsfd, peer_nsfd; /* namespace of each end */
 	uint32_t mtu; /* of both ends, 0 = the kernel's default (1500) */
+	uint32_t txqueues; /* of the first end, 0 = the kernel's default (1) */
 };
 
 struct nlk_nexthop {
@@ -67,6 +68,11 @@ int nlk_build_htb_class(int ifindex, const struct nlk_htb_class *c, struct nl_ms
 int nlk_build_u32_short(int ifindex, uint32_t max_len, uint32_t classid, struct nl_msg **out);
 int nlk_build_bfifo(int ifindex, uint32_t parent, uint32_t handle, uint32_t limit,
 		    struct nl_msg **out);
+/* The same counting packets. */
+int nlk_build_pfifo(int ifindex, uint32_t parent, uint32_t handle, uint32_t limit,
+		    struct nl_msg **out);
+/* A root qdisc of kind (mq) with the kernel's defaults: no options. */
+int nlk_build_qdisc(int ifindex, const char *kind, struct nl_msg **out);
 /* netem delay under parent (TC_H_ROOT for none) with handle, queue limit in packets. */
 int nlk_build_netem(int ifindex, uint32_t parent, uint32_t handle, uint64_t delay_ns,
 		    uint32_t limit_pkts, struct nl_msg **out);

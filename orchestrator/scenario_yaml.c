@@ -184,6 +184,19 @@ yaml_node_t *scn_yaml_given(const struct map_read *m, const char *name)
 	return given(m, name);
 }
 
+struct scn_at scn_yaml_at(const struct map_read *m, const char *name)
+{
+	struct scn_at at = {0, 0};
+	size_t i;
+
+	for (i = 0; i < m->sec->n; i++)
+		if (m->key[i] && !strcmp(m->sec->fields[i].name, name)) {
+			at.line = (uint32_t)m->key[i]->start_mark.line + 1;
+			at.col = (uint32_t)m->key[i]->start_mark.column + 1;
+		}
+	return at;
+}
+
 /* workload.generate.sizes: a mapping of GPU counts to weights. */
 static int set_sizes(struct scn_yaml_ctx *c, yaml_node_t *n,
 		     __attribute__((unused)) const struct scn_yaml_field *f)
@@ -358,11 +371,13 @@ static const struct scn_yaml_field shaping_fields[] = {
 static int shaping_check(struct scn_yaml_ctx *c, const struct map_read *m)
 {
 	static const char *const names[] = {"burst", "queue"};
-	const struct scn_shaping *sh = &c->e->s.shaping;
+	struct scn_shaping *sh = &c->e->s.shaping;
 	const uint64_t v[] = {sh->burst_bytes, sh->queue_bytes};
 	yaml_node_t *n;
 	size_t i;
 
+	sh->qdisc_at = scn_yaml_at(m, "qdisc");
+	sh->ack_at = scn_yaml_at(m, "ack_priority");
 	for (i = 0; i < 2; i++)
 		if (v[i] && v[i] < shape_frame(sh) && (n = given(m, names[i])))
 			return scn_yaml_fail_at(
@@ -390,6 +405,7 @@ static int routing_check(struct scn_yaml_ctx *c, const struct map_read *m)
 	struct scn_routing *rt = &c->e->s.routing;
 	yaml_node_t *n = given(m, "policy");
 
+	rt->spray_at = scn_yaml_at(m, "spray");
 	if (n) {
 		rt->line = (uint32_t)n->start_mark.line + 1;
 		rt->col = (uint32_t)n->start_mark.column + 1;

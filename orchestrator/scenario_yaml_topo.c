@@ -443,6 +443,8 @@ static int topology_check(struct scn_yaml_ctx *c, const struct map_read *m)
 		return r;
 	topo_of(c)->line = (uint32_t)m->node->start_mark.line + 1;
 	topo_of(c)->col = (uint32_t)m->node->start_mark.column + 1;
+	topo_of(c)->delay_at = scn_yaml_at(m, "delay");
+	topo_of(c)->ocs_at = scn_yaml_at(m, "ocs");
 	if (g != SCN_GEN_MULTIDIM && g != SCN_GEN_DIRECT && !scn_yaml_given(m, "host_rate"))
 		return missing(c, m, "host_rate");
 	switch (g) {

@@ -70,6 +70,9 @@ int scn_yaml_section(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_ya
 /* The value node of field `name` in m, or NULL if the file does not give it. */
 yaml_node_t *scn_yaml_given(const struct map_read *m, const char *name);
 
+/* Where field `name` of m is given: its key's line and column, 0:0 if it is not. */
+struct scn_at scn_yaml_at(const struct map_read *m, const char *name);
+
 /* The topology section (scenario_yaml_topo.c). */
 extern const struct section scn_yaml_topology_sec;
 /* topology.ocs, and the top-level `failures:` list (scenario_yaml_net.c). */

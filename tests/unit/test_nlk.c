@@ -28,7 +28,7 @@ static struct nlmsghdr *t_hdr(struct nl_msg *m)
 
 static void test_veth(void **state)
 {
-	struct nlk_veth v = {"s0", "l0", 7, 3, 11, 12, 9000};
+	struct nlk_veth v = {"s0", "l0", 7, 3, 11, 12, 9000, 0};
 	struct nlattr *tb[IFLA_MAX + 1], *li[IFLA_INFO_MAX + 1], *data[VETH_INFO_MAX + 1];
 	struct nlattr *ptb[IFLA_MAX + 1];
 	struct ifinfomsg *ifi, *pifi;
@@ -69,6 +69,13 @@ static void test_veth(void **state)
 	assert_int_equal(nlk_build_veth(&v, &m), 0);
 	assert_int_equal(nlmsg_parse(t_hdr(m), sizeof(*ifi), tb, IFLA_MAX, NULL), 0);
 	assert_null(tb[IFLA_MTU]);
+	assert_null(tb[IFLA_NUM_TX_QUEUES]); /* nor a queue count */
+	nlmsg_free(m);
+	m = NULL;
+	v.txqueues = 2; /* what mq needs (testbed doctor) */
+	assert_int_equal(nlk_build_veth(&v, &m), 0);
+	assert_int_equal(nlmsg_parse(t_hdr(m), sizeof(*ifi), tb, IFLA_MAX, NULL), 0);
+	assert_int_equal(nla_get_u32(tb[IFLA_NUM_TX_QUEUES]), 2);
 	nlmsg_free(m);
 }
 
@@ -306,6 +313,33 @@ static void test_netem(void **state)
 	nlmsg_free(m);
 }
 
+/* A pfifo counts packets; a plain qdisc (mq) goes at the root with no options. */
+static void test_pfifo_plain(void **state)
+{
+	struct nlattr *tb[TCA_MAX + 1];
+	struct tc_fifo_qopt *q;
+	struct nl_msg *m = NULL;
+	struct tcmsg *tcm;
+
+	(void)state;
+	assert_int_equal(nlk_build_pfifo(4, TC_H_ROOT, TC_HANDLE(1, 0), 100, &m), 0);
+	assert_int_equal(nlmsg_parse(t_hdr(m), sizeof(struct tcmsg), tb, TCA_MAX, NULL), 0);
+	assert_string_equal(nla_get_string(tb[TCA_KIND]), "pfifo");
+	q = nla_data(tb[TCA_OPTIONS]);
+	assert_int_equal(q->limit, 100);
+	nlmsg_free(m);
+	m = NULL;
+	assert_int_equal(nlk_build_qdisc(5, "mq", &m), 0);
+	assert_true(t_hdr(m)->nlmsg_flags & NLM_F_EXCL);
+	tcm = nlmsg_data(t_hdr(m));
+	assert_int_equal(tcm->tcm_ifindex, 5);
+	assert_int_equal(tcm->tcm_parent, TC_H_ROOT);
+	assert_int_equal(nlmsg_parse(t_hdr(m), sizeof(struct tcmsg), tb, TCA_MAX, NULL), 0);
+	assert_string_equal(nla_get_string(tb[TCA_KIND]), "mq");
+	assert_null(tb[TCA_OPTIONS]);
+	nlmsg_free(m);
+}
+
 static void test_shape_derive(void **state)
 {
 	struct scn_shaping cfg = {.qdisc = SCN_QDISC_TBF};
@@ -377,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_htb),
 		cmocka_unit_test(test_u32_short),
 		cmocka_unit_test(test_netem),
+		cmocka_unit_test(test_pfifo_plain),
 		cmocka_unit_test(test_shape_derive),
 		cmocka_unit_test(test_shape_mtu),
 	};
