@@ -88,5 +88,6 @@ int cmd_sim(int argc, char **argv);
 int cmd_schedule(int argc, char **argv);
 int cmd_reproduce(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif

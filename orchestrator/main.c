@@ -21,6 +21,8 @@ static const struct cmd commands[] = {
 	{"sim", cmd_sim, "Run a scenario in virtual time, at any scale (no root needed)"},
 	{"schedule", cmd_schedule,
 	 "Print the collective schedules a scenario's jobs run (no root)"},
+	{"export", cmd_export,
+	 "Write a scenario's topology for Graphviz or containerlab (no root needed)"},
 	{"report", cmd_report, "Make a results folder's summary and plots again (no root needed)"},
 	{"reproduce", cmd_reproduce,
 	 "Run each paper's reproduction scenarios and write a report beside the paper's figures"},
