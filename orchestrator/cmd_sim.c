@@ -6,9 +6,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "orchestrator/cmd.h"
+#include "orchestrator/results.h"
 #include "orchestrator/cmd_run.h"
 #include "orchestrator/cmd_sweep.h"
 #include "orchestrator/run_sim.h"
@@ -108,6 +110,18 @@ static int set_opts(struct cmd_world *w, const char *name, const char *results, 
 	return 0;
 }
 
+/* The results folder can be written, before a run that may take minutes needs it. */
+static int writable(const struct cmd_world *w, struct diag *d)
+{
+	const char *dir = w->e.run.results;
+	int r = res_mkdirs(dir);
+
+	if (!r && access(dir, W_OK))
+		r = -errno;
+	return r ? diag_set(d, r, "results folder %s: %s; give --results DIR", dir, strerror(-r))
+		 : 0;
+}
+
 static int sim_file(const char *path, const char *name, const char *results, struct diag *d)
 {
 	const struct cmd_sweep sw = {"testbed sim", true, sim_one, NULL, &stop_requested};
@@ -117,6 +131,7 @@ static int sim_file(const char *path, const char *name, const char *results, str
 	r = cmd_world_load_sim(path, NULL, &w, d);
 	r = r ? r : set_opts(&w, name, results, d);
 	r = r ? r : refuse(&w, d);
+	r = r ? r : writable(&w, d);
 	if (!r && w.ignored[0])
 		fprintf(stderr, "testbed sim: note: %s %s to emulation only: ignored\n", w.ignored,
 			strchr(w.ignored, ',') ? "apply" : "applies");

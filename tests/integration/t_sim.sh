@@ -128,4 +128,11 @@ esac
 rc=0
 as_user "$TB" sim --bogus scenarios/quickstart.yaml >/dev/null 2>&1 || rc=$?
 ((rc == 2)) || fail "sim --bogus: exit $rc, want 2"
-note "sweep of 6 runs compared; bad-sim fixtures refused"
+# a results folder it cannot write is refused before the run, not after it
+mkdir "$TB_TMP/ro" && chmod 0555 "$TB_TMP/ro"
+rc=0
+out=$(as_user "$TB" sim --results "$TB_TMP/ro/r" scenarios/sim-512.yaml 2>&1 >/dev/null) || rc=$?
+((rc == 1)) && [[ $out == *"results folder $TB_TMP/ro/r: Permission denied; give --results DIR"* ]] ||
+	fail "sim into a read-only folder: exit $rc: $out"
+[[ $out != *"running"* ]] || fail "sim into a read-only folder ran first: $out"
+note "sweep of 6 runs compared; bad-sim fixtures refused; an unwritable results folder refused first"
