@@ -101,14 +101,20 @@ int sim_link_set(struct sim_net *s, uint32_t link, bool up);
 /* Sets a timer at virtual time t (>= now). 0 or -EINVAL / -ENOMEM. */
 int sim_timer(struct sim_net *s, int64_t t, uint64_t cookie);
 
-/* Refills what changed, advances the clock to the next event and returns it in *ev: 1, or 0
- * when nothing is left to happen (only stalled flows, or none), or -ENOMEM. */
+/* Advances the clock to the next event and returns it in *ev: 1, or 0 when nothing is left
+ * to happen (only stalled flows, or none), or -ENOMEM. The events of one instant come before
+ * the rates are refilled for what they changed; the refill comes when the clock is about to
+ * move on (no flow can end sooner than now at any rate). */
 int sim_next(struct sim_net *s, struct sim_event *ev);
+
+/* Refills now the rates of what changed since the last refill (sim_next does it before the
+ * clock moves): for reading sim_flow_rate in the middle of an instant. 0 or -ENOMEM. */
+int sim_net_settle(struct sim_net *s);
 
 /* Bytes link has carried up to now (settled at the last event; exact at event times). */
 double sim_link_bytes(const struct sim_net *s, uint32_t link);
 
-/* The current rate of flow id in bit/s (after the refilling sim_next last did). */
+/* The rate of flow id in bit/s as last refilled (sim_next, sim_net_settle). */
 double sim_flow_rate(const struct sim_net *s, uint32_t id);
 
 #endif
