@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # testbed: one non-recursive build. Objects under build/, quiet unless V=1.
-# Targets: all check check-priv bench reproduce demo test smoke install uninstall clean deps format help
+# Targets: all check check-priv bench reproduce validate demo test smoke soak fuzz install
+# uninstall clean deps format format-check help
 
 PREFIX ?= /usr/local
 PKG_CONFIG ?= pkg-config
@@ -56,7 +57,7 @@ BINS := $(BUILD)/testbed $(if $(NODE_SRC),$(BUILD)/emu-node)
 MAN := $(BUILD)/testbed.8 $(BUILD)/testbed-scenario.5
 VERSION := $(shell sed -n 's/^\#define TB_VERSION "\([^"]*\)".*/\1/p' orchestrator/main.c)
 
-.PHONY: all check check-priv bench reproduce validate demo test smoke install uninstall clean deps format format-check help fuzz
+.PHONY: all check check-priv bench reproduce validate demo test smoke soak install uninstall clean deps format format-check help fuzz
 all: $(BINS) $(TOOL_BIN) $(MAN)
 
 $(BUILD)/obj/orchestrator/%.o: override CFLAGS += $(ORCH_CFLAGS)
@@ -87,6 +88,9 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_HELP_OBJ) $(NODE_LIB) $(ORC
 	$(if $(Q),@echo '  LD      $@')
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(ORCH_LIBS) -lcmocka
 
+# the fuzzers' regression inputs, read for the jobs fuzz_msccl reads them for
+$(BUILD)/tests/test_fuzz_regress: $(BUILD)/obj/tests/fuzz/msccl_job.o
+
 # the unit tests' JSON Schema validator, for results folders made by integration tests
 $(BUILD)/tools/schema_check: $(BUILD)/obj/tests/unit/json_schema.o
 $(BUILD)/tools/%: tests/tools/%.c $(ORCH_LIB) $(PURE_LIB)
@@ -101,21 +105,38 @@ deps:
 check: $(UNIT_BIN)
 	$(Q)scripts/run-unit $(UNIT_BIN)
 
-# libFuzzer on the scenario parser and the trace reader (clang); FUZZ_SECONDS bounds each.
+# libFuzzer on the scenario parser, the trace reader and the MSCCL XML reader (clang and its
+# runtimes: `scripts/deps fuzz` adds Debian's clang and libclang-rt-dev); FUZZ_SECONDS bounds
+# each. First every file of tests/fuzz/regress/<target>/ (inputs that once crashed it) runs
+# through its target once.
 FUZZ_SECONDS ?= 60
 FUZZ_CC := clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-D_GNU_SOURCE -I.
 FUZZ_SRC := tests/fuzz/fuzz_scenario.c orchestrator/scenario_yaml.c orchestrator/scenario_yaml_types.c orchestrator/scenario_sweep.c \
 	orchestrator/scenario_yaml_topo.c orchestrator/scenario_yaml_net.c orchestrator/experiment.c \
 	orchestrator/input.c $(PURE_SRC)
+FUZZ_REGRESS = $(wildcard tests/fuzz/regress/$(1)/*)
+# build/fuzz_<target> once over each regression file of <target> (none: nothing to run)
+fuzz_regress = $(if $(call FUZZ_REGRESS,$(1)),build/fuzz_$(1) $(call FUZZ_REGRESS,$(1)))
+# a crash is written to build/fuzz-crash-<target>-<sha1>: to be fixed and moved to regress/
+FUZZ_RUN = -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 \
+	-artifact_prefix=build/fuzz-crash-$(1)-
 fuzz:
-	@mkdir -p build/fuzz-corpus build/fuzz-trace-corpus
+	$(Q)scripts/deps fuzz
+	@mkdir -p build/fuzz-corpus build/fuzz-trace-corpus build/fuzz-msccl-corpus
 	$(FUZZ_CC) $(FUZZ_SRC) -lyaml -ljansson -lm -o build/fuzz_scenario
 	$(FUZZ_CC) tests/fuzz/fuzz_trace.c $(PURE_SRC) -ljansson -lm -o build/fuzz_trace
-	build/fuzz_scenario -max_total_time=$(FUZZ_SECONDS) -dict=tests/fuzz/scenario.dict \
-		-max_len=4096 -timeout=10 build/fuzz-corpus scenarios tests/fixtures/bad
-	build/fuzz_trace -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
-		build/fuzz-trace-corpus scenarios/traces tests/fixtures/traces
+	$(FUZZ_CC) tests/fuzz/fuzz_msccl.c tests/fuzz/msccl_job.c $(PURE_SRC) -ljansson -lm \
+		-o build/fuzz_msccl
+	$(call fuzz_regress,scenario)
+	$(call fuzz_regress,trace)
+	$(call fuzz_regress,msccl)
+	build/fuzz_scenario $(call FUZZ_RUN,scenario) -dict=tests/fuzz/scenario.dict -max_len=4096 \
+		build/fuzz-corpus scenarios tests/fixtures/bad
+	build/fuzz_trace $(call FUZZ_RUN,trace) -max_len=4096 build/fuzz-trace-corpus scenarios/traces \
+		tests/fixtures/traces
+	build/fuzz_msccl $(call FUZZ_RUN,msccl) -dict=tests/fuzz/msccl.dict -max_len=16384 \
+		build/fuzz-msccl-corpus scenarios/msccl tests/fixtures/msccl tests/fuzz/seeds/msccl
 
 check-priv: all
 	$(Q)scripts/as-root tests/integration/run.sh $(BUILD)
@@ -146,6 +167,13 @@ test: deps
 smoke: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)scripts/as-root scripts/smoke $(BUILD)
+
+# About eight minutes: the quickstart at one iteration up and down 50 times, then 20 runs killed
+# at random moments and removed by `down`; nothing may be left or pile up (scripts/soak).
+# SOAK_SEED=N replays the kill moments of an earlier soak.
+soak: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)scripts/as-root scripts/soak $(BUILD)
 
 # Man pages: hand-written roff with the prefix and release filled in (`man -l build/testbed.8`).
 # The stamp changes only when they do, so `make PREFIX=...` rewrites the pages.
@@ -211,7 +239,8 @@ clean:
 	rm -rf build
 
 help:
-	@echo 'make [all|check|check-priv|bench|reproduce|validate|demo|test|smoke|install|uninstall|clean|deps|format|format-check|fuzz] [V=1] [SANITIZE=1] [WERROR=0]'
+	@echo 'make [all|check|check-priv|bench|reproduce|validate|demo|test|smoke|soak|install|uninstall|clean|deps|format|format-check|fuzz] [V=1] [SANITIZE=1] [WERROR=0]'
+	@echo 'make fuzz [FUZZ_SECONDS=60]; make soak [SOAK_SEED=N]'
 	@echo 'make install|uninstall [PREFIX=/usr/local] [DESTDIR=]'
 
 # test objects are intermediates of a chain of pattern rules: keep them

@@ -393,6 +393,11 @@ static void next_comp(const char **p, char comp[COMP_MAX], long *idx)
 		(*p)++;
 }
 
+static size_t pairs_of(const yaml_node_t *m)
+{
+	return (size_t)(m->data.mapping.pairs.top - m->data.mapping.pairs.start);
+}
+
 /* Position of key k in mapping m, or -1. */
 static int find_key(struct scn_yaml_ctx *c, int m, const char *k)
 {
@@ -490,26 +495,26 @@ static int set_path(struct scn_yaml_ctx *c, const struct exp_sweep_axis *a, int 
 	return 0;
 }
 
-/* One case's paths, each set as an axis of its own would be, at the case's keys; a path the
- * sweep also has as an axis is refused (which would win?). */
-static int set_case(struct scn_yaml_ctx *c, yaml_node_t *m)
+/* One case's paths (mapping mid), each set as an axis of its own would be, at the case's keys;
+ * a path the sweep also has as an axis is refused (which would win?). Setting a path adds
+ * nodes, which may move every node: each is found again by its id, its mark copied. */
+static int set_case(struct scn_yaml_ctx *c, int mid)
 {
-	yaml_node_pair_t *p;
-	size_t i;
+	size_t i, j;
 	int r = 0;
 
-	for (p = m->data.mapping.pairs.start; !r && p < m->data.mapping.pairs.top; p++) {
+	for (i = 0; !r && i < pairs_of(node(c, mid)); i++) {
+		yaml_node_pair_t p = node(c, mid)->data.mapping.pairs.start[i];
 		struct exp_sweep_axis a = {0};
-		yaml_node_t *k = node(c, p->key);
+		yaml_mark_t km = node(c, p.key)->start_mark;
 
-		snprintf(a.path, sizeof(a.path), "%s", scn_yaml_text(k));
-		for (i = 0; i < c->e->sweep.axes.n; i++)
-			if (!strcmp(c->e->sweep.axes.v[i].path, a.path))
+		snprintf(a.path, sizeof(a.path), "%s", scn_yaml_text(node(c, p.key)));
+		for (j = 0; j < c->e->sweep.axes.n; j++)
+			if (!strcmp(c->e->sweep.axes.v[j].path, a.path))
 				return scn_yaml_fail_at(
-					c, &k->start_mark,
-					"sweep: %s is swept twice (first at line %u)", a.path,
-					c->e->sweep.axes.v[i].line);
-		r = set_path(c, &a, p->value, &k->start_mark);
+					c, &km, "sweep: %s is swept twice (first at line %u)",
+					a.path, c->e->sweep.axes.v[j].line);
+		r = set_path(c, &a, p.value, &km);
 	}
 	return r;
 }
@@ -548,8 +553,7 @@ int scn_sweep_apply(struct scn_yaml_ctx *c)
 			r = diag_set(c->d, -EINVAL, "%s: sweep: %s has no value %u", c->file,
 				     a->path, v);
 		else if (a->cases)
-			r = set_case(c,
-				     node(c, node(c, ids.list.v[i])->data.sequence.items.start[v]));
+			r = set_case(c, node(c, ids.list.v[i])->data.sequence.items.start[v]);
 		else
 			r = set_path(c, a, node(c, ids.list.v[i])->data.sequence.items.start[v],
 				     &km);

@@ -384,6 +384,8 @@ static void put_step(struct sbuf *o, const struct ex *x, uint32_t r, uint32_t i)
 	const struct coll_step *m = ex_match(x, r, st, es->ord);
 	uint64_t own = st->off / x->chunk, peer = (m ? m->off : st->off) / x->chunk;
 	bool send = st->op == COLL_SEND;
+	/* rrc adds src into dst, both its own: the sender's chunks only where they are not read */
+	uint64_t src = send || st->flags == COLL_F_REDUCE ? own : peer;
 	int depid = -1, deps = -1;
 	uint32_t k;
 
@@ -404,9 +406,8 @@ static void put_step(struct sbuf *o, const struct ex *x, uint32_t r, uint32_t i)
 		 "      <step s=\"%u\" type=\"%s\" srcbuf=\"%c\" srcoff=\"%" PRIu64
 		 "\" dstbuf=\"%c\" dstoff=\"%" PRIu64 "\" cnt=\"%" PRIu64
 		 "\" depid=\"%d\" deps=\"%d\" hasdep=\"%u\" seq=\"%u\" phase=\"%u\"/>\n",
-		 es->s, step_type(st), own_buf(x->p, COLL_SEND), send ? own : peer,
-		 own_buf(x->p, COLL_RECV), send ? peer : own, st->len / x->chunk, depid, deps,
-		 es->hasdep, i, st->phase);
+		 es->s, step_type(st), own_buf(x->p, COLL_SEND), src, own_buf(x->p, COLL_RECV),
+		 send ? peer : own, st->len / x->chunk, depid, deps, es->hasdep, i, st->phase);
 }
 
 static void put_gpu(struct sbuf *o, const struct ex *x, uint32_t r)

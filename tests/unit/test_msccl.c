@@ -655,6 +655,33 @@ static void test_identity_copy(void **state)
 	free(text);
 }
 
+/* A read file may send other chunks than its receive reduces into (MSCCL allows it, and so do
+ * our steps): written out, rrc's src still names the receiver's own chunks, which MSCCL adds
+ * into, so the text reads back unchanged (libFuzzer found the sender's chunks written there,
+ * which the reader then refused). */
+static void test_reduce_other_chunk(void **state)
+{
+	struct coll_params p = t_p(COLL_ALLREDUCE, COLL_RING, 4, 0);
+	struct coll_sched s, back;
+	struct diag d = {0};
+	struct coll_step *st;
+	char *text;
+
+	(void)state;
+	p.elem = 4, p.bytes = 4 * 4;
+	assert_int_equal(coll_sched_build(&p, &s, &d), 0);
+	st = &s.steps.v[s.ranks.v[2].step_off];
+	while (st->op != COLL_SEND) /* rank 2's first send: to another chunk */
+		st++;
+	st->off = (st->off + 4) % p.bytes;
+	text = t_export(&s, NULL);
+	t_parse_ok(text, &p, &back);
+	t_same(&s, &back);
+	coll_sched_done(&back);
+	coll_sched_done(&s);
+	free(text);
+}
+
 /* Every prefix short of "</algo>" is refused with a position, never read past; random bytes
  * written over the text are refused or read, never crash. */
 static void test_robust(void **state)
@@ -699,13 +726,21 @@ static void test_robust(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ring_hd),	      cmocka_unit_test(test_alltoall_direct),
-		cmocka_unit_test(test_hier_shard),    cmocka_unit_test(test_hx),
-		cmocka_unit_test(test_multidim),      cmocka_unit_test(test_tacos),
-		cmocka_unit_test(test_export_form),   cmocka_unit_test(test_hand_written),
-		cmocka_unit_test(test_refused_xml),   cmocka_unit_test(test_refused_content),
-		cmocka_unit_test(test_refused_deps),  cmocka_unit_test(test_nop),
-		cmocka_unit_test(test_identity_copy), cmocka_unit_test(test_robust),
+		cmocka_unit_test(test_ring_hd),
+		cmocka_unit_test(test_alltoall_direct),
+		cmocka_unit_test(test_hier_shard),
+		cmocka_unit_test(test_hx),
+		cmocka_unit_test(test_multidim),
+		cmocka_unit_test(test_tacos),
+		cmocka_unit_test(test_export_form),
+		cmocka_unit_test(test_hand_written),
+		cmocka_unit_test(test_refused_xml),
+		cmocka_unit_test(test_refused_content),
+		cmocka_unit_test(test_refused_deps),
+		cmocka_unit_test(test_nop),
+		cmocka_unit_test(test_identity_copy),
+		cmocka_unit_test(test_robust),
+		cmocka_unit_test(test_reduce_other_chunk),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -272,6 +272,46 @@ static void test_cases(void **state)
 	t_bad("sweep:\n  cases: [{routing.policy: vclos}]\n", "t.yaml:14:28: routing.policy:");
 }
 
+/* A case that makes sections the document lacks adds nodes, and libyaml may move every node to
+ * make room: at any size of document (one of them makes it grow), the case's values land and a
+ * field refused in a made section is named at the case's key. libFuzzer found the key's place
+ * read from where the nodes had been (SANITIZE=1 shows such a read; tests/fuzz/regress/). */
+static void test_case_new_sections(void **state)
+{
+	char text[4096], want[128];
+	struct experiment e;
+	struct diag d;
+	int pad, i, o;
+
+	(void)state;
+	for (pad = 0; pad < 40; pad++) {
+		o = snprintf(text, sizeof(text),
+			     "topology: {kind: leafspine, hosts_per_leaf: 2, leaves: 2, spines: 1, "
+			     "host_rate: 1Gbit}\nworkload:\n  jobs:\n");
+		for (i = 0; i <= pad; i++)
+			o += snprintf(text + o, sizeof(text) - (size_t)o,
+				      "    - {model: bert, gpus: 1}\n");
+		snprintf(text + o, sizeof(text) - (size_t)o,
+			 "sweep:\n  cases:\n    - {shaping.qdisc: tbf, emulation.rate_scale: "
+			 "0.5}\n");
+		diag_clear(&d);
+		if (exp_parse_buffer("t.yaml", text, strlen(text), &e, &d))
+			fail_msg("%d jobs: %s", pad + 1, d.msg);
+		assert_int_equal(e.s.shaping.qdisc, SCN_QDISC_TBF);
+		assert_true(e.s.emulation.rate_scale == 0.5);
+		exp_done(&e);
+		snprintf(text + o, sizeof(text) - (size_t)o,
+			 "sweep:\n  cases:\n    - {shaping.qdisc: tbf, emulation.nosuch: 1}\n");
+		snprintf(want, sizeof(want), "t.yaml:%d:28: unknown field 'nosuch' in 'emulation'",
+			 pad + 7);
+		diag_clear(&d);
+		assert_int_equal(exp_parse_buffer("t.yaml", text, strlen(text), &e, &d), -EINVAL);
+		if (strncmp(d.msg, want, strlen(want)))
+			fail_msg("%d jobs: got '%s', want '%s...'", pad + 1, d.msg, want);
+		exp_done(&e);
+	}
+}
+
 static void test_too_many_runs(void **state)
 {
 	char text[512];
@@ -616,6 +656,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_too_many_runs),
 		cmocka_unit_test(test_cases),
+		cmocka_unit_test(test_case_new_sections),
 		cmocka_unit_test(test_baseline_map),
 		cmocka_unit_test(test_baseline_refusals),
 		cmocka_unit_test(test_baseline_compare),
