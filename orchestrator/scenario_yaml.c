@@ -579,10 +579,11 @@ static void md_where(const struct map_read *m, struct exp_md *md)
 	md->col = (uint32_t)n->start_mark.column + 1;
 }
 
-/* Where `channels` is given, for top_check's look at it with the routing. */
-static void chan_where(const struct map_read *m, uint32_t *line, uint32_t *col)
+/* Where key is given in m (line and column from 1), for a message a later check or the run
+ * gives about it; 0:0 when it is not. */
+static void key_at(const struct map_read *m, const char *key, uint32_t *line, uint32_t *col)
 {
-	const yaml_node_t *n = given(m, "channels");
+	const yaml_node_t *n = given(m, key);
 
 	*line = n ? (uint32_t)n->start_mark.line + 1 : 0;
 	*col = n ? (uint32_t)n->start_mark.column + 1 : 0;
@@ -639,10 +640,7 @@ static const struct section generate_sec = TABLE(generate_fields, generate_check
 /* Where the trace's file is named: its reading fails there (orchestrator/run_jobs.c). */
 static int trace_check(struct scn_yaml_ctx *c, const struct map_read *m)
 {
-	const yaml_node_t *f = given(m, "file");
-
-	c->e->w.trace_line = f ? (uint32_t)f->start_mark.line + 1 : 0;
-	c->e->w.trace_col = f ? (uint32_t)f->start_mark.column + 1 : 0;
+	key_at(m, "file", &c->e->w.trace_line, &c->e->w.trace_col);
 	return 0;
 }
 
@@ -664,10 +662,7 @@ static const struct scn_yaml_field msccl_fields[] = {
 /* Where the file is named: reading or parsing it fails there (orchestrator/run_jobs.c). */
 static int msccl_check(struct scn_yaml_ctx *c, const struct map_read *m)
 {
-	const yaml_node_t *f = given(m, "file");
-
-	c->e->w.msccl_line = f ? (uint32_t)f->start_mark.line + 1 : 0;
-	c->e->w.msccl_col = f ? (uint32_t)f->start_mark.column + 1 : 0;
+	key_at(m, "file", &c->e->w.msccl_line, &c->e->w.msccl_col);
 	return 0;
 }
 
@@ -690,12 +685,10 @@ static const struct scn_yaml_field workload_fields[] = {
 static int workload_check(struct scn_yaml_ctx *c, const struct map_read *m)
 {
 	struct exp_workload *w = &c->e->w;
-	const yaml_node_t *v = given(m, "verify");
 
 	md_where(m, &w->md);
-	chan_where(m, &w->chan_line, &w->chan_col);
-	w->verify_line = v ? (uint32_t)v->start_mark.line + 1 : 0; /* `testbed sim` refuses it */
-	w->verify_col = v ? (uint32_t)v->start_mark.column + 1 : 0;
+	key_at(m, "channels", &w->chan_line, &w->chan_col); /* top_check's look with routing */
+	key_at(m, "verify", &w->verify_line, &w->verify_col); /* `testbed sim` refuses it */
 	if (!w->jobs.n && !w->generate && !w->trace)
 		return scn_yaml_fail_at(c, &m->node->start_mark,
 					"'workload' needs jobs, generate or trace");
@@ -759,7 +752,7 @@ static int job_check(struct scn_yaml_ctx *c, const struct map_read *m)
 	int r;
 
 	md_where(m, &j->md);
-	chan_where(m, &j->chan_line, &j->chan_col);
+	key_at(m, "channels", &j->chan_line, &j->chan_col);
 	if (j->model[0] && !job_model_find(j->model)) {
 		old = scn_yaml_path_push(c, "model");
 		r = unknown_model(c, given(m, "model"));
