@@ -20,6 +20,7 @@
 struct exp_md {
 	int32_t sched; /* enum coll_md_sched; -1: not given (a job: the workload's) */
 	int32_t intra; /* enum coll_md_intra; -1: not given (SCF under themis, else FIFO) */
+	int32_t sw; /* switch dimensions' COLL_MD_DIRECT or COLL_MD_HD; -1: not given (direct) */
 	uint32_t chunks; /* 0: not given (64) */
 	/* chunk operations per dimension at once: n 0 not given (1), 1 one value for every
 	 * dimension, else one per dimension (n must be the topology's); where it is given */
@@ -28,6 +29,7 @@ struct exp_md {
 	} active;
 	uint32_t thr_div; /* Themis's threshold divisor; 0: not given (16) */
 	uint32_t line, col; /* where `schedule` is given, for messages */
+	uint32_t sw_line, sw_col; /* where `switch` is given */
 };
 
 struct exp_job {

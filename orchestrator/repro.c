@@ -64,6 +64,8 @@ const struct repro_item repro_items[] = {
 	 "the chunk-count sweep on S3"},
 	{"themis", "themis-sizes.yaml", REPRO_UP, REPRO_NONE, "avg_comm",
 	 "the all-reduce size sweep"},
+	{"themis", "paper/themis-2d-swsw.yaml", REPRO_SIM, REPRO_NONE, "avg_comm",
+	 "§6.1: the 1,024-NPU 2D platform"},
 	{"themis", "paper/themis-3d-homo.yaml", REPRO_SIM, REPRO_NONE, "avg_comm",
 	 "§6.1: the 1,024-NPU homogeneous 3D platform"},
 	{"themis", "paper/themis-3d-het.yaml", REPRO_SIM, REPRO_NONE, "avg_comm",

@@ -101,14 +101,15 @@ static void fit_torus(const struct experiment *e, struct job_spec *j)
 /* A chunked multi-dimensional collective (Themis §2.3, §4): the job entry's options over the
  * workload's (x NULL for generated and traced jobs), for an all-reduce, reduce-scatter or
  * all-gather (an all-to-all only if its entry asks), over the platform's dimensions: ring
- * dimensions run a ring, switch and fully-connected ones direct exchanges (Themis Table 1,
- * whose byte counts are the same). */
+ * dimensions run rings, fully-connected ones direct exchanges, switch ones direct exchanges or
+ * with `switch: hd` halving-doubling (Themis Table 1, whose byte counts are the same). */
 static void apply_md(const struct experiment *e, const struct exp_md *x, struct job_spec *j)
 {
 	const struct exp_md *w = &e->w.md;
 	const struct gen_multidim_params *t = &e->s.topology.md;
 	int32_t sched = x && x->sched >= 0 ? x->sched : w->sched;
 	int32_t intra = x && x->intra >= 0 ? x->intra : w->intra;
+	int32_t sw = x && x->sw >= 0 ? x->sw : w->sw;
 	const struct exp_md_active *active = x && x->active.n ? &x->active : &w->active;
 	uint32_t k;
 	struct coll_md *md = &j->md;
@@ -129,7 +130,9 @@ static void apply_md(const struct experiment *e, const struct exp_md *x, struct 
 	md->ndims = (uint8_t)t->ndims;
 	for (k = 0; k < t->ndims && k < COLL_MD_DIMS; k++) {
 		md->dim[k].size = t->dim[k].size;
-		md->dim[k].algo = t->dim[k].type == GEN_DIM_RING ? COLL_MD_RING : COLL_MD_DIRECT;
+		md->dim[k].algo = t->dim[k].type == GEN_DIM_RING		? COLL_MD_RING
+				  : t->dim[k].type == GEN_DIM_SWITCH && sw >= 0 ? (uint8_t)sw
+										: COLL_MD_DIRECT;
 		md->dim[k].active = (uint8_t)(!active->n       ? 1
 					      : active->n == 1 ? active->v[0]
 							       : active->v[k]);

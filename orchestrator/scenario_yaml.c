@@ -279,7 +279,7 @@ static int read_job(struct scn_yaml_ctx *c, yaml_node_t *n, size_t i)
 		return diag_set(c->d, -ENOMEM, "%s: out of memory", c->file);
 	j->kind = -1;
 	j->algo = -1;
-	j->md.sched = j->md.intra = -1;
+	j->md.sched = j->md.intra = j->md.sw = -1;
 	j->bytes_per_param = 4;
 	j->line = (uint32_t)n->start_mark.line + 1;
 	j->col = (uint32_t)n->start_mark.column + 1;
@@ -525,6 +525,12 @@ static const struct scn_yaml_keyword md_intra_names[] = {
 	{NULL, 0},
 };
 
+static const struct scn_yaml_keyword md_switch_names[] = {
+	{"direct", COLL_MD_DIRECT},
+	{"hd", COLL_MD_HD},
+	{NULL, 0},
+};
+
 static const struct scn_yaml_keyword order_names[] = {
 	{"leaf-major", EXP_RANK_LEAF_MAJOR},
 	{"placement", EXP_RANK_PLACEMENT},
@@ -535,6 +541,7 @@ static const struct scn_yaml_keyword order_names[] = {
 #define MD_FIELDS(m)                                                                          \
 	ENUM("schedule", m.sched, int32_t, false, md_sched_names),                            \
 		ENUM("intra", m.intra, int32_t, false, md_intra_names),                       \
+		ENUM("switch", m.sw, int32_t, false, md_switch_names),                        \
 		UINT("chunks", m.chunks, false, 1, 4096),                                     \
 		FIELD("active_chunks", set_md_active, m.active, struct exp_md_active, false), \
 		UINT("threshold", m.thr_div, false, 1, 1048576)
@@ -569,16 +576,6 @@ static int set_md_active(struct scn_yaml_ctx *c, yaml_node_t *n, const struct sc
 	return r;
 }
 
-/* Where mapping m gives `schedule`, else where m is, into md. */
-static void md_where(const struct map_read *m, struct exp_md *md)
-{
-	const yaml_node_t *n = given(m, "schedule");
-
-	n = n ? n : m->node;
-	md->line = (uint32_t)n->start_mark.line + 1;
-	md->col = (uint32_t)n->start_mark.column + 1;
-}
-
 /* Where key is given in m (line and column from 1), for a message a later check or the run
  * gives about it; 0:0 when it is not. */
 static void key_at(const struct map_read *m, const char *key, uint32_t *line, uint32_t *col)
@@ -587,6 +584,17 @@ static void key_at(const struct map_read *m, const char *key, uint32_t *line, ui
 
 	*line = n ? (uint32_t)n->start_mark.line + 1 : 0;
 	*col = n ? (uint32_t)n->start_mark.column + 1 : 0;
+}
+
+/* Where mapping m gives `schedule`, else where m is, and where it gives `switch`, into md. */
+static void md_where(const struct map_read *m, struct exp_md *md)
+{
+	const yaml_node_t *n = given(m, "schedule");
+
+	n = n ? n : m->node;
+	md->line = (uint32_t)n->start_mark.line + 1;
+	md->col = (uint32_t)n->start_mark.column + 1;
+	key_at(m, "switch", &md->sw_line, &md->sw_col);
 }
 
 static const struct scn_yaml_field generate_fields[] = {
@@ -911,6 +919,26 @@ static int chan_check(struct scn_yaml_ctx *c)
 	return r;
 }
 
+/* `switch: hd`: halving-doubling pairs the members of a switch dimension by their bits. */
+static int md_hd_check(struct scn_yaml_ctx *c, const struct exp_md *md, const char *where)
+{
+	const struct gen_multidim_params *t = &c->e->s.topology.md;
+	yaml_mark_t at = {.line = md->sw_line - 1, .column = md->sw_col - 1};
+	uint32_t k, n;
+
+	for (k = 0; k < t->ndims; k++) {
+		n = t->dim[k].size;
+		if (t->dim[k].type == GEN_DIM_SWITCH && (n & (n - 1)))
+			return scn_yaml_fail_at(
+				c, &at,
+				"%s.switch: halving-doubling needs a power-of-two "
+				"number of nodes per switch, and dimension %u has "
+				"%u; give `switch: direct` (any size, the same bytes)",
+				where, k, n);
+	}
+	return 0;
+}
+
 /* One level's chunked-collective options (where, "workload" or "workload.jobs[0]"): a schedule
  * needs a multidim topology's dimensions (Themis §2.3), and the options need a schedule
  * (sched: the one in force there, -1 for none). */
@@ -926,13 +954,16 @@ static int md_level_check(struct scn_yaml_ctx *c, const struct exp_md *md, int32
 			"over the dimensions of a multidim topology (Themis §2.3); "
 			"this topology has none (give topology.kind: multidim)",
 			where);
-	if (sched < 0 && (md->intra >= 0 || md->chunks || md->active.n || md->thr_div))
+	if (sched < 0 &&
+	    (md->intra >= 0 || md->sw >= 0 || md->chunks || md->active.n || md->thr_div))
 		return scn_yaml_fail_at(
 			c, &at,
-			"%s: intra, chunks, active_chunks and threshold are options "
-			"of the chunked multi-dimensional collective; give `schedule: "
-			"baseline` or `schedule: themis` to run it",
+			"%s: intra, switch, chunks, active_chunks and threshold are "
+			"options of the chunked multi-dimensional collective; give "
+			"`schedule: baseline` or `schedule: themis` to run it",
 			where);
+	if (md->sw == COLL_MD_HD)
+		return md_hd_check(c, md, where);
 	if (md->active.n > 1 && md->active.n != c->e->s.topology.md.ndims) {
 		at = (yaml_mark_t){.line = md->active.line - 1, .column = md->active.col - 1};
 		return scn_yaml_fail_at(c, &at,

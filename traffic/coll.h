@@ -122,7 +122,7 @@ struct coll_step {
 #define COLL_MD_DIMS 4
 enum coll_md_sched { COLL_MD_BASELINE, COLL_MD_THEMIS }; /* Themis Table 3 */
 enum coll_md_intra { COLL_MD_FIFO, COLL_MD_SCF }; /* Themis §4.3 */
-enum coll_md_algo { COLL_MD_RING, COLL_MD_DIRECT }; /* per dimension */
+enum coll_md_algo { COLL_MD_RING, COLL_MD_DIRECT, COLL_MD_HD }; /* per dimension */
 
 struct coll_md_dim {
 	uint32_t size; /* P_k, >= 2 */

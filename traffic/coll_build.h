@@ -50,12 +50,17 @@ struct coll_range coll_part(struct coll_range r, uint32_t elem, uint32_t n, uint
 struct coll_range coll_parts(struct coll_range r, uint32_t elem, uint32_t n, uint32_t lo,
 			     uint32_t hi);
 
-/* A ring over some ranks working on one byte range, cut into one chunk per member. */
+/* A ring over some ranks working on one byte range, cut into one chunk per member. A ring
+ * runs from member j to member j + 1, or with `rev` from j to j - 1; either way member j ends
+ * a reduce-scatter with chunk j. With halves > 1 it moves only part `half` of each chunk, so
+ * that rings in both directions can share the chunks (coll_rings_rs). */
 struct coll_ring {
 	uint32_t base, stride, n; /* member j is rank base + j * stride */
 	struct coll_range r;
 	uint16_t phase; /* phase of its first round */
 	bool barrier; /* greedy routing's code: a round waits for the rank's previous round */
+	bool rev; /* sends to member j - 1, receives from j + 1 */
+	uint8_t halves, half; /* 0 or 1 halves: whole chunks */
 };
 
 /* One rank's position in a ring while its rounds are emitted. */
@@ -76,6 +81,10 @@ void coll_ring_pos_init(struct coll_ring_pos *rp, const struct coll_ring *g, uin
 void coll_ring_rs(struct coll_bld *b, struct coll_ring_pos *rp);
 /* Emits the N-1 all-gather rounds: member pos starts with chunk pos final. */
 void coll_ring_ag(struct coll_bld *b, struct coll_ring_pos *rp);
+/* The same for nr rings of one size, round by round: round t of every ring before round
+ * t + 1 of any, so the rings' last rounds are the last steps. */
+void coll_rings_rs(struct coll_bld *b, struct coll_ring_pos *rp, uint32_t nr);
+void coll_rings_ag(struct coll_bld *b, struct coll_ring_pos *rp, uint32_t nr);
 /* The steps after which the whole ring range is final on this rank (after rs + ag). */
 void coll_ring_exit(struct coll_bld *b, const struct coll_ring_pos *rp, struct coll_deps *out);
 

@@ -6,10 +6,10 @@
  * all-gather stage on every dimension in reverse, in the order traffic/themis.c gives it
  * (Themis §4.2, the baseline's ascending order included); a reduce-scatter or all-gather runs
  * one of the halves, in its own order (Themis §2.3). A stage on dimension k runs over the
- * rank's dimension-k group, the P_k ranks that differ from it only in coordinate k, as a ring
- * (coll_ring_rs/ag) or a direct exchange; a reduce-scatter leaves the rank with part c_k of
- * what it held, an all-gather undoes that. So the chunk's ranges on a rank are nested: r[0] is
- * the chunk, r[i+1] the rank's part of r[i] on the i-th dimension of the chunk's
+ * rank's dimension-k group, the P_k ranks that differ from it only in coordinate k, as rings
+ * both ways round (coll_rings_rs/ag) or a direct exchange; a reduce-scatter leaves the rank with
+ * part c_k of what it held, an all-gather undoes that. So the chunk's ranges on a rank are nested:
+ * r[0] is the chunk, r[i+1] the rank's part of r[i] on the i-th dimension of the chunk's
  * reduce-scatter order (an all-gather's order reversed), and r[D] the rank's share.
  *
  * Consistency (Themis §4.6). Every rank runs the same planner on the same parameters, so all
@@ -68,17 +68,45 @@ static uint64_t md_nodes(const struct coll_md *md)
 	return n;
 }
 
-/* Receives of a stage the chunk's next stages wait for: a ring's last (FIFO from one peer
- * covers the others), one per peer for direct. */
-static uint64_t stage_recvs(const struct coll_md_dim *dm)
+/* Rings a ring dimension runs: one each way round once it has three members, each moving half
+ * of every chunk, so a rank sends B_k / 2 to each neighbour over the link it has to it and
+ * uses its whole B_k (Themis Table 2 counts both of a ring NPU's neighbour links in its
+ * dimension bandwidth); a ring of two has one link and one ring. */
+static uint32_t ring_dirs(const struct coll_md_dim *dm)
 {
-	return dm->algo == COLL_MD_RING ? 1 : dm->size - 1;
+	return dm->size > 2 ? 2 : 1;
 }
 
-/* The steps that end an op on a rank: a ring's last round, all of a direct op. */
+/* Rounds of halving-doubling over a dimension: log2 of its (power-of-two) size. */
+static uint32_t hd_rounds(const struct coll_md_dim *dm)
+{
+	uint32_t k = 0;
+
+	while ((2u << k) <= dm->size)
+		k++;
+	return k;
+}
+
+/* Receives of a stage the chunk's next stages wait for: each ring's last (FIFO from one peer
+ * covers the others), one per peer for direct, every round's for halving-doubling (each
+ * wrote part of what the rank holds after it). */
+static uint64_t stage_recvs(const struct coll_md_dim *dm)
+{
+	switch (dm->algo) {
+	case COLL_MD_RING:
+		return ring_dirs(dm);
+	case COLL_MD_HD:
+		return hd_rounds(dm);
+	default:
+		return dm->size - 1;
+	}
+}
+
+/* The steps that end an op on a rank: the rings' last rounds, all of a direct or
+ * halving-doubling op. */
 static uint64_t op_tail(const struct coll_md_dim *dm)
 {
-	return dm->algo == COLL_MD_RING ? 2 : 2 * (uint64_t)(dm->size - 1);
+	return dm->algo == COLL_MD_RING ? 2 * ring_dirs(dm) : 2 * stage_recvs(dm);
 }
 
 /* The most dependencies a step can get: every stage's receives, the gate, the ring's own. */
@@ -198,24 +226,35 @@ static void md_gate(const struct md_rank *mr, const struct themis_op *o, struct 
 		coll_deps_add(mr->b, out, sp->first + i);
 }
 
-/* A ring over the group; its sends of own data wait for entry. */
+/* A ring over the group, or two (ring_dirs): the one running down the members moves the first
+ * half of every part, the other the second, and each member ends with its whole part. Their
+ * sends of own data wait for entry. */
 static void md_ring(struct md_rank *mr, const struct themis_op *o, struct coll_range r,
 		    const struct coll_deps *entry, struct coll_deps *done)
 {
-	struct coll_ring g = {
-		.base = md_member(mr, o->dim, 0),
-		.stride = mr->stride[o->dim],
-		.n = mr->md->dim[o->dim].size,
-		.r = r,
-	};
-	struct coll_ring_pos rp;
+	const struct coll_md_dim *dm = &mr->md->dim[o->dim];
+	uint32_t nr = ring_dirs(dm), i;
+	struct coll_ring g[2];
+	struct coll_ring_pos rp[2];
 
-	coll_ring_pos_init(&rp, &g, mr->coord[o->dim], entry);
+	for (i = 0; i < nr; i++) {
+		g[i] = (struct coll_ring){
+			.base = md_member(mr, o->dim, 0),
+			.stride = mr->stride[o->dim],
+			.n = dm->size,
+			.r = r,
+			.rev = i == 1,
+			.halves = (uint8_t)nr,
+			.half = (uint8_t)i,
+		};
+		coll_ring_pos_init(&rp[i], &g[i], mr->coord[o->dim], entry);
+	}
 	if (o->ag)
-		coll_ring_ag(mr->b, &rp);
+		coll_rings_ag(mr->b, rp, nr);
 	else
-		coll_ring_rs(mr->b, &rp);
-	coll_deps_add(mr->b, done, rp.last_recv);
+		coll_rings_rs(mr->b, rp, nr);
+	for (i = 0; i < nr; i++)
+		coll_deps_add(mr->b, done, rp[i].last_recv);
 }
 
 /* Direct: reduce-scatter sends part j of r to member j and adds every member's copy of the
@@ -238,6 +277,47 @@ static void md_direct(struct md_rank *mr, const struct themis_op *o, struct coll
 		rcv = coll_bld_recv(b, 0, md_member(mr, k, from),
 				    o->ag ? COLL_F_COPY : COLL_F_REDUCE,
 				    coll_part(r, e, n, o->ag ? from : me), NULL);
+		coll_deps_add(b, done, rcv);
+	}
+}
+
+/* Halving-doubling over the group (Themis Table 1: a switch dimension's halving-doubling),
+ * on the P parts of r. A reduce-scatter halves the parts the rank holds in each round, with
+ * the member P/2, then P/4, ..., 1 away, keeping the half its coordinate's bit names, so it
+ * ends with part `coordinate` as a ring does; an all-gather doubles them back in the reverse
+ * order. Each send reads what entry and the op's earlier receives wrote; a receive needs no
+ * dependency, for the reason direct's need none (below). */
+static void md_hd(struct md_rank *mr, const struct themis_op *o, struct coll_range r,
+		  const struct coll_deps *entry, struct coll_deps *done)
+{
+	struct coll_bld *b = mr->b;
+	uint32_t k = o->dim, n = mr->md->dim[k].size, me = mr->coord[k], e = b->p->elem;
+	uint32_t rounds = hd_rounds(&mr->md->dim[k]), lo[33], hi[33], t, u, bit, mid, rcv;
+	struct coll_deps sd = *entry;
+
+	lo[0] = 0;
+	hi[0] = n;
+	for (t = 0; t < rounds; t++) { /* the parts held after reduce-scatter round t */
+		bit = n >> (t + 1);
+		mid = (lo[t] + hi[t]) / 2;
+		lo[t + 1] = me & bit ? mid : lo[t];
+		hi[t + 1] = me & bit ? hi[t] : mid;
+	}
+	for (u = 0; u < rounds; u++) {
+		t = o->ag ? rounds - 1 - u : u;
+		bit = n >> (t + 1);
+		/* the half the rank gives away in round t: the other half of [lo[t], hi[t]) */
+		mid = lo[t + 1] == lo[t] ? hi[t + 1] : lo[t];
+		coll_bld_send(b, 0, md_member(mr, k, me ^ bit),
+			      o->ag ? coll_parts(r, e, n, lo[t + 1], hi[t + 1])
+				    : coll_parts(r, e, n, mid, mid + (hi[t] - lo[t]) / 2),
+			      &sd);
+		rcv = coll_bld_recv(b, 0, md_member(mr, k, me ^ bit),
+				    o->ag ? COLL_F_COPY : COLL_F_REDUCE,
+				    o->ag ? coll_parts(r, e, n, mid, mid + (hi[t] - lo[t]) / 2)
+					  : coll_parts(r, e, n, lo[t + 1], hi[t + 1]),
+				    NULL);
+		coll_deps_add(b, &sd, rcv);
 		coll_deps_add(b, done, rcv);
 	}
 }
@@ -278,6 +358,8 @@ static void md_op(struct md_rank *mr, uint32_t op)
 	md_gate(mr, o, &entry);
 	if (mr->md->dim[o->dim].algo == COLL_MD_RING)
 		md_ring(mr, o, ch->r[lvl], &entry, &ch->done);
+	else if (mr->md->dim[o->dim].algo == COLL_MD_HD)
+		md_hd(mr, o, ch->r[lvl], &entry, &ch->done);
 	else
 		md_direct(mr, o, ch->r[lvl], &entry, &ch->done);
 	md_set_phase(b, mark, o->chunk * mr->pl->nphases + o->phase);

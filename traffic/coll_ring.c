@@ -9,10 +9,28 @@ static uint32_t member(const struct coll_ring *g, uint32_t j)
 	return g->base + (j % g->n) * g->stride;
 }
 
-/* Chunk pos - k (mod n), for 0 <= k <= 2n. */
+/* The member `hops` steps downstream of pos (upstream for hops = n - 1). */
+static uint32_t member_at(const struct coll_ring_pos *rp, uint32_t hops)
+{
+	const struct coll_ring *g = rp->g;
+
+	return member(g, g->rev ? rp->pos + g->n - hops : rp->pos + hops);
+}
+
+/* Chunk pos - k (mod n) in the ring's direction, for 0 <= k <= 2n. */
 static uint32_t chunk_back(const struct coll_ring_pos *rp, uint32_t k)
 {
-	return (rp->pos + 2 * rp->g->n - k) % rp->g->n;
+	uint32_t n = rp->g->n;
+
+	return rp->g->rev ? (rp->pos + k) % n : (rp->pos + 2 * n - k) % n;
+}
+
+/* What the ring moves of chunk c: all of it, or its half. */
+static struct coll_range ring_part(const struct coll_bld *b, const struct coll_ring *g, uint32_t c)
+{
+	struct coll_range r = coll_part(g->r, b->p->elem, g->n, c);
+
+	return g->halves > 1 ? coll_part(r, b->p->elem, g->halves, g->half) : r;
 }
 
 void coll_ring_pos_init(struct coll_ring_pos *rp, const struct coll_ring *g, uint32_t pos,
@@ -46,10 +64,8 @@ static void ring_round(struct coll_bld *b, struct coll_ring_pos *rp, uint32_t ou
 	coll_deps_add(b, &sd, rp->prev_recv);
 	if (own)
 		coll_deps_merge(b, &sd, &rp->entry);
-	snd = coll_bld_send(b, rp->phase, member(g, rp->pos + 1),
-			    coll_part(g->r, b->p->elem, g->n, out), &sd);
-	rcv = coll_bld_recv(b, rp->phase, member(g, rp->pos + g->n - 1), flags,
-			    coll_part(g->r, b->p->elem, g->n, in), &rd);
+	snd = coll_bld_send(b, rp->phase, member_at(rp, 1), ring_part(b, g, out), &sd);
+	rcv = coll_bld_recv(b, rp->phase, member_at(rp, g->n - 1), flags, ring_part(b, g, in), &rd);
 	if (snd != COLL_NONE || rcv != COLL_NONE) {
 		rp->round.n = 0;
 		coll_deps_add(b, &rp->round, snd);
@@ -63,21 +79,34 @@ static void ring_round(struct coll_bld *b, struct coll_ring_pos *rp, uint32_t ou
 
 /* vClos §5.3 numbers the chunk sent in round t (i - t); we send (i - t - 1), the same
  * pattern relabelled so that member i ends with chunk i, as REDUCESCATTER defines it. */
+void coll_rings_rs(struct coll_bld *b, struct coll_ring_pos *rp, uint32_t nr)
+{
+	uint32_t t, i;
+
+	for (t = 0; t + 1 < rp[0].g->n; t++)
+		for (i = 0; i < nr; i++)
+			ring_round(b, &rp[i], chunk_back(&rp[i], t + 1), chunk_back(&rp[i], t + 2),
+				   COLL_F_REDUCE, true);
+}
+
+void coll_rings_ag(struct coll_bld *b, struct coll_ring_pos *rp, uint32_t nr)
+{
+	uint32_t t, i;
+
+	for (t = 0; t + 1 < rp[0].g->n; t++)
+		for (i = 0; i < nr; i++)
+			ring_round(b, &rp[i], chunk_back(&rp[i], t), chunk_back(&rp[i], t + 1),
+				   COLL_F_COPY, t == 0);
+}
+
 void coll_ring_rs(struct coll_bld *b, struct coll_ring_pos *rp)
 {
-	uint32_t t;
-
-	for (t = 0; t + 1 < rp->g->n; t++)
-		ring_round(b, rp, chunk_back(rp, t + 1), chunk_back(rp, t + 2), COLL_F_REDUCE,
-			   true);
+	coll_rings_rs(b, rp, 1);
 }
 
 void coll_ring_ag(struct coll_bld *b, struct coll_ring_pos *rp)
 {
-	uint32_t t;
-
-	for (t = 0; t + 1 < rp->g->n; t++)
-		ring_round(b, rp, chunk_back(rp, t), chunk_back(rp, t + 1), COLL_F_COPY, t == 0);
+	coll_rings_ag(b, rp, 1);
 }
 
 /* Every receive of the ring comes from one peer, so the last one covers the others by FIFO;

@@ -25,9 +25,15 @@ static int check_dim(const struct coll_md_dim *dm, uint32_t k, struct diag *d)
 		return diag_set(d, -EINVAL,
 				"multidim: dimension %u has size %u, at least 2 expected", k,
 				dm->size);
-	if (dm->algo > COLL_MD_DIRECT)
+	if (dm->algo > COLL_MD_HD)
 		return diag_set(d, -EINVAL, "multidim: dimension %u: unknown algorithm %u", k,
 				dm->algo);
+	if (dm->algo == COLL_MD_HD && (dm->size & (dm->size - 1)))
+		return diag_set(
+			d, -EINVAL,
+			"multidim: dimension %u has %u nodes: halving-doubling needs a power "
+			"of two (switch: direct runs any size)",
+			k, dm->size);
 	if (!dm->active)
 		return diag_set(d, -EINVAL, "multidim: dimension %u: active 0, at least 1 expected",
 				k);

@@ -12,8 +12,8 @@
 #     (tests/tools/greedy_time; target: under 1 ms, the paper's roughly 10 ms beside it);
 #   - TACOS-Greedy synthesis on an 8x8 mesh and a 512-NPU Ring_FC_Switch (tests/tools/tacos_time,
 #     the paper's 6.09 minutes beside it);
-#   - Themis's 1,024-NPU 3D-SW_SW_SW_homo platform, one 1 GiB all-reduce in 64 chunks under the
-#     baseline and under Themis+SCF (scenarios/paper/themis-3d-homo.yaml; target: under 10 s).
+#   - Themis's six 1,024-NPU platforms (Table 2), one 1 GiB all-reduce in 64 chunks each under
+#     the baseline and under Themis+SCF (scenarios/paper/themis-*.yaml; target: under 10 s).
 # Prints each run's events per second, wall time and peak memory against the targets.
 # Usage: sim.sh BUILD_DIR
 set -eu
@@ -52,8 +52,10 @@ run "the same, spines s24-s31 failed at time 0" "$TMP/g2048f.yaml" 60
 "$BUILD/tools/greedy_time" | sed 's/^/  /'
 # TACOS-Greedy synthesis of an all-gather, 64 and 512 NPUs (TACOS Table I: 6.09 min at 512)
 "$BUILD/tools/tacos_time" | sed 's/^/  /'
-# Themis's paper-scale platform: one all-reduce per run (the sweep's baseline, then SCF)
-sed -e '/^sweep:/,$d' scenarios/paper/themis-3d-homo.yaml >"$TMP/t3.yaml"
-run "Themis 3D-SW_SW_SW_homo, 1,024 NPUs, 1 GiB in 64 chunks, baseline" "$TMP/t3.yaml" 10
-sed -i 's/^  schedule: baseline/  schedule: themis\n  intra: scf/' "$TMP/t3.yaml"
-run "the same under Themis+SCF" "$TMP/t3.yaml" 10
+# Themis's six paper-scale platforms: one all-reduce per run, the sweep's baseline, then SCF
+for p in 2d-swsw 3d-homo 3d-het 3d-fcrs 4d-rsss 4d-rfrs; do
+	sed -e '/^sweep:/,$d' "scenarios/paper/themis-$p.yaml" >"$TMP/t.yaml"
+	run "Themis $p, 1,024 NPUs, 1 GiB in 64 chunks, baseline" "$TMP/t.yaml" 10
+	sed -i 's/^  schedule: baseline/  schedule: themis\n  intra: scf/' "$TMP/t.yaml"
+	run "the same under Themis+SCF" "$TMP/t.yaml" 10
+done

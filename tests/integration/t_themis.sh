@@ -6,7 +6,8 @@
 # the baseline, Themis+FIFO and Themis+SCF: every rank's result right, schedule.json holds each chunk's
 # order and each dimension's op order, summary.json's multidim object has the utilization and
 # per-dimension activity, and Themis's all-reduce is faster than the baseline's; a
-# reduce-scatter and an all-gather alone under Themis+SCF, every node's share right.
+# reduce-scatter and an all-gather alone under Themis+SCF, every node's share right; with a
+# ring dimension, its rings run both ways round (every ring link direction equally busy).
 . "$(dirname "$0")/lib.sh"
 
 "$TB" sim --results "$TB_TMP/sim" scenarios/themis-s2.yaml >"$TB_TMP/sim.log" 2>&1 ||
@@ -65,3 +66,20 @@ for kind in reducescatter allgather; do
 		>/dev/null || fail "$kind: schedule.json"
 	note "emulated 128 MiB $kind, Themis+SCF: $(jq -c '.multidim[0] | [.collective_s, .utilization]' "$RUN_DIR/summary.json")"
 done
+
+# dimension 0 as a ring of 4: its all-reduce stages run a ring each way round, so every node
+# sends on both of its ring links, about as much on each (links.csv: fabric bytes per link and
+# direction), and every rank's result is right
+run ring 's/^  schedule: baseline/  schedule: themis/' \
+	's/{ type: switch, size: 4, rate: 400Gbit }/{ type: ring, size: 4, rate: 400Gbit }/'
+[ "$(jq -r '.jobs[0].verified' "$RUN_DIR/summary.json")" = true ] || fail "ring: not verified"
+ids=$(jq -r '[.links[] | select(.dim == 0) | .id] | join(" ")' "$RUN_DIR/topology.json")
+read -r lo hi nd < <(awk -F, -v ids="$ids" '
+	BEGIN { n = split(ids, a, " "); for (i = 1; i <= n; i++) ring[a[i]] = 1 }
+	NR > 1 && ($2 in ring) { b[$2 "," $3] = $4 }
+	END { lo = -1; for (k in b) { if (lo < 0 || b[k] < lo) lo = b[k]; if (b[k] > hi) hi = b[k]; c++ }
+	      print lo, hi, c }' "$RUN_DIR/links.csv")
+[ "$nd" -eq 32 ] || fail "ring: $nd ring link directions in links.csv, not 32 (16 links)"
+jq -en "$lo > 0 and $hi < 1.2 * $lo" >/dev/null ||
+	fail "ring: bytes per ring link direction from $lo to $hi: not both ways alike"
+note "ring dimension, Themis+SCF: verified; every ring link direction carried $lo-$hi bytes; $(jq -c '.multidim[0] | [.collective_s, .utilization]' "$RUN_DIR/summary.json")"

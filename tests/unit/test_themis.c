@@ -301,7 +301,9 @@ static void test_refusals(void **state)
 	T_BAD(p.md.dim[1].size = 1, "dimension 1 has size 1");
 	T_BAD(p.md.dim[0].active = 0, "dimension 0: active 0");
 	T_BAD(p.md.dim[1].rate = 0, "dimension 1 has rate 0");
-	T_BAD(p.md.dim[0].algo = 2, "unknown algorithm 2");
+	T_BAD(p.md.dim[0].algo = 3, "unknown algorithm 3");
+	T_BAD(p.md.dim[0].algo = COLL_MD_HD; p.md.dim[0].size = 3;
+	      p.nranks = 12, "dimension 0 has 3 nodes: halving-doubling needs a power of two");
 	T_BAD(p.md.chunks = 0, "0 chunks");
 	T_BAD(p.md.sched = 2, "unknown scheduler");
 	T_BAD(p.md.intra = 2, "unknown intra-dimension policy");
@@ -387,18 +389,42 @@ static uint64_t t_part(uint64_t len, uint32_t elem, uint32_t n, uint32_t q)
 	return coll_chunk_off(len, elem, n, q + 1) - coll_chunk_off(len, elem, n, q);
 }
 
+/* Halving-doubling's all-gather: member q sends what it holds before each doubling, its own
+ * part, then the 2, 4, ..., n/2 aligned parts around it (the block of 2^i parts q is in). */
+static uint64_t t_hd_ag(uint64_t len, uint32_t elem, uint32_t n, uint32_t q)
+{
+	uint64_t sum = 0;
+	uint32_t w, first, j;
+
+	for (w = 1; w < n; w *= 2) {
+		first = q / w * w;
+		for (j = first; j < first + w; j++)
+			sum += t_part(len, elem, n, j);
+	}
+	return sum;
+}
+
 /* What rank r sends in a chunk's stages over a range of len bytes on dimension k: the
- * reduce-scatter every part but its own; the all-gather its own part to each member (direct)
- * or every part but the next member's (ring). */
+ * reduce-scatter every part but its own (halving-doubling too, half by half); the all-gather
+ * its own part to each member (direct), the blocks it holds before each doubling (HD),
+ * or every part but the next member's (one ring), or with a ring each way round (three members
+ * or more) the first half of every part but the next member's and the second half of every
+ * part but the previous member's. */
 static uint64_t t_stage_sent(const struct coll_md *md, const struct coll_md_dim *dm, uint64_t len,
 			     uint32_t elem, uint32_t q)
 {
-	uint64_t own = t_part(len, elem, dm->size, q), rs = len - own, ag;
+	uint32_t n = dm->size;
+	uint64_t own = t_part(len, elem, n, q), rs = len - own, ag;
 
 	if (dm->algo == COLL_MD_DIRECT)
-		ag = (dm->size - 1) * own;
+		ag = (n - 1) * own;
+	else if (dm->algo == COLL_MD_HD)
+		ag = t_hd_ag(len, elem, n, q);
+	else if (n == 2)
+		ag = len - t_part(len, elem, n, (q + 1) % n);
 	else
-		ag = len - t_part(len, elem, dm->size, (q + 1) % dm->size);
+		ag = len - t_part(t_part(len, elem, n, (q + 1) % n), elem, 2, 0) -
+		     t_part(t_part(len, elem, n, (q + n - 1) % n), elem, 2, 1);
 	return (md->kind != COLL_ALLGATHER ? rs : 0) + (md->kind != COLL_REDUCESCATTER ? ag : 0);
 }
 
@@ -464,14 +490,14 @@ static uint32_t t_max_chunks(const struct t_plat *p)
 
 	for (k = 0; k < p->ndims; k++) {
 		n *= p->size[k];
-		per += 4 * (p->size[k] - 1);
+		per += (p->size[k] > 2 ? 8 : 4) * (p->size[k] - 1); /* rings both ways */
 	}
 	c = 3999 / (n * per);
 	return c < 64 ? c : 64;
 }
 
-/* One random case of a kind on a shape: rates, ring or direct per dimension, active per
- * dimension, chunks, size and element size. */
+/* One random case of a kind on a shape: rates, ring, direct or halving-doubling per dimension,
+ * active per dimension, chunks, size and element size. */
 static void t_random(const struct t_plat *shape, uint32_t *seed, uint8_t kind, uint8_t sched,
 		     uint8_t intra)
 {
@@ -489,7 +515,9 @@ static void t_random(const struct t_plat *shape, uint32_t *seed, uint8_t kind, u
 	md = t_md(&pl, GBIT, chunks, 1, sched, intra);
 	md.kind = kind;
 	for (k = 0; k < pl.ndims; k++) {
-		md.dim[k].algo = (uint8_t)t_rand(seed, 2);
+		md.dim[k].algo = (uint8_t)t_rand(seed, 3);
+		if (md.dim[k].algo == COLL_MD_HD && (pl.size[k] & (pl.size[k] - 1)))
+			md.dim[k].algo = COLL_MD_DIRECT;
 		md.dim[k].active = (uint8_t)(1 + t_rand(seed, 4));
 	}
 	p = t_params(&md, 1, elem_sizes[t_rand(seed, 3)]);
@@ -738,6 +766,52 @@ static void test_gate(void **state)
 	t_gate(COLL_MD_DIRECT, 3);
 }
 
+/* A ring dimension of three or more runs a ring each way round: every rank sends exactly
+ * half of its bytes to each neighbour (parts of an even element count) and nothing to any other
+ * member, so it uses both of its links; a ring of two runs one. */
+static void t_ring_ways(const struct t_plat *shape, uint32_t chunks)
+{
+	struct coll_md md = t_md(shape, GBIT, chunks, 1, COLL_MD_THEMIS, COLL_MD_SCF);
+	struct coll_params p = t_params(&md, (uint64_t)chunks * shape->size[0] * 2 * 3, 4);
+	struct coll_sched s;
+	struct diag d = {0};
+	uint32_t r, i, n = shape->size[0];
+	uint64_t to[16];
+
+	assert_int_equal(coll_sched_build(&p, &s, &d), 0);
+	for (r = 0; r < p.nranks; r++) {
+		const struct coll_rank *cr = &s.ranks.v[r];
+
+		memset(to, 0, sizeof(to));
+		for (i = 0; i < cr->step_n; i++) {
+			const struct coll_step *st = &s.steps.v[cr->step_off + i];
+
+			if (st->op == COLL_SEND)
+				to[st->peer] += st->len;
+		}
+		for (i = 0; i < n; i++) {
+			if (i == (r + 1) % n || i == (r + n - 1) % n)
+				assert_int_equal(to[i],
+						 coll_sched_bytes_sent(&s, r) / (n > 2 ? 2 : 1));
+			else
+				assert_int_equal(to[i], 0);
+		}
+	}
+	coll_sched_done(&s);
+	t_check(&p);
+}
+
+static void test_ring_ways(void **state)
+{
+	static const struct t_plat r5 = {1, {5}, {1}}, r3 = {1, {3}, {1}}, r2 = {1, {2}, {1}};
+
+	(void)state;
+	t_ring_ways(&r5, 1);
+	t_ring_ways(&r5, 4);
+	t_ring_ways(&r3, 2);
+	t_ring_ways(&r2, 3);
+}
+
 static void test_names(void **state)
 {
 	enum coll_algo a;
@@ -761,6 +835,7 @@ int main(void)
 		cmocka_unit_test(test_executor),       cmocka_unit_test(test_executor_edges),
 		cmocka_unit_test(test_rank_slices),    cmocka_unit_test(test_gate),
 		cmocka_unit_test(test_orders_halves),  cmocka_unit_test(test_shares),
+		cmocka_unit_test(test_ring_ways),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
