@@ -7,7 +7,8 @@
 # order and each dimension's op order, summary.json's multidim object has the utilization and
 # per-dimension activity, and Themis's all-reduce is faster than the baseline's; a
 # reduce-scatter and an all-gather alone under Themis+SCF, every node's share right; with a
-# ring dimension, its rings run both ways round (every ring link direction equally busy).
+# ring dimension, its rings run both ways round (every ring link direction equally busy); with
+# halving-doubling in the switches, every result right.
 . "$(dirname "$0")/lib.sh"
 
 "$TB" sim --results "$TB_TMP/sim" scenarios/themis-s2.yaml >"$TB_TMP/sim.log" 2>&1 ||
@@ -83,3 +84,8 @@ read -r lo hi nd < <(awk -F, -v ids="$ids" '
 jq -en "$lo > 0 and $hi < 1.2 * $lo" >/dev/null ||
 	fail "ring: bytes per ring link direction from $lo to $hi: not both ways alike"
 note "ring dimension, Themis+SCF: verified; every ring link direction carried $lo-$hi bytes; $(jq -c '.multidim[0] | [.collective_s, .utilization]' "$RUN_DIR/summary.json")"
+
+# switch: hd, halving-doubling inside every switch dimension: every rank's result right
+run hd 's/^  schedule: baseline/  schedule: themis\n  switch: hd/'
+[ "$(jq -r '.jobs[0].verified' "$RUN_DIR/summary.json")" = true ] || fail "switch: hd: not verified"
+note "switch: hd, Themis+SCF: verified; $(jq -c '.multidim[0] | [.collective_s, .utilization]' "$RUN_DIR/summary.json")"
