@@ -26,15 +26,6 @@ static int flow_dim(const struct coll_md *md, uint32_t a, uint32_t b)
 	return -1;
 }
 
-static uint32_t md_nodes(const struct coll_md *md)
-{
-	uint32_t n = 1, k;
-
-	for (k = 0; k < md->ndims; k++)
-		n *= md->dim[k].size;
-	return n;
-}
-
 /* One iteration of one job: when each rank's collective began and ended, and each chunk
  * operation's first send and last receive on each rank. */
 struct iter_ops {
@@ -195,7 +186,8 @@ static void rank_activity(const struct iter_ops *x, const struct coll_md *md, ui
 static int measure_job(const struct rec_run *r, const struct col_md_job *j,
 		       struct col_md_result *res, bool *any)
 {
-	uint32_t nodes = md_nodes(&j->md), ops = j->md.chunks * themis_phases(&j->md), it, n, k;
+	uint32_t nodes = (uint32_t)themis_nodes(&j->md), ops = j->md.chunks * themis_phases(&j->md),
+		 it, n, k;
 	uint32_t iters = 0;
 	double t_sum = 0, act[COLL_MD_DIMS] = {0};
 	struct span *sp = malloc(((size_t)ops + 1) * sizeof(*sp));

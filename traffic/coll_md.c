@@ -54,20 +54,6 @@ struct md_rank {
 	struct md_span *span; /* per op */
 };
 
-/* The product of the sizes, or COLL_MAX_RANKS + 1 once it is larger. */
-static uint64_t md_nodes(const struct coll_md *md)
-{
-	uint64_t n = 1;
-	uint32_t k;
-
-	for (k = 0; k < md->ndims; k++) {
-		n *= md->dim[k].size;
-		if (n > COLL_MAX_RANKS)
-			return (uint64_t)COLL_MAX_RANKS + 1;
-	}
-	return n;
-}
-
 /* Rings a ring dimension runs: one each way round once it has three members, each moving half
  * of every chunk, so a rank sends B_k / 2 to each neighbour over the link it has to it and
  * uses its whole B_k (Themis Table 2 counts both of a ring NPU's neighbour links in its
@@ -161,7 +147,7 @@ int coll_md_check(const struct coll_params *p, struct diag *d)
 	if (md->kind != p->kind)
 		return diag_set(d, -EINVAL, "multidim: the plan is for %s, the collective %s",
 				coll_kind_name(md->kind), coll_kind_name(p->kind));
-	n = md_nodes(md);
+	n = themis_nodes(md);
 	if (n != p->nranks)
 		return diag_set(d, -EINVAL, "multidim: %u ranks, but %s makes %s%llu", p->nranks,
 				md_shape(md, shape, sizeof(shape)),

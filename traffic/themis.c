@@ -175,14 +175,16 @@ static void schedule_chunk(const struct coll_md *md, bool ag, double chunk, doub
 	}
 }
 
-/* The product of the sizes: the nodes. */
-static double md_nodes(const struct coll_md *md)
+uint64_t themis_nodes(const struct coll_md *md)
 {
-	double n = 1;
+	uint64_t n = 1;
 	uint32_t k;
 
-	for (k = 0; k < md->ndims && k < COLL_MD_DIMS; k++)
+	for (k = 0; k < md->ndims && k < COLL_MD_DIMS; k++) {
 		n *= md->dim[k].size;
+		if (n > COLL_MAX_RANKS)
+			return (uint64_t)COLL_MAX_RANKS + 1;
+	}
 	return n;
 }
 
@@ -211,7 +213,7 @@ int themis_orders(const struct coll_md *md, double bytes, uint8_t *order, struct
 		return err;
 	for (c = 0; c < md->chunks; c++) {
 		o = order + (size_t)c * np;
-		schedule_chunk(md, ag, ag ? chunk / md_nodes(md) : chunk, load, o);
+		schedule_chunk(md, ag, ag ? chunk / (double)themis_nodes(md) : chunk, load, o);
 		for (j = 0; np > n && j < n; j++)
 			o[n + j] = o[n - 1 - j];
 	}
@@ -220,7 +222,7 @@ int themis_orders(const struct coll_md *md, double bytes, uint8_t *order, struct
 
 double themis_t_ideal(const struct coll_md *md, double bytes)
 {
-	double n = md_nodes(md), bw = 0, halves = md->kind == COLL_ALLREDUCE ? 2 : 1;
+	double n = (double)themis_nodes(md), bw = 0, halves = md->kind == COLL_ALLREDUCE ? 2 : 1;
 	uint32_t k;
 
 	for (k = 0; k < md->ndims && k < COLL_MD_DIMS; k++)
@@ -253,7 +255,7 @@ static void fill_ops(const struct coll_md *md, double bytes, const uint8_t *orde
 	struct themis_op *op;
 
 	for (c = 0; c < md->chunks; c++) {
-		prod = md->kind == COLL_ALLGATHER ? md_nodes(md) : 1;
+		prod = md->kind == COLL_ALLGATHER ? (double)themis_nodes(md) : 1;
 		for (j = 0; j < np; j++) {
 			op = &ops[(size_t)c * np + j];
 			op->chunk = c;

@@ -54,6 +54,8 @@ int themis_check(const struct coll_md *md, struct diag *d);
 
 /* The stages per chunk of md's collective: 2 ndims for an all-reduce, ndims otherwise. */
 uint32_t themis_phases(const struct coll_md *md);
+/* The platform's nodes, the product of its sizes; COLL_MAX_RANKS + 1 once it is larger. */
+uint64_t themis_nodes(const struct coll_md *md);
 
 /* Themis Alg. 1 for md's collective of `bytes` per node: order[c * S + j] is the dimension of
  * chunk c's stage j, S = themis_phases(md) (caller's buffer of md->chunks * S bytes). 0 or
