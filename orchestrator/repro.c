@@ -54,6 +54,8 @@ const struct repro_item repro_items[] = {
 	 "S2: a 3D platform, utilization 56% to 95% (Fig. 10)"},
 	{"themis", "themis-s3.yaml", REPRO_UP, REPRO_NONE, "avg_comm", "S3: a 3D platform"},
 	{"themis", "themis-s4.yaml", REPRO_UP, REPRO_NONE, "avg_comm", "S4: a 4D platform"},
+	{"themis", "themis-s5.yaml", REPRO_SIM, REPRO_NONE, "avg_comm",
+	 "S5: 64 nodes, in virtual time (too many for this machine's CPU emulated)"},
 	{"themis", "themis-c1.yaml", REPRO_UP, REPRO_NONE, "avg_comm",
 	 "C1: heterogeneous dimensions"},
 	{"themis", "themis-c2.yaml", REPRO_UP, REPRO_NONE, "avg_comm",
