@@ -7,10 +7,10 @@
  * (Themis §4.2, the baseline's ascending order included); a reduce-scatter or all-gather runs
  * one of the halves, in its own order (Themis §2.3). A stage on dimension k runs over the
  * rank's dimension-k group, the P_k ranks that differ from it only in coordinate k, as rings
- * both ways round (coll_rings_rs/ag) or a direct exchange; a reduce-scatter leaves the rank with
- * part c_k of what it held, an all-gather undoes that. So the chunk's ranges on a rank are nested:
- * r[0] is the chunk, r[i+1] the rank's part of r[i] on the i-th dimension of the chunk's
- * reduce-scatter order (an all-gather's order reversed), and r[D] the rank's share.
+ * both ways round (coll_rings_rs/ag), a direct exchange or halving-doubling; a reduce-scatter
+ * leaves the rank with part c_k of what it held, an all-gather undoes that. So the chunk's ranges
+ * on a rank are nested: r[0] is the chunk, r[i+1] the rank's part of r[i] on the i-th dimension of
+ * the chunk's reduce-scatter order (an all-gather's order reversed), and r[D] the rank's share.
  *
  * Consistency (Themis §4.6). Every rank runs the same planner on the same parameters, so all
  * agree on each chunk's order and on the order in which each dimension starts its chunk
@@ -272,37 +272,34 @@ static void md_direct(struct md_rank *mr, const struct themis_op *o, struct coll
  * the member P/2, then P/4, ..., 1 away, keeping the half its coordinate's bit names, so it
  * ends with part `coordinate` as a ring does; an all-gather doubles them back in the reverse
  * order. Each send reads what entry and the op's earlier receives wrote; a receive needs no
- * dependency, for the reason direct's need none (below). */
+ * dependency, for the reason direct's need none (above). */
 static void md_hd(struct md_rank *mr, const struct themis_op *o, struct coll_range r,
 		  const struct coll_deps *entry, struct coll_deps *done)
 {
 	struct coll_bld *b = mr->b;
 	uint32_t k = o->dim, n = mr->md->dim[k].size, me = mr->coord[k], e = b->p->elem;
-	uint32_t rounds = hd_rounds(&mr->md->dim[k]), lo[33], hi[33], t, u, bit, mid, rcv;
+	uint32_t rounds = hd_rounds(&mr->md->dim[k]), lo[33], hi[33], away[32], t, u, bit, mid;
+	struct coll_range held, gone;
 	struct coll_deps sd = *entry;
+	uint32_t peer, rcv;
 
 	lo[0] = 0;
 	hi[0] = n;
-	for (t = 0; t < rounds; t++) { /* the parts held after reduce-scatter round t */
+	for (t = 0; t < rounds; t++) { /* parts kept [lo, hi) and given away in round t */
 		bit = n >> (t + 1);
 		mid = (lo[t] + hi[t]) / 2;
 		lo[t + 1] = me & bit ? mid : lo[t];
 		hi[t + 1] = me & bit ? hi[t] : mid;
+		away[t] = me & bit ? lo[t] : mid;
 	}
 	for (u = 0; u < rounds; u++) {
 		t = o->ag ? rounds - 1 - u : u;
-		bit = n >> (t + 1);
-		/* the half the rank gives away in round t: the other half of [lo[t], hi[t]) */
-		mid = lo[t + 1] == lo[t] ? hi[t + 1] : lo[t];
-		coll_bld_send(b, 0, md_member(mr, k, me ^ bit),
-			      o->ag ? coll_parts(r, e, n, lo[t + 1], hi[t + 1])
-				    : coll_parts(r, e, n, mid, mid + (hi[t] - lo[t]) / 2),
-			      &sd);
-		rcv = coll_bld_recv(b, 0, md_member(mr, k, me ^ bit),
-				    o->ag ? COLL_F_COPY : COLL_F_REDUCE,
-				    o->ag ? coll_parts(r, e, n, mid, mid + (hi[t] - lo[t]) / 2)
-					  : coll_parts(r, e, n, lo[t + 1], hi[t + 1]),
-				    NULL);
+		peer = md_member(mr, k, me ^ (n >> (t + 1)));
+		held = coll_parts(r, e, n, lo[t + 1], hi[t + 1]);
+		gone = coll_parts(r, e, n, away[t], away[t] + hi[t + 1] - lo[t + 1]);
+		coll_bld_send(b, 0, peer, o->ag ? held : gone, &sd);
+		rcv = coll_bld_recv(b, 0, peer, o->ag ? COLL_F_COPY : COLL_F_REDUCE,
+				    o->ag ? gone : held, NULL);
 		coll_deps_add(b, &sd, rcv);
 		coll_deps_add(b, done, rcv);
 	}
