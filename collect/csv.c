@@ -37,6 +37,19 @@ void col_out_printf(struct col_out *o, const char *fmt, ...)
 		o->need += (size_t)n;
 }
 
+/* Appends the n bytes at s. */
+static void col_out_put(struct col_out *o, const char *s, size_t n)
+{
+	if (o->need + n < o->len) {
+		memcpy(o->buf + o->need, s, n);
+		o->buf[o->need + n] = '\0';
+	} else if (o->need < o->len) { /* what fits, as vsnprintf would */
+		memcpy(o->buf + o->need, s, o->len - 1 - o->need);
+		o->buf[o->len - 1] = '\0';
+	}
+	o->need += n;
+}
+
 void col_out_putc(struct col_out *o, char c)
 {
 	if (o->need + 1 < o->len) {
@@ -63,17 +76,32 @@ static void sep(struct col_csv_w *w)
 		col_out_putc(&w->o, ',');
 }
 
+/* v in decimal, as "%" PRIu64 writes it (records hold millions of numbers: no printf). */
+static void put_u64(struct col_out *o, uint64_t v)
+{
+	char b[20];
+	size_t i = sizeof(b);
+
+	do
+		b[--i] = (char)('0' + v % 10);
+	while (v /= 10);
+	col_out_put(o, b + i, sizeof(b) - i);
+}
+
 void col_csv_u64(struct col_csv_w *w, uint64_t v)
 {
 	sep(w);
-	col_out_printf(&w->o, "%" PRIu64, v);
+	put_u64(&w->o, v);
 }
 
 void col_csv_time(struct col_csv_w *w, int64_t t)
 {
 	sep(w);
-	if (t != REC_NEVER)
-		col_out_printf(&w->o, "%" PRId64, t);
+	if (t == REC_NEVER)
+		return;
+	if (t < 0)
+		col_out_putc(&w->o, '-');
+	put_u64(&w->o, t < 0 ? 0 - (uint64_t)t : (uint64_t)t);
 }
 
 void col_csv_dbl(struct col_csv_w *w, double v)
@@ -100,7 +128,7 @@ void col_csv_str(struct col_csv_w *w, const char *s, size_t max)
 
 	sep(w);
 	if (!needs_quotes(s, n)) {
-		col_out_printf(&w->o, "%.*s", (int)n, s);
+		col_out_put(&w->o, s, n);
 		return;
 	}
 	col_out_putc(&w->o, '"');
@@ -138,8 +166,7 @@ static size_t plain(struct col_csv_r *r, char *out, size_t cap)
 {
 	size_t n = 0;
 
-	/* strchr finds the terminator too, so the loop stops at the line's end */
-	while (!r->err && !strchr(",\r\n", *r->p)) {
+	while (!r->err && *r->p && *r->p != ',' && *r->p != '\r' && *r->p != '\n') {
 		if (*r->p == '"')
 			r->err = -EINVAL; /* a quote inside an unquoted field */
 		put(r, out, cap, &n, *r->p++);
@@ -196,12 +223,43 @@ static size_t field(struct col_csv_r *r, char *out, size_t cap)
 	return r->err ? 0 : n;
 }
 
+/* The common field, an unquoted decimal, read in place: its value in *v and true, the reader
+ * past it; false, the reader untouched, for anything else (field() then reads it, or fails). */
+static bool fast_digits(struct col_csv_r *r, uint64_t *v)
+{
+	const char *p = r->p;
+	uint64_t x = 0;
+	unsigned d;
+
+	if (r->err || r->at_end || *p < '0' || *p > '9')
+		return false;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		d = (unsigned)(*p - '0');
+		if (p - r->p >= NUM_MAX - 1 || x > (UINT64_MAX - d) / 10)
+			return false;
+		x = x * 10 + d;
+	}
+	if (*p == ',') {
+		r->p = p + 1;
+	} else if (!strcmp(p, "") || !strcmp(p, "\n") || !strcmp(p, "\r\n")) {
+		r->p = p;
+		r->at_end = 1;
+	} else {
+		return false;
+	}
+	*v = x;
+	return true;
+}
+
 uint64_t col_csv_get_u64(struct col_csv_r *r)
 {
 	char b[NUM_MAX];
-	size_t n = field(r, b, sizeof(b));
-	unsigned long long v;
+	uint64_t v;
+	size_t n;
 
+	if (fast_digits(r, &v))
+		return v;
+	n = field(r, b, sizeof(b));
 	if (r->err || !n || strspn(b, "0123456789") != n) {
 		r->err = -EINVAL;
 		return 0;
@@ -225,10 +283,17 @@ uint32_t col_csv_get_u32(struct col_csv_r *r)
 int64_t col_csv_get_time(struct col_csv_r *r)
 {
 	char b[NUM_MAX];
-	size_t n = field(r, b, sizeof(b));
-	size_t sign = b[0] == '-';
+	size_t n, sign;
+	uint64_t u;
 	long long v;
 
+	if (fast_digits(r, &u)) { /* out of range fails, as strtoll's would */
+		if (u > INT64_MAX)
+			r->err = -EINVAL;
+		return r->err ? 0 : (int64_t)u;
+	}
+	n = field(r, b, sizeof(b));
+	sign = b[0] == '-';
 	if (r->err)
 		return 0;
 	if (!n)

@@ -286,6 +286,7 @@ static void test_split(void **state)
 static void test_truncation(void **state)
 {
 	struct rec_job j = {.model = "m", .reason = "a,b", .placement = "p"};
+	struct rec_iter it = {4000000000u, 1, 2, -123456789, REC_NEVER, INT64_MAX};
 	char full[T_LINE], small[10];
 	int n = rec_job_csv(full, sizeof(full), &j);
 
@@ -294,6 +295,12 @@ static void test_truncation(void **state)
 	assert_int_equal(strlen(small), sizeof(small) - 1);
 	assert_memory_equal(small, full, sizeof(small) - 1);
 	assert_int_equal(rec_job_csv(NULL, 0, &j), n);
+	/* numbers cut the same way */
+	n = rec_iter_csv(full, sizeof(full), &it);
+	assert_string_equal(full, "4000000000,1,2,-123456789,,9223372036854775807\n");
+	assert_int_equal(rec_iter_csv(small, sizeof(small), &it), n);
+	assert_string_equal(small, "400000000");
+	assert_int_equal(rec_iter_csv(NULL, 0, &it), n);
 }
 
 static void test_malformed(void **state)
@@ -311,6 +318,8 @@ static void test_malformed(void **state)
 		"1,2,3,4,\"5,6",
 		"1,2,3,4,5\"\",6",
 		"1,2,3,4,5,99999999999999999999",
+		"1,2,3,4,5,9223372036854775808",
+		"1,2,3,4,5,0000000000000000000000000000000000000006",
 		"",
 		NULL,
 	};
@@ -340,6 +349,12 @@ static void test_malformed(void **state)
 			fail_msg("accepted job line %zu: %s", i, jobs[i]);
 	}
 	assert_int_equal(rec_job_parse("0,m,1,allreduce,ring,1,1,1,0,0,0,ok,1,,\r\n", &j), 0);
+	/* numbers in quotes, with a sign, at the limits */
+	assert_int_equal(
+		rec_iter_parse("\"1\",2,3,\"-4\",-9223372036854775807,9223372036854775807\n", &it),
+		0);
+	assert_true(it.job == 1 && it.t_start == -4 && it.t_compute_end == -INT64_MAX &&
+		    it.t_end == INT64_MAX);
 	assert_int_equal(rec_sample_parse("1,2,2,0,0,0,0", &s), -EINVAL);
 	assert_int_equal(rec_cpu_parse("1,0.5,", &c), -EINVAL);
 	assert_int_equal(rec_cpu_parse("1,0.5x,0", &c), -EINVAL);
