@@ -7,6 +7,7 @@
 
 #include "collect/internal.h"
 #include "collect/metrics.h"
+#include "lib/sort.h"
 
 int64_t col_flow_fct(const struct rec_flow *f)
 {
@@ -73,7 +74,8 @@ int col_flows_build(const struct rec_run *r, struct col_flows *o)
 		return -ENOMEM;
 	for (i = 0; i < r->flows.n; i++)
 		flow_add(o, &r->flows.v[i], fct, &tput);
-	qsort(fct, o->complete, sizeof(*fct), i64_cmp);
+	if (sort_i64(fct, o->complete)) /* short of memory: the slow way */
+		qsort(fct, o->complete, sizeof(*fct), i64_cmp);
 	for (i = 0; i < o->complete; i++)
 		sum += (double)fct[i];
 	if (o->complete) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "collect/plot_int.h"
+#include "lib/sort.h"
 
 #define CDF_POINTS 1000 /* points per curve; more flows are sampled at even quantiles */
 #define XTIC_MAX 40 /* job labels on the x axis; more rows label every k-th */
@@ -26,7 +27,8 @@ static int cdf_block(struct col_text *t, struct col_plot_cdf *s)
 
 	if (!n)
 		return 0;
-	qsort(s->v.v, n, sizeof(double), cmp_dbl);
+	if (sort_pos_dbl(s->v.v, n)) /* short of memory: the slow way */
+		qsort(s->v.v, n, sizeof(double), cmp_dbl);
 	col_text_printf(t, "# %s\n", s->label);
 	for (k = 1; k <= pts; k++) {
 		i = (size_t)ceil((double)k * (double)n / (double)pts) - 1;

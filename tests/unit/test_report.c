@@ -157,10 +157,24 @@ static void t_run(struct rec_run *r)
 	j.status = REC_NOT_STARTED;
 	j.start = j.finish = REC_NEVER;
 	vec_push(&r->jobs, j);
-	for (k = 1; k <= 50; k++) {
+	for (k = 1; k <= 50; k++) { /* 1 ms .. 50 ms, out of order: the CDF sorts them */
 		f.t_start = 0;
-		f.t_end = k * 1000000;
+		f.t_end = (k * 37 % 50 + 1) * 1000000;
 		vec_push(&r->flows, f);
+	}
+}
+
+/* The first curve of an FCT CDF block: 50 points, each flow 1 ms / D after the one before. */
+static void t_cdf_sorted(const char *text)
+{
+	const char *p = strchr(text, '\n') + 1;
+	double x, y;
+	int k;
+
+	for (k = 1; k <= 50; k++) {
+		assert_int_equal(sscanf(p, "%lf %lf", &x, &y), 2);
+		assert_true(fabs(x - k * 0.0001) < 1e-12 && fabs(y - k / 50.0) < 1e-12);
+		p = strchr(p, '\n') + 1;
 	}
 }
 
@@ -215,6 +229,7 @@ static void test_run_plots(void **state)
 	t_labelled(t_file(&p, "fct_cdf.gp"));
 	f = t_file(&p, "fct_cdf.dat"); /* job 3's 50 flows, then all: 1 ms .. 50 ms / D */
 	assert_true(!strncmp(f->text, "# job 3 (gpt3)\n0.0001 0.02\n", 27));
+	t_cdf_sorted(f->text);
 	t_labelled(t_file(&p, "jct.gp"));
 	assert_string_equal(t_file(&p, "jct.dat")->text, "3 0.01 0.09\n5* 0.1 -\n");
 	col_plots_done(&p);
