@@ -80,7 +80,7 @@ static int exec_rx_tmp(struct rank *rk, struct conn *cn, const struct coll_step 
 static int exec_start_part(struct rank *rk, uint32_t s, uint32_t m, uint32_t c)
 {
 	const struct coll_step *st = exec_step(rk, s);
-	struct conn *cn = rk->conns[rk->plan.chan[s] / 2 * rk->spec.channels + c];
+	struct conn *cn = rk->conns[rk->plan.node[s].chan / 2 * rk->spec.channels + c];
 	uint64_t off, len = coll_plan_part(st->len, rk->spec.coll.elem, m, c, &off);
 
 	if (st->op == COLL_SEND) {
@@ -112,7 +112,7 @@ static void exec_start(struct rank *rk, uint32_t s)
 		.iter = rk->iter,
 		.src = send ? rk->spec.rank : st->peer,
 		.dst = send ? st->peer : rk->spec.rank,
-		.seq = rk->plan.seq[s],
+		.seq = rk->plan.node[s].seq,
 		.phase = st->phase,
 		.dir = st->op,
 		.tag = rk->peers[st->peer].tag,

@@ -68,9 +68,8 @@ static void rank_free(struct sim_rank *rk)
 	for (i = 0; rk->in && i < rk->plan.npeers; i++)
 		vec_free(&rk->in[i].q);
 	free(rk->in);
-	free(rk->t_step);
-	free(rk->left);
-	free(rk->t_arrive);
+	free(rk->st);
+	free(rk->back);
 	free(rk->t_last);
 	free(rk->path);
 	free(rk->tag);
@@ -124,16 +123,15 @@ static int rank_init(struct sim_job *j, uint32_t k)
 		return -ENOMEM;
 	np = rk->plan.npeers;
 	rk->in = calloc(np + 1, sizeof(*rk->in));
-	rk->t_step = calloc(rk->plan.n + 1, sizeof(*rk->t_step));
-	rk->left = calloc(rk->plan.n + 1, sizeof(*rk->left));
-	rk->t_arrive = calloc(rk->plan.n + 1, sizeof(*rk->t_arrive));
+	rk->st = calloc(rk->plan.n + 1, sizeof(*rk->st));
+	rk->back = calloc(np + 1, sizeof(*rk->back));
 	rk->t_last = calloc(np + 1, sizeof(*rk->t_last));
 	rk->path = calloc((size_t)np * j->chans + 1, sizeof(*rk->path));
 	rk->lat = calloc((size_t)np * j->chans + 1, sizeof(*rk->lat));
 	rk->tag = calloc(np + 1, sizeof(*rk->tag));
 	rk->sport = calloc(np + 1, sizeof(*rk->sport));
-	if (!rk->in || !rk->t_step || !rk->left || !rk->t_arrive || !rk->t_last || !rk->path ||
-	    !rk->lat || !rk->tag || !rk->sport)
+	if (!rk->in || !rk->st || !rk->back || !rk->t_last || !rk->path || !rk->lat || !rk->tag ||
+	    !rk->sport)
 		return -ENOMEM;
 	for (i = 0; i < rk->plan.npeers; i++)
 		rk->in[i].waiting = COLL_PLAN_NONE;
@@ -221,6 +219,28 @@ static int trace_paths(const struct sim_exec *x, struct sim_job *j, const uint32
 	return 0;
 }
 
+/* Each rank's index among each of its peers' peers, found once (a delivery needs it). */
+static int link_peers(struct sim_job *j, struct diag *d)
+{
+	uint32_t k, i, peer;
+	int b;
+
+	for (k = 0; k < j->nranks; k++) {
+		for (i = 0; i < j->ranks[k].plan.npeers; i++) {
+			peer = j->ranks[k].plan.peers[i];
+			b = coll_plan_peer(&j->ranks[peer].plan, k);
+			if (b < 0)
+				return diag_set(
+					d, -EPROTO,
+					"job %u: rank %u exchanges data with rank %u, which "
+					"has no step with it",
+					j->id, k, peer);
+			j->ranks[k].back[i] = (uint32_t)b;
+		}
+	}
+	return 0;
+}
+
 static int job_setup(struct sim_exec *x, struct sim_job *j, const struct sim_job_in *in,
 		     struct diag *d)
 {
@@ -248,7 +268,19 @@ static int job_setup(struct sim_exec *x, struct sim_job *j, const struct sim_job
 	for (k = 0; k < j->nranks; k++)
 		if (rank_init(j, k))
 			return diag_set(d, -ENOMEM, "out of memory");
-	return trace_paths(x, j, NULL, d);
+	r = link_peers(j, d);
+	return r ? r : trace_paths(x, j, NULL, d);
+}
+
+/* Room for the records of all of j's messages at once, rather than by doubling as they come
+ * (a large collective records millions). */
+static int reserve_records(struct sim_exec *x, const struct sim_job *j)
+{
+	size_t i, msgs = 0;
+
+	for (i = 0; i < j->sched.steps.n; i++)
+		msgs += j->sched.steps.v[i].op == COLL_RECV;
+	return vec_reserve(&x->rec->flows, x->rec->flows.n + msgs * j->iterations);
 }
 
 int sim_exec_start(struct sim_exec *x, const struct sim_job_in *in, struct diag *d)
@@ -271,6 +303,7 @@ int sim_exec_start(struct sim_exec *x, const struct sim_job_in *in, struct diag 
 		return r;
 	}
 	j->active = true;
+	r = reserve_records(x, j);
 	for (k = 0; !r && k < j->nranks; k++)
 		r = j->iterations ? iter_begin(x, j, k) : 0;
 	if (!r && !j->iterations)
@@ -313,10 +346,10 @@ static int start_send(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_
 	uint64_t off, wire;
 	int r;
 
-	rk->left[s] = (uint8_t)m;
-	rk->t_arrive[s] = x->net.now;
+	rk->st[s].left = (uint8_t)m;
+	rk->st[s].t_arrive = x->net.now;
 	for (c = 0; c < m; c++) {
-		path = j->paths.v + rk->path[rk->plan.chan[s] / 2 * j->chans + c];
+		path = j->paths.v + rk->path[rk->plan.node[s].chan / 2 * j->chans + c];
 		wire = (uint64_t)ceil(
 			(double)coll_plan_part(st->len, j->sched.params.elem, m, c, &off) /
 			x->goodput);
@@ -381,7 +414,7 @@ static int take_message(struct sim_exec *x, struct sim_job *j, uint32_t k, uint3
 {
 	struct sim_rank *rk = &j->ranks[k];
 	const struct coll_step *st = &rk->plan.steps[s];
-	struct sim_chan_in *in = &rk->in[rk->plan.chan[s] / 2];
+	struct sim_chan_in *in = &rk->in[rk->plan.node[s].chan / 2];
 	struct rec_flow *f = vec_grow(&x->rec->flows);
 
 	if (!f)
@@ -393,7 +426,7 @@ static int take_message(struct sim_exec *x, struct sim_job *j, uint32_t k, uint3
 	f->dst = k;
 	f->src_node = x->t->endpoints.v[j->eps[st->peer]];
 	f->dst_node = x->t->endpoints.v[j->eps[k]];
-	f->seq = rk->plan.seq[s];
+	f->seq = rk->plan.node[s].seq;
 	f->phase = st->phase;
 	f->bytes = st->len;
 	f->tag = in->q.v[in->head].tag;
@@ -410,10 +443,11 @@ static int start_step(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_
 	struct sim_rank *rk = &j->ranks[k];
 	struct sim_chan_in *in;
 
-	rk->t_step[s] = x->net.now;
+	rk->st[s].t_step = x->net.now;
+	rk->st[s].pi = rk->plan.node[s].chan / 2;
 	if (rk->plan.steps[s].op == COLL_SEND)
 		return start_send(x, j, k, s);
-	in = &rk->in[rk->plan.chan[s] / 2];
+	in = &rk->in[rk->plan.node[s].chan / 2];
 	if (in->head < in->q.n)
 		return take_message(x, j, k, s);
 	in->waiting = s;
@@ -448,16 +482,11 @@ static int on_compute(struct sim_exec *x, struct sim_job *j, uint32_t k)
 /* Rank k's SEND step s arrives at its peer. */
 static int on_deliver(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_t s)
 {
-	uint32_t peer = j->ranks[k].plan.steps[s].peer;
-	struct sim_rank *rv = &j->ranks[peer];
-	int pi = coll_plan_peer(&rv->plan, k);
-	int si = coll_plan_peer(&j->ranks[k].plan, peer);
-	struct sim_arrival a = {j->ranks[k].t_step[s], si >= 0 ? j->ranks[k].tag[si] : 0};
-	struct sim_chan_in *in;
+	const struct sim_rank *rk = &j->ranks[k];
+	uint32_t si = rk->st[s].pi, peer = rk->plan.peers[si];
+	struct sim_arrival a = {rk->st[s].t_step, rk->tag[si]};
+	struct sim_chan_in *in = &j->ranks[peer].in[rk->back[si]];
 
-	if (pi < 0)
-		return -EPROTO;
-	in = &rv->in[pi];
 	if (vec_push(&in->q, a))
 		return -ENOMEM;
 	return in->waiting != COLL_PLAN_NONE ? take_message(x, j, peer, in->waiting) : 0;
@@ -469,15 +498,17 @@ static int on_deliver(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_
 static int on_sent(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_t v)
 {
 	struct sim_rank *rk = &j->ranks[k];
-	uint32_t s = v / j->chans, pi = rk->plan.chan[s] / 2;
+	uint32_t s = v / j->chans;
+	struct sim_step *st = &rk->st[s];
+	uint32_t pi = st->pi;
 	int64_t at = x->net.now + rk->lat[pi * j->chans + v % j->chans];
 	int r;
 
 	j->flows--;
-	rk->t_arrive[s] = at > rk->t_arrive[s] ? at : rk->t_arrive[s];
-	if (--rk->left[s])
+	st->t_arrive = at > st->t_arrive ? at : st->t_arrive;
+	if (--st->left)
 		return 0;
-	at = rk->t_arrive[s] > rk->t_last[pi] ? rk->t_arrive[s] : rk->t_last[pi];
+	at = st->t_arrive > rk->t_last[pi] ? st->t_arrive : rk->t_last[pi];
 	rk->t_last[pi] = at;
 	if (at > x->net.now)
 		r = sim_timer(&x->net, at, cookie(K_DELIVER, j->id, k, s));
@@ -557,7 +588,7 @@ static int job_reroute(struct sim_exec *x, struct sim_job *j, struct diag *d)
 			continue;
 		rk = &j->ranks[ck_rank(fl->cookie)];
 		p = j->paths.v +
-		    rk->path[rk->plan.chan[ck_step(fl->cookie) / j->chans] / 2 * j->chans +
+		    rk->path[rk->plan.node[ck_step(fl->cookie) / j->chans].chan / 2 * j->chans +
 			     ck_step(fl->cookie) % j->chans];
 		r = sim_flow_reroute(&x->net, (uint32_t)f, p + 1, p[0]);
 		if (r)

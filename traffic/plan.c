@@ -39,51 +39,53 @@ int coll_plan_peer(const struct coll_plan *p, uint32_t rank)
 	return hit ? (int)(hit - p->peers) : -ENOENT;
 }
 
-/* Channels in list order: a counting sort of the steps by channel, stable. */
-static void plan_fill_channels(struct coll_plan *p)
+/* Channels in list order: each step's channel and position in it, each channel's steps
+ * chained through node.next. last is scratch of one entry per channel. */
+static void plan_fill_channels(struct coll_plan *p, uint32_t *last)
 {
 	uint32_t nch = 2 * p->npeers, i, c;
 
-	for (i = 0; i < p->n; i++) {
-		p->chan[i] = 2 * (uint32_t)coll_plan_peer(p, p->steps[i].peer) + p->steps[i].op;
-		p->chan_off[p->chan[i] + 1]++;
-	}
 	for (c = 0; c < nch; c++)
-		p->chan_off[c + 1] += p->chan_off[c];
-	/* chan_off[c] doubles as channel c's fill cursor, then is shifted back below */
+		p->chan_first[c] = last[c] = COLL_PLAN_NONE;
 	for (i = 0; i < p->n; i++) {
-		c = p->chan[i];
-		p->seq[i] = p->chan_off[c];
-		p->chan_steps[p->chan_off[c]++] = i;
+		c = 2 * (uint32_t)coll_plan_peer(p, p->steps[i].peer) + p->steps[i].op;
+		p->node[i].chan = c;
+		p->node[i].next = COLL_PLAN_NONE;
+		if (last[c] == COLL_PLAN_NONE) {
+			p->node[i].seq = 0;
+			p->chan_first[c] = i;
+		} else {
+			p->node[i].seq = p->node[last[c]].seq + 1;
+			p->node[last[c]].next = i;
+		}
+		last[c] = i;
 	}
-	for (c = nch; c > 0; c--)
-		p->chan_off[c] = p->chan_off[c - 1];
-	p->chan_off[0] = 0;
-	for (i = 0; i < p->n; i++)
-		p->seq[i] -= p->chan_off[p->chan[i]];
 }
 
 /* Reverse dependencies, another counting sort: succ lists every i with d in deps(i). */
 static void plan_fill_succ(struct coll_plan *p)
 {
+	struct coll_plan_node *nd = p->node;
 	const uint32_t *d;
-	uint32_t i, j, nd;
+	uint32_t i, j, k, m;
 
 	for (i = 0; i < p->n; i++) {
-		d = coll_plan_deps(p, i, &nd);
-		for (j = 0; j < nd; j++)
-			p->succ_off[d[j] + 1]++;
+		d = coll_plan_deps(p, i, &m);
+		for (j = 0; j < m; j++)
+			nd[d[j] + 1].succ_off++;
 	}
 	for (i = 0; i < p->n; i++)
-		p->succ_off[i + 1] += p->succ_off[i];
+		nd[i + 1].succ_off += nd[i].succ_off;
 	for (i = 0; i < p->n; i++) {
-		d = coll_plan_deps(p, i, &nd);
-		for (j = 0; j < nd; j++)
-			p->succ[p->succ_off[d[j]]++] = i;
+		d = coll_plan_deps(p, i, &m);
+		for (j = 0; j < m; j++) {
+			k = nd[d[j]].succ_off++;
+			p->succ[k] = i;
+		}
 	}
 	for (i = p->n; i > 0; i--)
-		p->succ_off[i] = p->succ_off[i - 1];
-	p->succ_off[0] = 0;
+		nd[i].succ_off = nd[i - 1].succ_off;
+	nd[0].succ_off = 0;
 }
 
 static uint32_t plan_ndeps(const struct coll_plan *p)
@@ -98,7 +100,8 @@ static uint32_t plan_ndeps(const struct coll_plan *p)
 int coll_plan_init(struct coll_plan *p, const struct coll_sched *s, uint32_t rank)
 {
 	const struct coll_rank *cr = &s->ranks.v[rank];
-	size_t n;
+
+	uint32_t *last;
 
 	memset(p, 0, sizeof(*p));
 	p->steps = s->steps.v + cr->step_off;
@@ -106,18 +109,17 @@ int coll_plan_init(struct coll_plan *p, const struct coll_sched *s, uint32_t ran
 	p->n = cr->step_n;
 	if (plan_find_peers(p))
 		return -ENOMEM;
-	n = p->n + 1;
-	p->chan = calloc(n, sizeof(*p->chan));
-	p->seq = calloc(n, sizeof(*p->seq));
-	p->chan_off = calloc(2 * p->npeers + 1, sizeof(*p->chan_off));
-	p->chan_steps = calloc(n, sizeof(*p->chan_steps));
-	p->succ_off = calloc(n, sizeof(*p->succ_off));
+	p->node = calloc(p->n + 1, sizeof(*p->node));
+	p->chan_first = calloc(2 * p->npeers + 1, sizeof(*p->chan_first));
 	p->succ = calloc(plan_ndeps(p) + 1, sizeof(*p->succ));
-	if (!p->chan || !p->seq || !p->chan_off || !p->chan_steps || !p->succ_off || !p->succ) {
+	last = calloc(2 * p->npeers + 1, sizeof(*last));
+	if (!p->node || !p->chan_first || !p->succ || !last) {
+		free(last);
 		coll_plan_done(p);
 		return -ENOMEM;
 	}
-	plan_fill_channels(p);
+	plan_fill_channels(p, last);
+	free(last);
 	plan_fill_succ(p);
 	return 0;
 }
@@ -127,11 +129,8 @@ void coll_plan_done(struct coll_plan *p)
 	if (!p)
 		return;
 	free(p->peers);
-	free(p->chan);
-	free(p->seq);
-	free(p->chan_off);
-	free(p->chan_steps);
-	free(p->succ_off);
+	free(p->node);
+	free(p->chan_first);
 	free(p->succ);
 	memset(p, 0, sizeof(*p));
 }
@@ -143,10 +142,9 @@ int coll_plan_run_init(struct coll_plan_run *r, const struct coll_plan *p)
 	memset(r, 0, sizeof(*r));
 	r->p = p;
 	r->wait = calloc(p->n + 1, sizeof(*r->wait));
-	r->head = calloc(nch, sizeof(*r->head));
-	r->taken = calloc(nch, sizeof(*r->taken));
+	r->ch = calloc(nch, sizeof(*r->ch));
 	r->ready = calloc(nch, sizeof(*r->ready));
-	if (!r->wait || !r->head || !r->taken || !r->ready) {
+	if (!r->wait || !r->ch || !r->ready) {
 		coll_plan_run_done(r);
 		return -ENOMEM;
 	}
@@ -158,8 +156,7 @@ void coll_plan_run_done(struct coll_plan_run *r)
 	if (!r)
 		return;
 	free(r->wait);
-	free(r->head);
-	free(r->taken);
+	free(r->ch);
 	free(r->ready);
 	memset(r, 0, sizeof(*r));
 }
@@ -168,17 +165,14 @@ void coll_plan_run_done(struct coll_plan_run *r)
  * the head's dependencies are done. */
 static void plan_run_consider(struct coll_plan_run *r, uint32_t c)
 {
-	const struct coll_plan *p = r->p;
-	uint32_t at = p->chan_off[c] + r->head[c], step;
+	struct coll_plan_chan *ch = &r->ch[c];
+	uint32_t step = ch->head, slot;
 
-	if (r->taken[c] || at >= p->chan_off[c + 1])
+	if (ch->taken || step == COLL_PLAN_NONE || r->wait[step])
 		return;
-	step = p->chan_steps[at];
-	if (r->wait[step])
-		return;
-	r->taken[c] = 1;
-	r->ready[(r->rd + r->nq) % (2 * p->npeers)] = step;
-	r->nq++;
+	ch->taken = 1;
+	slot = r->rd + r->nq++;
+	r->ready[slot < 2 * r->p->npeers ? slot : slot - 2 * r->p->npeers] = step;
 }
 
 void coll_plan_run_reset(struct coll_plan_run *r)
@@ -188,8 +182,8 @@ void coll_plan_run_reset(struct coll_plan_run *r)
 
 	for (i = 0; i < p->n; i++)
 		r->wait[i] = p->steps[i].dep_n;
-	memset(r->head, 0, (nch + 1) * sizeof(*r->head));
-	memset(r->taken, 0, (nch + 1) * sizeof(*r->taken));
+	for (i = 0; i < nch; i++)
+		r->ch[i] = (struct coll_plan_chan){p->chan_first[i], 0};
 	r->rd = r->nq = 0;
 	r->done = 0;
 	for (i = 0; i < nch; i++)
@@ -203,7 +197,8 @@ uint32_t coll_plan_run_take(struct coll_plan_run *r)
 	if (!r->nq)
 		return COLL_PLAN_NONE;
 	step = r->ready[r->rd];
-	r->rd = (r->rd + 1) % (2 * r->p->npeers);
+	if (++r->rd == 2 * r->p->npeers)
+		r->rd = 0;
 	r->nq--;
 	return step;
 }
@@ -211,16 +206,16 @@ uint32_t coll_plan_run_take(struct coll_plan_run *r)
 void coll_plan_run_complete(struct coll_plan_run *r, uint32_t step)
 {
 	const struct coll_plan *p = r->p;
-	uint32_t c = p->chan[step], i, s;
+	const uint32_t *s = p->succ + p->node[step].succ_off;
+	const uint32_t *end = p->succ + p->node[step + 1].succ_off;
+	uint32_t c = p->node[step].chan;
 
-	r->taken[c] = 0;
-	r->head[c]++;
+	r->ch[c].taken = 0;
+	r->ch[c].head = p->node[step].next;
 	r->done++;
-	for (i = p->succ_off[step]; i < p->succ_off[step + 1]; i++) {
-		s = p->succ[i];
-		if (!--r->wait[s])
-			plan_run_consider(r, p->chan[s]);
-	}
+	for (; s < end; s++)
+		if (!--r->wait[*s])
+			plan_run_consider(r, p->node[*s].chan);
 	plan_run_consider(r, c);
 }
 

@@ -14,18 +14,29 @@
 
 #define COLL_PLAN_NONE UINT32_MAX
 
+/* A step as the executor sees it: its channel (2 * peer index + op), its position in that
+ * channel (the k-th message), the channel's step after it (COLL_PLAN_NONE after the last), and
+ * where its successors start in coll_plan.succ (step i's are succ[node[i].succ_off ..
+ * node[i + 1].succ_off)). One record, so that completing a step reads one place. */
+struct coll_plan_node {
+	uint32_t chan, seq, next, succ_off;
+};
+
 struct coll_plan {
 	const struct coll_step *steps; /* borrowed from the schedule: the rank's steps */
 	const uint32_t *deps; /* borrowed: coll_sched.deps */
 	uint32_t n; /* steps */
 	uint32_t npeers;
 	uint32_t *peers; /* the ranks this rank exchanges data with, ascending */
-	uint32_t *chan; /* per step: its channel, 2 * peer index + op */
-	uint32_t *seq; /* per step: its position in its channel (the k-th message) */
-	uint32_t *chan_off; /* 2 * npeers + 1: chan_steps[chan_off[c] ..] lists channel c */
-	uint32_t *chan_steps;
-	uint32_t *succ_off; /* n + 1: succ[succ_off[i] ..] are the steps that wait for step i */
-	uint32_t *succ;
+	struct coll_plan_node *node; /* n + 1 */
+	uint32_t *chan_first; /* 2 * npeers: each channel's first step, or COLL_PLAN_NONE */
+	uint32_t *succ; /* the steps that wait for each step, grouped by step */
+};
+
+/* A channel's progress: its next step (COLL_PLAN_NONE when none is left), and whether that
+ * step is queued or in flight. */
+struct coll_plan_chan {
+	uint32_t head, taken;
 };
 
 /* Progress through one iteration. A channel is "taken" from the moment its head step is
@@ -34,8 +45,7 @@ struct coll_plan {
 struct coll_plan_run {
 	const struct coll_plan *p;
 	uint32_t *wait; /* per step: dependencies not yet completed */
-	uint32_t *head; /* per channel: index of its next step in its list */
-	uint8_t *taken; /* per channel */
+	struct coll_plan_chan *ch; /* per channel */
 	uint32_t *ready; /* ring of startable steps, one slot per channel */
 	uint32_t rd, nq; /* first queued slot, and how many are queued */
 	uint32_t done; /* steps completed */

@@ -64,13 +64,13 @@ static void test_channels(void **state)
 	assert_int_equal(coll_plan_peer(&p, 2), 1);
 	assert_int_equal(coll_plan_peer(&p, 0), -ENOENT);
 	for (i = 0; i < 6; i++)
-		assert_int_equal(p.seq[i], seq[i]);
-	assert_int_equal(p.chan[0], 2 * 1 + COLL_SEND);
-	assert_int_equal(p.chan[5], 2 * 0 + COLL_RECV);
+		assert_int_equal(p.node[i].seq, seq[i]);
+	assert_int_equal(p.node[0].chan, 2 * 1 + COLL_SEND);
+	assert_int_equal(p.node[5].chan, 2 * 0 + COLL_RECV);
 	/* step 0 unblocks 4, step 2 unblocks 3 */
-	assert_int_equal(p.succ_off[1] - p.succ_off[0], 1);
-	assert_int_equal(p.succ[p.succ_off[0]], 4);
-	assert_int_equal(p.succ[p.succ_off[2]], 3);
+	assert_int_equal(p.node[1].succ_off - p.node[0].succ_off, 1);
+	assert_int_equal(p.succ[p.node[0].succ_off], 4);
+	assert_int_equal(p.succ[p.node[2].succ_off], 3);
 	coll_plan_done(&p);
 	coll_sched_done(&s);
 }
@@ -206,7 +206,7 @@ static void t_send(struct t_sim *sm, uint32_t r, uint32_t s)
 {
 	struct t_rank *rk = &sm->rk[r];
 	const struct coll_step *st = &rk->p.steps[s];
-	struct t_msg m = {.seq = rk->p.seq[s], .len = st->len, .data = malloc(st->len + 1)};
+	struct t_msg m = {.seq = rk->p.node[s].seq, .len = st->len, .data = malloc(st->len + 1)};
 
 	assert_non_null(m.data);
 	memcpy(m.data, rk->buf + st->off / 4, st->len);
@@ -228,7 +228,7 @@ static bool t_recv(struct t_sim *sm, uint32_t r, uint32_t s)
 	if (sm->head[qi] == sm->q[qi].n)
 		return false;
 	m = &sm->q[qi].v[sm->head[qi]++];
-	assert_int_equal(m->seq, rk->p.seq[s]);
+	assert_int_equal(m->seq, rk->p.node[s].seq);
 	assert_int_equal(m->len, st->len);
 	for (i = 0; i < st->len / 4; i++)
 		dst[i] = st->flags & COLL_F_REDUCE ? dst[i] + m->data[i] : m->data[i];
