@@ -2,6 +2,7 @@
 /* One rank's schedule as channels and reverse dependencies, and the dependency counting
  * that decides which steps may start (see plan.h). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,8 +63,38 @@ static void plan_fill_channels(struct coll_plan *p, uint32_t *last)
 	}
 }
 
-/* Reverse dependencies, another counting sort: succ lists every i with d in deps(i). */
-static void plan_fill_succ(struct coll_plan *p)
+/* A step need not wait for a dependency when another of its dependencies comes later in the
+ * same channel: a channel's steps complete in order, so that one's completion implies it.
+ * last[c] is scratch, 0 for every channel outside these helpers: plan_latest fills it with 1 +
+ * the latest position among step i's dependencies in channel c, plan_forget clears it. */
+static void plan_latest(const struct coll_plan *p, uint32_t i, uint32_t *last)
+{
+	const struct coll_plan_node *nd = p->node;
+	uint32_t m, j;
+	const uint32_t *d = coll_plan_deps(p, i, &m);
+
+	for (j = 0; j < m; j++)
+		if (last[nd[d[j]].chan] < nd[d[j]].seq + 1)
+			last[nd[d[j]].chan] = nd[d[j]].seq + 1;
+}
+
+static bool plan_needed(const struct coll_plan *p, uint32_t dep, const uint32_t *last)
+{
+	return last[p->node[dep].chan] == p->node[dep].seq + 1;
+}
+
+static void plan_forget(const struct coll_plan *p, uint32_t i, uint32_t *last)
+{
+	uint32_t m, j;
+	const uint32_t *d = coll_plan_deps(p, i, &m);
+
+	for (j = 0; j < m; j++)
+		last[p->node[d[j]].chan] = 0;
+}
+
+/* Reverse dependencies, another counting sort: succ lists every i with d in deps(i) that i
+ * needs (above), and need[i] counts them. */
+static void plan_fill_succ(struct coll_plan *p, uint32_t *last)
 {
 	struct coll_plan_node *nd = p->node;
 	const uint32_t *d;
@@ -71,17 +102,27 @@ static void plan_fill_succ(struct coll_plan *p)
 
 	for (i = 0; i < p->n; i++) {
 		d = coll_plan_deps(p, i, &m);
-		for (j = 0; j < m; j++)
+		plan_latest(p, i, last);
+		for (j = 0; j < m; j++) {
+			if (!plan_needed(p, d[j], last))
+				continue;
 			nd[d[j] + 1].succ_off++;
+			p->need[i]++;
+		}
+		plan_forget(p, i, last);
 	}
 	for (i = 0; i < p->n; i++)
 		nd[i + 1].succ_off += nd[i].succ_off;
 	for (i = 0; i < p->n; i++) {
 		d = coll_plan_deps(p, i, &m);
+		plan_latest(p, i, last);
 		for (j = 0; j < m; j++) {
+			if (!plan_needed(p, d[j], last))
+				continue;
 			k = nd[d[j]].succ_off++;
 			p->succ[k] = i;
 		}
+		plan_forget(p, i, last);
 	}
 	for (i = p->n; i > 0; i--)
 		nd[i].succ_off = nd[i - 1].succ_off;
@@ -110,17 +151,19 @@ int coll_plan_init(struct coll_plan *p, const struct coll_sched *s, uint32_t ran
 	if (plan_find_peers(p))
 		return -ENOMEM;
 	p->node = calloc(p->n + 1, sizeof(*p->node));
+	p->need = calloc(p->n + 1, sizeof(*p->need));
 	p->chan_first = calloc(2 * p->npeers + 1, sizeof(*p->chan_first));
 	p->succ = calloc(plan_ndeps(p) + 1, sizeof(*p->succ));
 	last = calloc(2 * p->npeers + 1, sizeof(*last));
-	if (!p->node || !p->chan_first || !p->succ || !last) {
+	if (!p->node || !p->need || !p->chan_first || !p->succ || !last) {
 		free(last);
 		coll_plan_done(p);
 		return -ENOMEM;
 	}
 	plan_fill_channels(p, last);
+	memset(last, 0, (2 * p->npeers + 1) * sizeof(*last));
+	plan_fill_succ(p, last);
 	free(last);
-	plan_fill_succ(p);
 	return 0;
 }
 
@@ -130,6 +173,7 @@ void coll_plan_done(struct coll_plan *p)
 		return;
 	free(p->peers);
 	free(p->node);
+	free(p->need);
 	free(p->chan_first);
 	free(p->succ);
 	memset(p, 0, sizeof(*p));
@@ -181,7 +225,7 @@ void coll_plan_run_reset(struct coll_plan_run *r)
 	uint32_t i, nch = 2 * p->npeers;
 
 	for (i = 0; i < p->n; i++)
-		r->wait[i] = p->steps[i].dep_n;
+		r->wait[i] = p->need[i];
 	for (i = 0; i < nch; i++)
 		r->ch[i] = (struct coll_plan_chan){p->chan_first[i], 0};
 	r->rd = r->nq = 0;

@@ -115,6 +115,52 @@ static void test_readiness(void **state)
 	coll_sched_done(&s);
 }
 
+/* A dependency that a later step of its channel in the same list implies is not waited for
+ * separately: rank 0 of
+ *   0 RECV from 1   1 RECV from 1 (FIFO behind 0)   2 SEND to 2   3 SEND to 1 after 0, 1, 2
+ *   4 RECV from 2 after 2, 1
+ * waits in 3 for 1 and 2 only (1's completion implies 0's), in 4 for both. */
+static void test_implied(void **state)
+{
+	static const uint32_t d3[] = {0, 1, 2}, d4[] = {2, 1};
+	struct coll_rank rk = {0, 5};
+	struct coll_sched s = {0};
+	struct coll_plan_run r;
+	struct coll_plan p;
+	uint32_t i;
+
+	(void)state;
+	s.params.nranks = 3;
+	t_step(&s, COLL_RECV, 1, 0, NULL);
+	t_step(&s, COLL_RECV, 1, 0, NULL);
+	t_step(&s, COLL_SEND, 2, 0, NULL);
+	t_step(&s, COLL_SEND, 1, 3, d3);
+	t_step(&s, COLL_RECV, 2, 2, d4);
+	assert_int_equal(vec_push(&s.ranks, rk), 0);
+	assert_int_equal(coll_plan_init(&p, &s, 0), 0);
+	assert_int_equal(p.need[3], 2);
+	assert_int_equal(p.need[4], 2);
+	for (i = p.node[0].succ_off; i < p.node[1].succ_off; i++)
+		assert_int_not_equal(p.succ[i], 3); /* 0 does not count down 3 */
+	assert_int_equal(p.node[2].succ_off - p.node[1].succ_off, 2); /* 1 counts down 3 and 4 */
+	assert_int_equal(coll_plan_run_init(&r, &p), 0);
+	coll_plan_run_reset(&r);
+	t_take(&r, 0, 2);
+	coll_plan_run_complete(&r, 0);
+	assert_int_equal(coll_plan_run_take(&r), 1);
+	assert_int_equal(coll_plan_run_take(&r), COLL_PLAN_NONE);
+	coll_plan_run_complete(&r, 2);
+	assert_int_equal(coll_plan_run_take(&r), COLL_PLAN_NONE); /* 3 and 4 wait for 1 */
+	coll_plan_run_complete(&r, 1);
+	t_take(&r, 3, 4);
+	coll_plan_run_complete(&r, 3);
+	coll_plan_run_complete(&r, 4);
+	assert_true(coll_plan_run_finished(&r));
+	coll_plan_run_done(&r);
+	coll_plan_done(&p);
+	coll_sched_done(&s);
+}
+
 static void test_pieces(void **state)
 {
 	static const uint64_t lens[] = {0, 4, 4096, 10u << 20, (10u << 20) + 12};
@@ -427,10 +473,10 @@ static void test_sport(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_channels),  cmocka_unit_test(test_sport),
-		cmocka_unit_test(test_readiness), cmocka_unit_test(test_pieces),
-		cmocka_unit_test(test_parts),	  cmocka_unit_test(test_all_algorithms),
-		cmocka_unit_test(test_multidim),
+		cmocka_unit_test(test_channels),       cmocka_unit_test(test_sport),
+		cmocka_unit_test(test_readiness),      cmocka_unit_test(test_implied),
+		cmocka_unit_test(test_pieces),	       cmocka_unit_test(test_parts),
+		cmocka_unit_test(test_all_algorithms), cmocka_unit_test(test_multidim),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
