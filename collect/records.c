@@ -287,9 +287,12 @@ int rec_route_parse(const char *line, struct rec_route *out)
 
 size_t rec_csv_record_len(const char *text)
 {
+	const char *nl = strchr(text, '\n');
 	size_t i;
 	int quoted = 0;
 
+	if (nl && !memchr(text, '"', (size_t)(nl - text))) /* the common line: no quotes */
+		return (size_t)(nl - text) + 1;
 	for (i = 0; text[i]; i++) {
 		if (text[i] == '"')
 			quoted = !quoted; /* a doubled quote toggles twice */

@@ -15,20 +15,27 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The distinct peers of the steps, sorted. */
+/* The distinct peers of the steps, ascending: marked in a bitmap over the ranks, then read
+ * off in order (a sort of every step's peer took longer than the rest of the plan). */
 static int plan_find_peers(struct coll_plan *p)
 {
-	uint32_t i, k = 0;
+	uint32_t i, k = 0, top = 0;
+	uint64_t *seen, w;
 
+	for (i = 0; i < p->n; i++)
+		top = p->steps[i].peer > top ? p->steps[i].peer : top;
+	seen = calloc(top / 64 + 1, sizeof(*seen));
 	p->peers = malloc((p->n ? p->n : 1) * sizeof(*p->peers));
-	if (!p->peers)
+	if (!seen || !p->peers) {
+		free(seen);
 		return -ENOMEM;
+	}
 	for (i = 0; i < p->n; i++)
-		p->peers[i] = p->steps[i].peer;
-	qsort(p->peers, p->n, sizeof(*p->peers), cmp_u32);
-	for (i = 0; i < p->n; i++)
-		if (!k || p->peers[k - 1] != p->peers[i])
-			p->peers[k++] = p->peers[i];
+		seen[p->steps[i].peer / 64] |= UINT64_C(1) << (p->steps[i].peer % 64);
+	for (i = 0; i <= top / 64; i++)
+		for (w = seen[i]; w; w &= w - 1)
+			p->peers[k++] = i * 64 + (uint32_t)__builtin_ctzll(w);
+	free(seen);
 	p->npeers = k;
 	return 0;
 }
