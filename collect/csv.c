@@ -2,7 +2,6 @@
 /* RFC 4180 CSV fields for the records, and the bounded writer the text renderers share. */
 #include <ctype.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -76,7 +75,7 @@ static void sep(struct col_csv_w *w)
 		col_out_putc(&w->o, ',');
 }
 
-/* v in decimal, as "%" PRIu64 writes it (records hold millions of numbers: no printf). */
+/* v in decimal, as printf's %llu writes it (records hold millions of numbers: no printf). */
 static void put_u64(struct col_out *o, uint64_t v)
 {
 	char b[20];

@@ -15,26 +15,33 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The distinct peers of the steps, ascending: marked in a bitmap over the ranks, then read
- * off in order (a sort of every step's peer took longer than the rest of the plan). */
+/* The distinct peers of the steps, ascending: marked in a bitmap over the ranks they span,
+ * then read off in order (a sort of every step's peer took longer than the rest of the plan). */
 static int plan_find_peers(struct coll_plan *p)
 {
-	uint32_t i, k = 0, top = 0;
+	uint32_t i, k = 0, lo = UINT32_MAX, hi = 0, at;
 	uint64_t *seen, w;
 
-	for (i = 0; i < p->n; i++)
-		top = p->steps[i].peer > top ? p->steps[i].peer : top;
-	seen = calloc(top / 64 + 1, sizeof(*seen));
+	for (i = 0; i < p->n; i++) {
+		lo = p->steps[i].peer < lo ? p->steps[i].peer : lo;
+		hi = p->steps[i].peer > hi ? p->steps[i].peer : hi;
+	}
+	lo = p->n ? lo : 0;
+	seen = calloc((hi - lo) / 64 + 1, sizeof(*seen));
 	p->peers = malloc((p->n ? p->n : 1) * sizeof(*p->peers));
 	if (!seen || !p->peers) {
 		free(seen);
+		free(p->peers);
+		p->peers = NULL;
 		return -ENOMEM;
 	}
-	for (i = 0; i < p->n; i++)
-		seen[p->steps[i].peer / 64] |= UINT64_C(1) << (p->steps[i].peer % 64);
-	for (i = 0; i <= top / 64; i++)
+	for (i = 0; i < p->n; i++) {
+		at = p->steps[i].peer - lo;
+		seen[at / 64] |= UINT64_C(1) << (at % 64);
+	}
+	for (i = 0; i <= (hi - lo) / 64; i++)
 		for (w = seen[i]; w; w &= w - 1)
-			p->peers[k++] = i * 64 + (uint32_t)__builtin_ctzll(w);
+			p->peers[k++] = lo + i * 64 + (uint32_t)__builtin_ctzll(w);
 	free(seen);
 	p->npeers = k;
 	return 0;
@@ -148,7 +155,6 @@ static uint32_t plan_ndeps(const struct coll_plan *p)
 int coll_plan_init(struct coll_plan *p, const struct coll_sched *s, uint32_t rank)
 {
 	const struct coll_rank *cr = &s->ranks.v[rank];
-
 	uint32_t *last;
 
 	memset(p, 0, sizeof(*p));

@@ -46,7 +46,7 @@ struct coll_plan_chan {
  * in flight, and the ready queue never holds more than one entry per channel. */
 struct coll_plan_run {
 	const struct coll_plan *p;
-	uint32_t *wait; /* per step: dependencies not yet completed */
+	uint32_t *wait; /* per step: needed dependencies (coll_plan.need) not yet completed */
 	struct coll_plan_chan *ch; /* per channel */
 	uint32_t *ready; /* ring of startable steps, one slot per channel */
 	uint32_t rd, nq; /* first queued slot, and how many are queued */

@@ -287,7 +287,7 @@ static void test_truncation(void **state)
 {
 	struct rec_job j = {.model = "m", .reason = "a,b", .placement = "p"};
 	struct rec_iter it = {4000000000u, 1, 2, -123456789, REC_NEVER, INT64_MAX};
-	char full[T_LINE], small[10];
+	char full[T_LINE], small[10], cut[17];
 	int n = rec_job_csv(full, sizeof(full), &j);
 
 	(void)state;
@@ -300,6 +300,8 @@ static void test_truncation(void **state)
 	assert_string_equal(full, "4000000000,1,2,-123456789,,9223372036854775807\n");
 	assert_int_equal(rec_iter_csv(small, sizeof(small), &it), n);
 	assert_string_equal(small, "400000000");
+	assert_int_equal(rec_iter_csv(cut, sizeof(cut), &it), n); /* after a minus sign */
+	assert_string_equal(cut, "4000000000,1,2,-");
 	assert_int_equal(rec_iter_csv(NULL, 0, &it), n);
 }
 
@@ -332,6 +334,7 @@ static void test_malformed(void **state)
 		"0,\"m\"x,1,allreduce,ring,1,1,1,0,0,0,ok,1,,",
 	};
 	struct rec_iter it = {.job = 77};
+	struct rec_flow f;
 	struct rec_job j;
 	struct rec_sample s;
 	struct rec_cpu c;
@@ -355,6 +358,15 @@ static void test_malformed(void **state)
 		0);
 	assert_true(it.job == 1 && it.t_start == -4 && it.t_compute_end == -INT64_MAX &&
 		    it.t_end == INT64_MAX);
+	/* the longest number accepted: 39 characters */
+	assert_int_equal(rec_iter_parse("1,2,3,4,5,000000000000000000000000000000000000006", &it),
+			 0);
+	assert_int_equal(it.t_end, 6);
+	/* bytes up to 2^64 - 1 */
+	assert_int_equal(rec_flow_parse("1,2,3,4,5,6,7,8,18446744073709551615,9,10,11", &f), 0);
+	assert_true(f.bytes == UINT64_MAX && f.t_end == 10 && f.tag == 11);
+	assert_int_equal(rec_flow_parse("1,2,3,4,5,6,7,8,18446744073709551616,9,10,11", &f),
+			 -EINVAL);
 	assert_int_equal(rec_sample_parse("1,2,2,0,0,0,0", &s), -EINVAL);
 	assert_int_equal(rec_cpu_parse("1,0.5,", &c), -EINVAL);
 	assert_int_equal(rec_cpu_parse("1,0.5x,0", &c), -EINVAL);

@@ -61,7 +61,7 @@ static double t_dbl(uint64_t *s, unsigned k)
 	case 0:
 		return (double)(r % 1000000000 + 1) * 1e-9;
 	case 1:
-		r &= UINT64_C(0x7fefffffffffffff); /* positive and finite */
+		r %= UINT64_C(0x7ff0000000000000); /* positive (or 0, below) and finite */
 		break;
 	case 2:
 		r = r % 1000 + 1; /* subnormal */
