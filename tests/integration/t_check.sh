@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 as_user() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 as_user true 2>/dev/null || { echo "setpriv cannot drop to nobody here"; exit 77; }
-for f in scenarios/*.yaml scenarios/paper/*.yaml; do
+for f in scenarios/*.yaml scenarios/paper/*.yaml scenarios/validate/*.yaml; do
 	as_user "$TB" check "$f" >/dev/null || fail "check $f as nobody"
 done
 n=0
@@ -33,5 +33,5 @@ rc=0
 out=$(as_user "$TB" check --loads scenarios/quickstart.yaml 2>&1 >/dev/null) || rc=$?
 ((rc == 2)) || fail "--loads on quickstart: exit $rc, want 2"
 [[ $out == *"needs a workload of one all-to-all job"* ]] || fail "--loads on quickstart: $out"
-note "$(ls scenarios/*.yaml scenarios/paper/*.yaml | wc -l) scenarios valid, $n bad fixtures rejected with their messages," \
+note "$(ls scenarios/*.yaml scenarios/paper/*.yaml scenarios/validate/*.yaml | wc -l) scenarios valid, $n bad fixtures rejected with their messages," \
 	"--loads: $rows directions, $hops flow-hops"

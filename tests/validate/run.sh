@@ -26,7 +26,7 @@ default=(
 	"scenarios/poisson.yaml|vClos"
 	"scenarios/validate/torus-ring.yaml|TACOS"
 	"scenarios/validate/md-hier.yaml|Themis"
-	"scenarios/hxmesh-a2a.yaml|HammingMesh"
+	"scenarios/validate/hx-a2a-16.yaml|HammingMesh"
 )
 list=("${default[@]}")
 if [ $# -gt 0 ]; then
