@@ -9,23 +9,49 @@
 #   h0 .. h1023          32 hosts per leaf
 . "$(dirname "$0")/lib.sh"
 
-# Milliseconds of a full build, to spread the kill points over it.
+# The build starts when `up` writes its journal. Before that, `up` probes the kernel in a
+# namespace of its own, which waits while the kernel still removes the previous testbed's
+# namespaces (2.5 s after a `down` of this one): kill points are counted from the journal.
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+sleep_ms() { sleep "$(awk -v ms="$1" 'BEGIN { printf "%.3f", ms / 1000 }')"; }
+
+# Waits until `up` (pid) of n has written its journal; fails if it exits first or takes a
+# minute.
+wait_journal() {
+	local n=$1 pid=$2 i
+	for ((i = 0; i < 6000; i++)); do
+		[ -s "/run/testbed/$n/journal" ] && return 0
+		kill -0 "$pid" 2>/dev/null || fail "up of $n exited before writing its journal"
+		sleep 0.01
+	done
+	fail "up of $n wrote no journal within a minute"
+}
+
+# Milliseconds of a full build, journal to exit, to spread the kill points over it; measured
+# after a `down`, like the builds that are killed.
 n=it$$k0
 f=$(scenario_as scenarios/leafspine-1024.yaml "$n")
-start=$(date +%s%N)
 tb_up "$f" "$n"
-full=$((($(date +%s%N) - start) / 1000000))
 "$TB" down "$n" >/dev/null
 no_leftovers "$n"
-note "full build: ${full} ms"
+"$TB" up "$f" >"$TB_TMP/up0.log" 2>&1 &
+pid=$!
+wait_journal "$n" "$pid"
+start=$(now_ms)
+wait "$pid" || fail "up failed: $(tail -3 "$TB_TMP/up0.log")"
+full=$(($(now_ms) - start))
+"$TB" down "$n" >/dev/null
+no_leftovers "$n"
+note "full build: ${full} ms from the journal"
 
-# Starts `up` of the k-th copy and kills it with SIGKILL at ms; fails (1) if up had already
-# finished by then, leaving it up.
+# Starts `up` of the k-th copy (name n) and kills it with SIGKILL ms after its journal
+# appeared; fails (1) if up had already finished by then, leaving it up.
 up_and_kill() {
 	local k=$1 ms=$2 pid rc=0
 	"$TB" up "$f" >"$TB_TMP/up$k.log" 2>&1 &
 	pid=$!
-	sleep "$(awk -v ms="$ms" 'BEGIN { printf "%.3f", ms / 1000 }')"
+	wait_journal "$n" "$pid"
+	sleep_ms "$ms"
 	kill -9 "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || rc=$?
 	((rc == 0 || rc == 137)) || fail "up failed by itself (exit $rc): $(tail -3 "$TB_TMP/up$k.log")"
@@ -37,8 +63,8 @@ for k in 1 2 3; do
 	f=$(scenario_as scenarios/leafspine-1024.yaml "$n")
 	at=$((full * (k * 25 + RANDOM % 20) / 100)) # around 25-45%, 50-70%, 75-95% of the build
 	TB_NAMES+=("$n")
-	# the first, cold build can take longer than this one: if it finished before the kill,
-	# take it down and kill earlier (the point of the test is a kill during the build)
+	# a build can be quicker than the measured one: if it finished before the kill, take it
+	# down and kill earlier (the point of the test is a kill during the build)
 	for try in 1 2 3; do
 		up_and_kill "$k" "$at" && break
 		((try < 3)) || fail "up finished before every kill point, the last at ${at} ms"
@@ -59,7 +85,8 @@ f=$(scenario_as scenarios/leafspine-1024.yaml "$n")
 TB_NAMES+=("$n")
 "$TB" up "$f" >"$TB_TMP/int.log" 2>&1 &
 pid=$!
-sleep "$(awk -v ms="$full" 'BEGIN { printf "%.3f", ms / 2000 }')"
+wait_journal "$n" "$pid"
+sleep_ms $((full / 2))
 kill -INT "$pid"
 rc=0
 wait "$pid" || rc=$?
