@@ -80,7 +80,7 @@ static int report_run(const char *dir, struct diag *d)
 
 	snprintf(path, sizeof(path), "%s/summary.json", dir);
 	r = access(path, F_OK) ? info_fallback(dir, &info, d) : res_info_read(dir, &info, d);
-	r = r ? r : res_report(dir, &info, &x, &txt, &warn, d);
+	r = r ? r : res_report(dir, &info, NULL, &x, &txt, &warn, d);
 	if (r)
 		return r;
 	if (warn.msg[0])

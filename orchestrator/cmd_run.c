@@ -208,7 +208,7 @@ static int report(struct run *r, const char *dir, const struct cmd_run_opts *o, 
 					       .rewires = r->rewires};
 	res_info_normalize(&info);
 	err = run_write(r, dir, d);
-	err = err ? err : res_report(dir, &info, &x, &txt, &warn, d);
+	err = err ? err : res_report(dir, &info, &r->rec, &x, &txt, &warn, d);
 	run_give_back(r, dir);
 	if (err)
 		return err;

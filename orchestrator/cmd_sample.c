@@ -171,7 +171,7 @@ static int write_out(const struct sample_opts *o, const struct cmd_world *w, str
 	err = res_records_write(o->out, rec, d);
 	if (!err && res_write_topology(o->out, w->t, &w->e.s.shaping))
 		err = diag_set(d, -EIO, "writing %s/topology.json", o->out);
-	err = err ? err : res_report(o->out, &info, NULL, NULL, &warn, d);
+	err = err ? err : res_report(o->out, &info, NULL, NULL, NULL, &warn, d);
 	if (!err && warn.msg[0])
 		fprintf(stderr, "testbed sample: plots: %s\n", warn.msg);
 	return err;

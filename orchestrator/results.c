@@ -285,13 +285,16 @@ static int parse_csv(char *text, size_t len, int k, struct rec_run *rec, size_t 
 	return 0;
 }
 
-int res_records_read(const char *dir, struct rec_run *rec, struct diag *d)
+/* res_records_read, but flows.csv only if flows is set. */
+static int records_read(const char *dir, struct rec_run *rec, bool flows, struct diag *d)
 {
 	size_t len, line = 0;
 	char *text;
 	int k, r;
 
 	for (k = 0; k < K_N; k++) {
+		if (k == K_FLOWS && !flows)
+			continue;
 		r = res_read_file(dir, kinds[k].file, &text, &len);
 		if (r == -ENOENT && (k == K_LINKS || k == K_CPU || k == K_ROUTES))
 			continue; /* a run without sampling, or without a routing policy */
@@ -307,6 +310,11 @@ int res_records_read(const char *dir, struct rec_run *rec, struct diag *d)
 					r == -EINVAL ? "not a record of this file" : strerror(-r));
 	}
 	return 0;
+}
+
+int res_records_read(const char *dir, struct rec_run *rec, struct diag *d)
+{
+	return records_read(dir, rec, true, d);
 }
 
 /* shaped[link * 2 + dir]: whether a shaping qdisc sits on that egress (policy/shape.h). */
@@ -476,7 +484,8 @@ static int write_summary(const char *dir, const struct rec_run *rec, const struc
 	return r ? diag_set(d, r, "writing the summary to %s: %s", dir, strerror(-r)) : 0;
 }
 
-int res_load(const char *dir, const struct res_info *info, struct res_run *out, struct diag *d)
+int res_load(const char *dir, const struct res_info *info, struct rec_run *wrote,
+	     struct res_run *out, struct diag *d)
 {
 	struct col_links_cfg lc;
 	int err;
@@ -484,7 +493,11 @@ int res_load(const char *dir, const struct res_info *info, struct res_run *out, 
 	memset(out, 0, sizeof(*out));
 	out->info = *info;
 	err = read_topo(dir, &out->ti, d);
-	err = err ? err : res_records_read(dir, &out->rec, d);
+	err = err ? err : records_read(dir, &out->rec, !wrote, d);
+	if (!err && wrote) { /* moved: flows.csv holds them exactly (integers only) */
+		out->rec.flows = wrote->flows;
+		memset(&wrote->flows, 0, sizeof(wrote->flows));
+	}
 	out->rec.dilation = info->dilation;
 	out->rec.t_end = info->t_end;
 	lc = col_topo_links_cfg(&out->ti);
@@ -506,13 +519,13 @@ void res_run_done(struct res_run *x)
 	memset(x, 0, sizeof(*x));
 }
 
-int res_report(const char *dir, const struct res_info *info, struct res_run *out, char **txt,
-	       struct diag *warn, struct diag *d)
+int res_report(const char *dir, const struct res_info *info, struct rec_run *wrote,
+	       struct res_run *out, char **txt, struct diag *warn, struct diag *d)
 {
 	struct res_run x;
 	int err;
 
-	err = res_load(dir, info, &x, d);
+	err = res_load(dir, info, wrote, &x, d);
 	err = err ? err : write_summary(dir, &x.rec, &x.m, info, &x.md, txt, d);
 	if (!err)
 		(void)plot_run_render(dir, &x.rec, &x.m, &x.ti, info, warn);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* A results folder (docs/results.md): the raw records as CSV files, topology.json, and the
  * reports made from them (summary.json, summary.txt, plots). `testbed up` and `testbed
- * report` make the reports with the same code from the same files, so a copied folder
- * reproduces them exactly. */
+ * report` make the reports with the same code from the same records (the run takes its
+ * flows from memory, report from flows.csv), so a copied folder reproduces them exactly. */
 #ifndef ORCH_RESULTS_H
 #define ORCH_RESULTS_H
 
@@ -52,16 +52,21 @@ struct res_run {
 };
 
 /* Reads dir's records and topology.json (a folder without one has no rates) and computes the
- * metrics, with info's dilation and end. 0 or -errno with d set; res_run_done either way. */
-int res_load(const char *dir, const struct res_info *info, struct res_run *out, struct diag *d);
+ * metrics, with info's dilation and end. wrote: NULL, or the records the run that just wrote
+ * dir holds: their flows are moved into out (wrote's left empty) instead of read back from
+ * flows.csv, which holds them exactly (integers only), and the largest file of a run. 0 or
+ * -errno with d set; res_run_done either way. */
+int res_load(const char *dir, const struct res_info *info, struct rec_run *wrote,
+	     struct res_run *out, struct diag *d);
 void res_run_done(struct res_run *x);
 
-/* Makes the reports of dir from its files alone (res_load): summary.json, summary.txt and
- * the plots. A plot that could not be made (no gnuplot) is reported in warn, not as a
- * failure. The loaded run goes into out if out is not NULL (release with res_run_done), the
- * summary text into *txt if txt is not NULL (malloc'd). 0 or -errno with d set. */
-int res_report(const char *dir, const struct res_info *info, struct res_run *out, char **txt,
-	       struct diag *warn, struct diag *d);
+/* Makes the reports of dir from its files (res_load, with wrote's flows when not NULL: the
+ * same reports): summary.json, summary.txt and the plots. A plot that could not be made (no
+ * gnuplot) is reported in warn, not as a failure. The loaded run goes into out if out is not
+ * NULL (release with res_run_done), the summary text into *txt if txt is not NULL
+ * (malloc'd). 0 or -errno with d set. */
+int res_report(const char *dir, const struct res_info *info, struct rec_run *wrote,
+	       struct res_run *out, char **txt, struct diag *warn, struct diag *d);
 
 /* Under sudo, gives dir, its files and its plots/ (and the folders above it up to root) to
  * the user who asked for them. */

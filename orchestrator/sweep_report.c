@@ -366,9 +366,9 @@ static int load_runs(const char *dir, const struct sweep_plan *p, bool rerender,
 		snprintf(rdir, sizeof(rdir), "%s/%s", dir, p->runs.v[i].dir);
 		err = res_info_read(rdir, &info, d);
 		if (!err && rerender)
-			err = res_report(rdir, &info, &runs[i], NULL, &warn, d);
+			err = res_report(rdir, &info, NULL, &runs[i], NULL, &warn, d);
 		else if (!err)
-			err = res_load(rdir, &info, &runs[i], d);
+			err = res_load(rdir, &info, NULL, &runs[i], d);
 	}
 	if (warn.msg[0])
 		fprintf(stderr, "testbed: plots: %s\n", warn.msg);

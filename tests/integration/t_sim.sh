@@ -40,6 +40,14 @@ for s in quickstart sim-512; do
 done
 [ "$(ip netns list | wc -l)" -eq "$before" ] || fail "sim made namespaces"
 
+# the run reports from the flows it holds, `testbed report` from flows.csv: the same reports
+cp -r "$d" "$TB_TMP/copy"
+rm -rf "$TB_TMP/copy/plots" "$TB_TMP/copy/summary.txt" # summary.json holds the run's names
+"$TB" report "$TB_TMP/copy" >/dev/null 2>"$TB_TMP/report.err" || { cat "$TB_TMP/report.err"; fail "report"; }
+for f in summary.json summary.txt; do
+	cmp "$d/$f" "$TB_TMP/copy/$f" || fail "sim-512: report of a copy changed $f"
+done
+
 # determinism: the same file again, record for record
 sim "$TB_TMP/r2" scenarios/quickstart.yaml
 a=$(ls -d "$TB_TMP"/r1/quickstart/*) b=$(ls -d "$TB_TMP"/r2/quickstart/*)

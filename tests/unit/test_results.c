@@ -170,7 +170,7 @@ static void test_load(void **state)
 	t_run(&a);
 	assert_int_equal(res_records_write(t_dir, &a, &d), 0);
 	assert_int_equal(res_write_topology(t_dir, t, &s.shaping), 0);
-	if (res_load(t_dir, &info, &x, &d))
+	if (res_load(t_dir, &info, NULL, &x, &d))
 		fail_msg("%s", d.msg);
 	assert_int_equal(x.m.links.n, 1);
 	assert_int_equal(x.m.links.v[0].rate_bps, 8000);
