@@ -3,6 +3,7 @@
  * next-hop set, aggregated into the fewest aligned prefixes, and ECMP groups for the
  * classes with more than one next hop. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@ struct nhclass {
 	uint32_t n;
 	uint32_t port[MAX_NH];
 	uint32_t group; /* group index in the plan, or CLS_NONE */
+	uint32_t slot; /* its place in build.slot */
 };
 
 struct build {
@@ -27,6 +29,10 @@ struct build {
 	uint32_t *sorted; /* endpoint ids sorted by address */
 	uint32_t *cls; /* class of each endpoint for the current node */
 	VEC(struct nhclass) classes;
+	uint32_t *slot; /* the classes by next-hop set: index + 1 per slot, 0 when free */
+	uint32_t slots; /* a power of two, at least twice the endpoints (a node's most classes) */
+	VEC(uint32_t) route_cls; /* the class of each of the current node's routes */
+	VEC(uint32_t) pos; /* scratch of collect_prefixes */
 	uint32_t node;
 };
 
@@ -39,21 +45,48 @@ static int cmp_addr_ctx(const void *a, const void *b, void *ctx)
 	return x < y ? -1 : x > y;
 }
 
+/* FNV-1a over a next-hop set. */
+static uint32_t nh_hash(const uint32_t *ports, uint32_t n)
+{
+	uint32_t h = 2166136261u, i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ ports[i]) * 16777619u;
+	return h;
+}
+
+static bool nh_same(const struct nhclass *c, const uint32_t *ports, uint32_t n)
+{
+	return c->n == n && !memcmp(c->port, ports, n * sizeof(*ports));
+}
+
+/* The slot holding ports' class, or the free slot where it goes. */
+static uint32_t slot_of(const struct build *b, const uint32_t *ports, uint32_t n)
+{
+	uint32_t i = nh_hash(ports, n) & (b->slots - 1);
+
+	while (b->slot[i] && !nh_same(&b->classes.v[b->slot[i] - 1], ports, n))
+		i = (i + 1) & (b->slots - 1);
+	return i;
+}
+
+/* The class of a next-hop set, numbered in order of first sight. */
 static uint32_t class_of(struct build *b, const uint32_t *ports, uint32_t n)
 {
 	struct nhclass *c;
-	size_t i;
+	uint32_t i;
 
-	for (i = 0; i < b->classes.n; i++)
-		if (b->classes.v[i].n == n &&
-		    !memcmp(b->classes.v[i].port, ports, n * sizeof(*ports)))
-			return (uint32_t)i;
+	i = slot_of(b, ports, n);
+	if (b->slot[i])
+		return b->slot[i] - 1;
 	c = vec_grow(&b->classes);
 	if (!c)
 		return CLS_NONE;
 	c->n = n;
 	memcpy(c->port, ports, n * sizeof(*ports));
 	c->group = CLS_NONE;
+	c->slot = i;
+	b->slot[i] = (uint32_t)b->classes.n;
 	return (uint32_t)(b->classes.n - 1);
 }
 
@@ -64,6 +97,8 @@ static int classify(struct build *b)
 	size_t e;
 	int n;
 
+	for (e = 0; e < b->classes.n; e++) /* the previous node's */
+		b->slot[b->classes.v[e].slot] = 0;
 	b->classes.n = 0;
 	for (e = 0; e < t->endpoints.n; e++) {
 		if (t->endpoints.v[e] == b->node) {
@@ -116,7 +151,7 @@ static int emit(struct build *b, uint32_t addr, uint8_t plen, uint32_t cls)
 	uint32_t i;
 
 	re = vec_grow(&pl->routes);
-	if (!re || vec_reserve(&pl->ports, pl->ports.n + c->n))
+	if (!re || vec_reserve(&pl->ports, pl->ports.n + c->n) || vec_push(&b->route_cls, cls))
 		return -ENOMEM;
 	re->node = b->node;
 	re->table = ROUTE_TABLE_MAIN;
@@ -166,28 +201,37 @@ static int aggregate(struct build *b, uint32_t pfx, uint8_t plen, size_t lo, siz
 	return r ? r : aggregate(b, pfx + half, (uint8_t)(plen + 1), mid, hi);
 }
 
-/* Group prefixes: the node's main-table routes whose class has a group, in route order. */
+/* Group prefixes: the node's main-table routes whose class has a group (a route's next hops
+ * are its group's exactly when they share the class), per group in route order. */
 static int collect_prefixes(struct build *b, struct route_node *rn)
 {
 	struct route_plan *pl = b->plan;
-	uint32_t g, i;
+	uint32_t g, i, n = 0;
 
-	for (g = rn->group_off; g < rn->group_off + rn->group_n; g++) {
-		struct route_group *grp = &pl->groups.v[g];
-
-		grp->pfx_off = (uint32_t)pl->prefixes.n;
-		for (i = rn->route_off; i < rn->route_off + rn->route_n; i++) {
-			struct route_entry *re = &pl->routes.v[i];
-
-			if (re->nh_n != grp->nh_n ||
-			    memcmp(&pl->ports.v[re->nh_off], &pl->ports.v[grp->nh_off],
-				   re->nh_n * sizeof(uint32_t)))
-				continue;
-			if (vec_push(&pl->prefixes, re->dst))
-				return -ENOMEM;
-			grp->pfx_n++;
-		}
+	if (vec_reserve(&b->pos, rn->group_n + 1))
+		return -ENOMEM;
+	for (g = 0; g < rn->group_n; g++) /* each group's first prefix, counted */
+		b->pos.v[g] = 0;
+	for (i = 0; i < rn->route_n; i++) {
+		g = b->classes.v[b->route_cls.v[i]].group;
+		if (g != CLS_NONE)
+			b->pos.v[g - rn->group_off]++;
 	}
+	for (g = 0; g < rn->group_n; g++) {
+		pl->groups.v[rn->group_off + g].pfx_off = (uint32_t)pl->prefixes.n + n;
+		pl->groups.v[rn->group_off + g].pfx_n = b->pos.v[g];
+		n += b->pos.v[g];
+		b->pos.v[g] = pl->groups.v[rn->group_off + g].pfx_off;
+	}
+	if (vec_reserve(&pl->prefixes, pl->prefixes.n + n))
+		return -ENOMEM;
+	for (i = 0; i < rn->route_n; i++) {
+		g = b->classes.v[b->route_cls.v[i]].group;
+		if (g != CLS_NONE)
+			pl->prefixes.v[b->pos.v[g - rn->group_off]++] =
+				pl->routes.v[rn->route_off + i].dst;
+	}
+	pl->prefixes.n += n;
 	return 0;
 }
 
@@ -260,6 +304,7 @@ static int plan_node(struct build *b, uint32_t region, uint8_t rplen)
 	rn->group_off = (uint32_t)pl->groups.n;
 	if (!b->t->nodes.v[b->node].nports)
 		return 0;
+	b->route_cls.n = 0;
 	r = classify(b);
 	if (r)
 		return r;
@@ -305,7 +350,10 @@ int route_plan_build(const struct topo *t, const struct topo_paths *p, struct ro
 	memset(out, 0, sizeof(*out));
 	b.sorted = malloc(t->endpoints.n * sizeof(uint32_t) + 1);
 	b.cls = malloc(t->endpoints.n * sizeof(uint32_t) + 1);
-	if (!b.sorted || !b.cls || vec_reserve(&out->nodes, t->nodes.n))
+	for (b.slots = 64; b.slots < 2 * t->endpoints.n + 2; b.slots *= 2)
+		;
+	b.slot = calloc(b.slots, sizeof(*b.slot));
+	if (!b.sorted || !b.cls || !b.slot || vec_reserve(&out->nodes, t->nodes.n))
 		goto out;
 	memset(out->nodes.v, 0, t->nodes.n * sizeof(*out->nodes.v));
 	out->nodes.n = t->nodes.n;
@@ -325,6 +373,9 @@ out:
 	free(b.sorted);
 	free(b.cls);
 	vec_free(&b.classes);
+	free(b.slot);
+	vec_free(&b.route_cls);
+	vec_free(&b.pos);
 	return r;
 }
 

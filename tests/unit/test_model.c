@@ -2,9 +2,11 @@
 /* Model tests: leaf-spine/best generator counts, names, addressing, next-hop sets, routing
  * plan, path tracing and the jhash model. */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -230,6 +232,90 @@ static void test_route_plan(void **state)
 	t_free(&w);
 }
 
+static bool pfx_has(struct route_prefix x, uint32_t addr)
+{
+	return !x.plen || !((x.addr ^ addr) >> (32 - x.plen));
+}
+
+/* The main-table route of node n that the kernel picks for addr (longest prefix). */
+static const struct route_entry *lpm(const struct route_plan *pl, uint32_t n, uint32_t addr)
+{
+	const struct route_node *rn = &pl->nodes.v[n];
+	const struct route_entry *best = NULL;
+	uint32_t i;
+
+	for (i = rn->route_off; i < rn->route_off + rn->route_n; i++) {
+		const struct route_entry *re = &pl->routes.v[i];
+
+		if (re->table == ROUTE_TABLE_MAIN && pfx_has(re->dst, addr) &&
+		    (!best || re->dst.plen > best->dst.plen))
+			best = re;
+	}
+	return best;
+}
+
+static bool same_hops(const struct route_plan *pl, uint32_t a_off, uint32_t a_n, uint32_t b_off,
+		      uint32_t b_n)
+{
+	return a_n == b_n && !memcmp(&pl->ports.v[a_off], &pl->ports.v[b_off], a_n * 4);
+}
+
+/* A leaf with 40 hosts has 41 next-hop sets (one per host, the uplinks): past the first
+ * table of classes, and the middle leaf meets its uplinks' set again after its hosts'. Every
+ * node's longest-prefix route to every other endpoint leaves by exactly the shortest paths'
+ * next hops, each leaf has one ECMP group, and each group holds exactly the main routes over
+ * its next hops, in route order. */
+static void test_route_plan_classes(void **state)
+{
+	uint32_t hops[64], n, e, i, g, k;
+	struct t_world w;
+	int nh;
+
+	(void)state;
+	t_load(&w, SCN_GEN_LEAFSPINE, 40, 3, 3, 1);
+	for (n = 0; n < w.t->nodes.n; n++) {
+		const struct route_node *rn = &w.plan.nodes.v[n];
+
+		for (e = 0; e < w.t->endpoints.n; e++) {
+			const struct route_entry *re;
+
+			nh = paths_nexthops(w.t, &w.p, n, e, hops, 64);
+			if (!nh)
+				continue;
+			re = lpm(&w.plan, n, w.t->nodes.v[w.t->endpoints.v[e]].addr);
+			assert_non_null(re);
+			assert_int_equal(re->nh_n, nh);
+			assert_memory_equal(&w.plan.ports.v[re->nh_off], hops, nh * sizeof(*hops));
+		}
+		for (g = rn->group_off; g < rn->group_off + rn->group_n; g++) {
+			const struct route_group *gr = &w.plan.groups.v[g];
+
+			for (i = rn->route_off, k = 0; i < rn->route_off + rn->route_n; i++) {
+				const struct route_entry *re = &w.plan.routes.v[i];
+
+				if (re->table != ROUTE_TABLE_MAIN ||
+				    !same_hops(&w.plan, re->nh_off, re->nh_n, gr->nh_off, gr->nh_n))
+					continue;
+				assert_true(k < gr->pfx_n);
+				assert_int_equal(w.plan.prefixes.v[gr->pfx_off + k].addr,
+						 re->dst.addr);
+				assert_int_equal(w.plan.prefixes.v[gr->pfx_off + k].plen,
+						 re->dst.plen);
+				k++;
+			}
+			assert_int_equal(k, gr->pfx_n);
+		}
+	}
+	for (k = 0; k < 3; k++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "l%u", k);
+		n = (uint32_t)topo_node_find(w.t, name);
+		assert_int_equal(w.plan.nodes.v[n].group_n, 1);
+	}
+	t_free(&w);
+}
+
 /* Every pair is reachable along a shortest path; tags pin the spine. */
 static void test_trace_all_pairs(void **state)
 {
@@ -323,6 +409,7 @@ int main(void)
 		cmocka_unit_test(test_addressing_too_small),
 		cmocka_unit_test(test_nexthops),
 		cmocka_unit_test(test_route_plan),
+		cmocka_unit_test(test_route_plan_classes),
 		cmocka_unit_test(test_trace_all_pairs),
 		cmocka_unit_test(test_jhash_vectors),
 		cmocka_unit_test(test_hash_spread),
