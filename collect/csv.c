@@ -79,8 +79,18 @@ static void sep(struct col_csv_w *w)
 static void put_u64(struct col_out *o, uint64_t v)
 {
 	char b[20];
-	size_t i = sizeof(b);
+	size_t i = sizeof(b), n = 1;
+	uint64_t x;
 
+	for (x = v; x >= 10; x /= 10)
+		n++;
+	if (o->need + n < o->len) { /* in place: no copy for each of millions of numbers */
+		for (i = n; i--; v /= 10)
+			o->buf[o->need + i] = (char)('0' + v % 10);
+		o->buf[o->need + n] = '\0';
+		o->need += n;
+		return;
+	}
 	do
 		b[--i] = (char)('0' + v % 10);
 	while (v /= 10);

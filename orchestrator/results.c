@@ -231,10 +231,12 @@ static int write_csv(const char *dir, const struct csv_kind *k, const void *recs
 		return -errno;
 	fprintf(f, "%s\n", k->header);
 	for (i = 0; i < n; i++) {
-		if (k->fmt(line, sizeof(line), (const char *)recs + i * k->size) >=
-		    (int)sizeof(line))
+		int len = k->fmt(line, sizeof(line), (const char *)recs + i * k->size);
+
+		if (len >= (int)sizeof(line))
 			r = -EOVERFLOW;
-		fputs(line, f);
+		fwrite(line, 1, len >= 0 && len < (int)sizeof(line) ? (size_t)len : strlen(line),
+		       f);
 	}
 	if (fclose(f) && !r)
 		r = -errno;
