@@ -55,12 +55,6 @@ static int refuse(const struct cmd_world *w, struct diag *d)
 				"%s: topology.ocs: 'testbed sim' does not model OCS circuits yet; "
 				"run them with 'testbed up'",
 				e->s.path);
-	if (e->s.routing.spray)
-		return diag_set(
-			d, -EINVAL,
-			"%s: routing.spray: 'testbed sim' does not model per-packet spraying "
-			"yet; run it with 'testbed up'",
-			e->s.path);
 	if (!exp_has_workload(e))
 		return diag_set(d, -EINVAL, "%s: no workload: nothing to run in virtual time",
 				e->s.path);

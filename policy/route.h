@@ -146,6 +146,22 @@ int route_trace(const struct topo *t, const struct route_plan *plan, uint32_t sr
 int route_trace_ports(const struct topo *t, const struct route_plan *plan, uint32_t src,
 		      const struct route_flow *f, uint32_t *ports, uint32_t max);
 
+/* One link direction a split flow crosses: the port it leaves through, and the share of the
+ * flow's bytes that cross it. */
+struct route_share {
+	uint32_t port;
+	double w;
+};
+
+/* The walk of route_trace_ports where a spraying group that no tag overrides splits the
+ * flow equally over its members (the fluid limit of per-packet spraying, as the virtual-time
+ * backend models it), and a hash or a tag picks one member as in route_trace: every port the
+ * flow's bytes leave through, each once in the order the walk first reaches it, with its share
+ * (a cut between source and destination carries 1 in all). Up to max entries; the count, or
+ * -E2BIG (more than max), -EHOSTUNREACH, -ELOOP, -ENOMEM. */
+int route_trace_split(const struct topo *t, const struct route_plan *plan, uint32_t src,
+		      const struct route_flow *f, struct route_share *out, uint32_t max);
+
 #define ROUTE_TRACE_MAX 64 /* hops route_trace_width follows */
 
 /* How many paths a DSCP tag can choose between for flow f from src: the member count of the

@@ -2,6 +2,7 @@
 /* Follows a flow through the routing plan the way the kernel forwards it, so users (and
  * tests) can ask which path a 5-tuple takes: `testbed path`. */
 #include <errno.h>
+#include <stdlib.h>
 
 #include "policy/route.h"
 #include "traffic/sport.h"
@@ -31,9 +32,10 @@ struct choice {
 };
 
 /* The nft stage: a group whose prefixes hold daddr picks a member by tag or hash. Where a
- * tag would be honoured, *ch (if not yet set) gets the group. */
+ * tag would be honoured, *ch (if not yet set) gets the group. A spraying group that no tag
+ * overrides is returned in *spray (its packets take any member; the hash's is returned). */
 static uint32_t group_pick(const struct route_plan *plan, uint32_t node, const struct route_flow *f,
-			   bool tag_ok, struct choice *ch)
+			   bool tag_ok, struct choice *ch, const struct route_group **spray)
 {
 	const struct route_node *rn = &plan->nodes.v[node];
 	uint32_t g, i, idx;
@@ -48,10 +50,12 @@ static uint32_t group_pick(const struct route_plan *plan, uint32_t node, const s
 			continue;
 		if (tag_ok && !ch->width)
 			*ch = (struct choice){grp->nh_n, g};
-		if (tag_ok && f->tag && f->tag <= grp->nh_n)
+		if (tag_ok && f->tag && f->tag <= grp->nh_n) {
 			idx = f->tag - 1u;
-		else
+		} else {
 			idx = route_hash_pick(f, grp->seed, grp->nh_n);
+			*spray = grp->spray ? grp : NULL;
+		}
 		return plan->ports.v[grp->nh_off + idx];
 	}
 	return TOPO_NONE;
@@ -83,6 +87,7 @@ static int walk(const struct topo *t, const struct route_plan *plan, uint32_t sr
 		struct choice *ch)
 {
 	uint32_t node = src, in_port = TOPO_NONE, n = 0, port;
+	const struct route_group *spray;
 
 	for (;;) {
 		bool local = in_port == TOPO_NONE;
@@ -97,7 +102,7 @@ static int walk(const struct topo *t, const struct route_plan *plan, uint32_t sr
 			return -ELOOP;
 		if (!local && !t->nodes.v[node].forwards)
 			return -EHOSTUNREACH;
-		port = group_pick(plan, node, f, local || is_edge(plan, node, in_port), ch);
+		port = group_pick(plan, node, f, local || is_edge(plan, node, in_port), ch, &spray);
 		if (port == TOPO_NONE)
 			port = main_pick(plan, node, f->daddr);
 		if (port == TOPO_NONE)
@@ -146,6 +151,97 @@ int route_trace_group(const struct topo *t, const struct route_plan *plan, uint3
 	if (r < 0)
 		return r;
 	return ch.width ? (int)ch.group : -ENOENT;
+}
+
+/* Where a split walk stands: at node, arrived through in_port, with mass of the flow. */
+struct split_at {
+	uint32_t node, in_port;
+	double mass;
+};
+
+/* Adds mass leaving through port to out (each port once) and to the walk's next states
+ * (each arrival once). */
+static int split_emit(const struct topo *t, uint32_t port, double mass, struct route_share *out,
+		      uint32_t *nout, struct split_at *next, uint32_t *nnext, uint32_t max)
+{
+	uint32_t in = topo_port_peer(t, port), i;
+
+	for (i = 0; i < *nout && out[i].port != port; i++)
+		;
+	if (i == *nout) {
+		if (*nout == max)
+			return -E2BIG;
+		out[(*nout)++] = (struct route_share){port, 0};
+	}
+	out[i].w += mass;
+	for (i = 0; i < *nnext && next[i].in_port != in; i++)
+		;
+	if (i == *nnext) /* at most one arrival per port out: fewer than max */
+		next[(*nnext)++] = (struct split_at){t->ports.v[in].node, in, 0};
+	next[i].mass += mass;
+	return 0;
+}
+
+/* One step of the split walk: every state of cur forwards its mass into next. */
+static int split_step(const struct topo *t, const struct route_plan *plan,
+		      const struct route_flow *f, const struct split_at *cur, uint32_t ncur,
+		      struct split_at *next, uint32_t *nnext, struct route_share *out,
+		      uint32_t *nout, uint32_t max)
+{
+	struct choice ch = {0, 0};
+	uint32_t i, k, port;
+	int r = 0;
+
+	*nnext = 0;
+	for (i = 0; !r && i < ncur; i++) {
+		const struct topo_node *nd = &t->nodes.v[cur[i].node];
+		bool local = cur[i].in_port == TOPO_NONE;
+		const struct route_group *spray = NULL;
+
+		if (nd->kind == TOPO_ENDPOINT && nd->addr == f->daddr)
+			continue; /* arrived */
+		if (!local && !nd->forwards)
+			return -EHOSTUNREACH;
+		port = group_pick(plan, cur[i].node, f,
+				  local || is_edge(plan, cur[i].node, cur[i].in_port), &ch, &spray);
+		if (port == TOPO_NONE)
+			port = main_pick(plan, cur[i].node, f->daddr);
+		if (port == TOPO_NONE)
+			return -EHOSTUNREACH;
+		for (k = 0; spray && !r && k < spray->nh_n; k++)
+			r = split_emit(t, plan->ports.v[spray->nh_off + k],
+				       cur[i].mass / spray->nh_n, out, nout, next, nnext, max);
+		if (!spray)
+			r = split_emit(t, port, cur[i].mass, out, nout, next, nnext, max);
+	}
+	return r;
+}
+
+int route_trace_split(const struct topo *t, const struct route_plan *plan, uint32_t src,
+		      const struct route_flow *f, struct route_share *out, uint32_t max)
+{
+	struct split_at *a = malloc(2 * (size_t)max * sizeof(*a) + sizeof(*a)), *cur, *next, *x;
+	uint32_t ncur = 1, nnext, nout = 0, depth;
+	int r = 0;
+
+	if (!a)
+		return -ENOMEM;
+	cur = a;
+	next = a + max;
+	cur[0] = (struct split_at){src, TOPO_NONE, 1};
+	for (depth = 0; !r && ncur; depth++) {
+		if (depth > ROUTE_TRACE_MAX) {
+			r = -ELOOP;
+			break;
+		}
+		r = split_step(t, plan, f, cur, ncur, next, &nnext, out, &nout, max);
+		x = cur;
+		cur = next;
+		next = x;
+		ncur = nnext;
+	}
+	free(a);
+	return r ? r : (int)nout;
 }
 
 struct route_flow route_job_flow_port(const struct topo *t, const uint32_t *eps, uint32_t job,

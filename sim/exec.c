@@ -89,6 +89,7 @@ static void job_free(struct sim_job *j)
 	free(j->ranks);
 	free(j->eps);
 	vec_free(&j->paths);
+	vec_free(&j->wts);
 	coll_sched_done(&j->sched);
 	memset(j, 0, sizeof(*j));
 }
@@ -178,7 +179,7 @@ static int job_setup(struct sim_exec *x, struct sim_job *j, const struct sim_job
 		if (rank_init(j, k))
 			return diag_set(d, -ENOMEM, "out of memory");
 	r = sim_link_peers(j, d);
-	return r ? r : sim_trace_paths(x, j, NULL, d);
+	return r ? r : sim_trace_paths(x, j, NULL, NULL, d);
 }
 
 /* Room for the records of j's first iteration's messages at once, rather than by doubling as
@@ -252,19 +253,20 @@ static int start_send(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_
 	struct sim_rank *rk = &j->ranks[k];
 	const struct coll_step *st = &rk->plan.steps[s];
 	uint32_t m = coll_plan_parts(st->len, j->sched.params.elem, j->chans), c;
-	const uint32_t *path;
 	uint64_t off, wire;
+	uint32_t at;
 	int r;
 
 	rk->st[s].left = (uint8_t)m;
 	rk->st[s].t_arrive = x->net.now;
 	for (c = 0; c < m; c++) {
-		path = j->paths.v + rk->path[rk->plan.node[s].chan / 2 * j->chans + c];
+		at = rk->path[rk->plan.node[s].chan / 2 * j->chans + c];
 		wire = (uint64_t)ceil(
 			(double)coll_plan_part(st->len, j->sched.params.elem, m, c, &off) /
 			x->goodput);
-		r = sim_flow_start(&x->net, path + 1, path[0], wire ? wire : 1,
-				   cookie(K_FLOW, j->id, k, s * j->chans + c));
+		r = sim_flow_start(&x->net, j->paths.v + at + 1,
+				   j->wts.n ? j->wts.v + at + 1 : NULL, j->paths.v[at],
+				   wire ? wire : 1, cookie(K_FLOW, j->id, k, s * j->chans + c));
 		if (r < 0)
 			return r;
 		j->flows++;
@@ -482,25 +484,27 @@ int sim_exec_run(struct sim_exec *x, int64_t until, uint32_t *job)
 static int job_reroute(struct sim_exec *x, struct sim_job *j, struct diag *d)
 {
 	uint32_t *old = j->paths.v;
+	double *oldw = j->wts.v;
 	size_t f;
 	int r;
 
-	j->paths.v = NULL;
-	j->paths.n = j->paths.cap = 0;
-	r = sim_trace_paths(x, j, old, d);
+	memset(&j->paths, 0, sizeof(j->paths));
+	memset(&j->wts, 0, sizeof(j->wts));
+	r = sim_trace_paths(x, j, old, oldw, d);
 	free(old);
+	free(oldw);
 	for (f = 0; !r && j->flows && f < x->net.flows.n; f++) {
 		const struct sim_flow *fl = &x->net.flows.v[f];
 		const struct sim_rank *rk;
-		const uint32_t *p;
+		uint32_t at;
 
 		if (!fl->active || ck_job(fl->cookie) != j->id)
 			continue;
 		rk = &j->ranks[ck_rank(fl->cookie)];
-		p = j->paths.v +
-		    rk->path[rk->plan.node[ck_step(fl->cookie) / j->chans].chan / 2 * j->chans +
-			     ck_step(fl->cookie) % j->chans];
-		r = sim_flow_reroute(&x->net, (uint32_t)f, p + 1, p[0]);
+		at = rk->path[rk->plan.node[ck_step(fl->cookie) / j->chans].chan / 2 * j->chans +
+			      ck_step(fl->cookie) % j->chans];
+		r = sim_flow_reroute(&x->net, (uint32_t)f, j->paths.v + at + 1,
+				     j->wts.n ? j->wts.v + at + 1 : NULL, j->paths.v[at]);
 		if (r)
 			diag_set(d, r, "out of memory");
 	}

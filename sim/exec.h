@@ -3,7 +3,8 @@
  * time: each iteration a compute phase (a timer), then the rank's steps started in the order
  * traffic/plan.h decides, as emu-node starts them. A SEND is a flow over the ports the kernel
  * would forward its 5-tuple through (policy/route.h, route_job_flow: the source ports
- * emu-node binds, the switches' ECMP hash and seeds); it completes when its last byte left,
+ * emu-node binds, the switches' ECMP hash and seeds; under routing.spray, split equally at
+ * each spraying switch, route_trace_split); it completes when its last byte left,
  * and reaches its receiver one path latency later, queued there in order (a TCP connection's
  * byte stream) until the matching RECV takes it. With channels (traffic/plan.h), a SEND is one
  * flow per part, each over its own connection's path, and its message arrives when the last
@@ -26,6 +27,7 @@
 
 #define SIM_JOBS_MAX (1u << 18) /* job ids the flow cookies can carry */
 #define SIM_PATH_MAX 64 /* hops */
+#define SIM_SPLIT_MAX 4096 /* link directions a sprayed connection crosses */
 
 /* A job as the runner hands it over: placed, in the backend's units (paper units here). */
 struct sim_job_in {
@@ -82,6 +84,9 @@ struct sim_job {
 	struct sim_rank *ranks;
 	uint32_t *eps;
 	VEC(uint32_t) paths; /* each connection's path, traced once: hop count, then ports */
+	VEC(double)
+	wts; /* under spraying, each port's share of the connection's bytes, at its
+	      * index in paths (traffic/route.h route_trace_split); empty without */
 	uint32_t nranks, iterations, ranks_done;
 	uint32_t chans; /* connections per pair */
 	uint64_t compute_ns;

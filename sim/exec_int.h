@@ -7,12 +7,13 @@
 #include "sim/exec.h"
 
 /* Traces every connection's path of j, as the kernel forwards its 5-tuple, into j->paths and
- * each rank's path and lat: every pair the schedule makes exchange data must have a route both
- * ways (-EINVAL with d set). With old (a reroute: the previous j->paths), a connection left
- * without a route keeps its old path, over which it stalls as the kernel's packets would.
- * -ENOMEM with d set. */
+ * each rank's path and lat (under spraying, split: route_trace_split, with the shares in
+ * j->wts and the latency of the path a hash would take): every pair the schedule makes
+ * exchange data must have a route both ways (-EINVAL with d set). With old and oldw (a
+ * reroute: the previous j->paths and j->wts), a connection left without a route keeps its old
+ * path, over which it stalls as the kernel's packets would. -ENOMEM with d set. */
 int sim_trace_paths(const struct sim_exec *x, struct sim_job *j, const uint32_t *old,
-		    struct diag *d);
+		    const double *oldw, struct diag *d);
 
 /* Each rank's index among each of its peers' peers (sim_rank.back), found once: a delivery
  * needs it. -EPROTO with d set if a rank exchanges data with one that has no step with it. */

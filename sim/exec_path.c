@@ -2,6 +2,7 @@
 /* A job's connections in the virtual-time backend: each one's path as the kernel would forward
  * it, its latency, and where each rank sits among its peers' peers (see exec_int.h). */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "sim/exec_int.h"
@@ -16,16 +17,54 @@ static int64_t path_delay(const struct sim_exec *x, const uint32_t *ports, int h
 	return ns;
 }
 
-/* Appends a path of hops ports to j->paths (hop count first); its offset in *at. */
-static int path_add(struct sim_job *j, const uint32_t *ports, uint32_t hops, uint32_t *at)
+/* Appends a path of hops ports to j->paths (hop count first), and when split their shares w
+ * to j->wts at the same places; its offset in *at. */
+static int path_add(struct sim_job *j, const uint32_t *ports, const double *w, bool split,
+		    uint32_t hops, uint32_t *at)
 {
-	if (vec_reserve(&j->paths, j->paths.n + (size_t)hops + 1))
+	size_t n = j->paths.n;
+	uint32_t h;
+
+	if (vec_reserve(&j->paths, n + (size_t)hops + 1) ||
+	    (split && vec_reserve(&j->wts, n + (size_t)hops + 1)))
 		return -ENOMEM;
-	*at = (uint32_t)j->paths.n;
-	j->paths.v[j->paths.n++] = hops;
-	memcpy(j->paths.v + j->paths.n, ports, (size_t)hops * sizeof(*ports));
-	j->paths.n += hops;
+	*at = (uint32_t)n;
+	j->paths.v[n] = hops;
+	memcpy(j->paths.v + n + 1, ports, (size_t)hops * sizeof(*ports));
+	j->paths.n = n + hops + 1;
+	if (split) { /* every path has shares then, 1 where none were given */
+		j->wts.v[n] = 0;
+		for (h = 0; h < hops; h++)
+			j->wts.v[n + 1 + h] = w ? w[h] : 1;
+		j->wts.n = j->paths.n;
+	}
 	return 0;
+}
+
+/* Whether any switch of t sprays (routing.spray): then paths are split. */
+static bool sprays(const struct topo *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nodes.n; i++)
+		if (t->nodes.v[i].spray)
+			return true;
+	return false;
+}
+
+/* Connection f's split from src into ports and w (SIM_SPLIT_MAX each): the count, or what
+ * route_trace_split returns. */
+static int split(const struct sim_exec *x, uint32_t src, const struct route_flow *f,
+		 uint32_t *ports, double *w)
+{
+	static _Thread_local struct route_share sh[SIM_SPLIT_MAX];
+	int n = route_trace_split(x->t, x->plan, src, f, sh, SIM_SPLIT_MAX), i;
+
+	for (i = 0; i < n; i++) {
+		ports[i] = sh[i].port;
+		w[i] = sh[i].w;
+	}
+	return n;
 }
 
 /* Connection ch of rank k toward its peer of index i: its flow, as the kernel hashes it. */
@@ -42,10 +81,13 @@ static struct route_flow conn_flow(const struct sim_exec *x, const struct sim_jo
 }
 
 int sim_trace_paths(const struct sim_exec *x, struct sim_job *j, const uint32_t *old,
-		    struct diag *d)
+		    const double *oldw, struct diag *d)
 {
-	uint32_t ports[SIM_PATH_MAX], k, i, c, src;
-	int hops;
+	static _Thread_local uint32_t ports[SIM_SPLIT_MAX];
+	static _Thread_local double w[SIM_SPLIT_MAX];
+	uint32_t hashed[SIM_PATH_MAX], k, i, c, src;
+	bool spray = sprays(x->t);
+	int hops, nh;
 
 	for (k = 0; k < j->nranks; k++) {
 		struct sim_rank *rk = &j->ranks[k];
@@ -53,20 +95,31 @@ int sim_trace_paths(const struct sim_exec *x, struct sim_job *j, const uint32_t 
 		for (i = 0; i < rk->plan.npeers * j->chans; i++) {
 			struct route_flow f = conn_flow(x, j, k, i / j->chans, i % j->chans);
 			const uint32_t *use = ports;
+			const double *usew = w;
 
 			src = x->t->endpoints.v[j->eps[k]];
-			hops = route_trace_ports(x->t, x->plan, src, &f, ports, SIM_PATH_MAX);
+			nh = route_trace_ports(x->t, x->plan, src, &f, hashed, SIM_PATH_MAX);
+			hops = !spray || nh <= 0 ? nh : split(x, src, &f, ports, w);
+			if (!spray && hops > 0)
+				memcpy(ports, hashed, (size_t)hops * sizeof(*ports));
 			c = rk->plan.peers[i / j->chans];
+			if (hops == -E2BIG || hops == -ENOMEM)
+				return diag_set(d, hops,
+						"job %u: a sprayed path from %s crosses more than "
+						"%d links",
+						j->id, x->t->nodes.v[src].name, SIM_SPLIT_MAX);
 			if (hops <= 0 && !old)
 				return diag_set(d, -EINVAL, "job %u: no route from %s to %s", j->id,
 						x->t->nodes.v[src].name,
 						x->t->nodes.v[x->t->endpoints.v[j->eps[c]]].name);
-			if (hops <= 0) {
+			if (hops <= 0) { /* stalls on its old path, whose latency it keeps */
 				use = old + rk->path[i] + 1;
+				usew = oldw ? oldw + rk->path[i] + 1 : NULL;
 				hops = (int)old[rk->path[i]];
+			} else { /* latency: the path a hash would take (spraying's are alike) */
+				rk->lat[i] = path_delay(x, hashed, nh);
 			}
-			rk->lat[i] = path_delay(x, use, hops);
-			if (path_add(j, use, (uint32_t)hops, &rk->path[i]))
+			if (path_add(j, use, usew, spray, (uint32_t)hops, &rk->path[i]))
 				return diag_set(d, -ENOMEM, "out of memory");
 		}
 	}

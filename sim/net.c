@@ -159,8 +159,10 @@ void sim_net_done(struct sim_net *s)
 
 	for (i = 0; i < s->links.n; i++)
 		vec_free(&s->links.v[i].flows);
-	for (i = 0; i < s->flows.n; i++)
+	for (i = 0; i < s->flows.n; i++) {
 		free(s->flows.v[i].path);
+		free(s->flows.v[i].w);
+	}
 	vec_free(&s->links);
 	vec_free(&s->flows);
 	vec_free(&s->free_ids);
@@ -181,16 +183,16 @@ static void settle(struct sim_net *s, struct sim_flow *f)
 		sent = f->left;
 	f->left -= sent;
 	for (h = 0; h < f->hops; h++)
-		s->links.v[f->path[h]].bytes += sent;
+		s->links.v[f->path[h]].bytes += f->w ? sent * f->w[h] : sent;
 	f->since = s->now;
 }
 
-static bool path_ok(const struct sim_net *s, const uint32_t *path, uint32_t hops)
+static bool path_ok(const struct sim_net *s, const uint32_t *path, const double *w, uint32_t hops)
 {
 	uint32_t h;
 
 	for (h = 0; h < hops; h++)
-		if (path[h] >= s->links.n)
+		if (path[h] >= s->links.n || (w && !(w[h] > 0 && w[h] <= 1)))
 			return false;
 	return hops > 0;
 }
@@ -247,22 +249,38 @@ static uint32_t *copy_path(const uint32_t *path, uint32_t hops)
 	return p;
 }
 
-int sim_flow_start(struct sim_net *s, const uint32_t *path, uint32_t hops, uint64_t bytes,
-		   uint64_t cookie)
+/* A copy of the shares w (hops of them) in *out; NULL for NULL. 0 or -ENOMEM. */
+static int copy_w(const double *w, uint32_t hops, double **out)
+{
+	*out = NULL;
+	if (!w)
+		return 0;
+	*out = malloc(hops * sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	memcpy(*out, w, hops * sizeof(**out));
+	return 0;
+}
+
+int sim_flow_start(struct sim_net *s, const uint32_t *path, const double *w, uint32_t hops,
+		   uint64_t bytes, uint64_t cookie)
 {
 	struct sim_flow *f;
 	uint32_t id;
 	uint32_t *p;
+	double *pw = NULL;
 
-	if (!bytes || !path_ok(s, path, hops))
+	if (!bytes || !path_ok(s, path, w, hops))
 		return -EINVAL;
 	p = copy_path(path, hops);
-	if (!p || new_id(s, &id)) {
+	if (!p || copy_w(w, hops, &pw) || new_id(s, &id)) {
 		free(p);
+		free(pw);
 		return -ENOMEM;
 	}
 	f = &s->flows.v[id];
 	*f = (struct sim_flow){.path = p,
+			       .w = pw,
 			       .hops = hops,
 			       .left = (double)bytes,
 			       .since = s->now,
@@ -287,7 +305,9 @@ static int end_flow(struct sim_net *s, uint32_t id)
 	done_remove(s, id);
 	r = detach(s, id);
 	free(f->path);
+	free(f->w);
 	f->path = NULL;
+	f->w = NULL;
 	f->hops = 0;
 	f->active = false;
 	return r ? r : vec_push(&s->free_ids, id);
@@ -298,23 +318,30 @@ int sim_flow_cancel(struct sim_net *s, uint32_t id)
 	return live(s, id) ? end_flow(s, id) : -EINVAL;
 }
 
-int sim_flow_reroute(struct sim_net *s, uint32_t id, const uint32_t *path, uint32_t hops)
+int sim_flow_reroute(struct sim_net *s, uint32_t id, const uint32_t *path, const double *w,
+		     uint32_t hops)
 {
 	struct sim_flow *f = live(s, id);
 	uint32_t *p;
+	double *pw = NULL;
 
-	if (!f || !path_ok(s, path, hops))
+	if (!f || !path_ok(s, path, w, hops))
 		return -EINVAL;
 	p = copy_path(path, hops);
-	if (!p)
-		return -ENOMEM;
-	settle(s, f);
-	if (detach(s, id)) {
+	if (!p || copy_w(w, hops, &pw)) {
 		free(p);
 		return -ENOMEM;
 	}
+	settle(s, f);
+	if (detach(s, id)) {
+		free(p);
+		free(pw);
+		return -ENOMEM;
+	}
 	free(f->path);
+	free(f->w);
 	f->path = p;
+	f->w = pw;
 	f->hops = hops;
 	return attach(s, id);
 }
@@ -404,6 +431,7 @@ struct share_item {
 struct fill {
 	double *rem; /* capacity left */
 	uint32_t *cnt; /* unfrozen flows */
+	double *wsum; /* their shares crossing it (cnt when every flow has one path) */
 	uint32_t *ver;
 	VEC(struct share_item) q;
 };
@@ -456,7 +484,7 @@ static int requeue(const struct sim_net *s, struct fill *x, uint32_t j)
 	x->ver[j]++;
 	if (!x->cnt[j])
 		return 0;
-	return share_push(x, (struct share_item){.share = x->rem[j] / x->cnt[j],
+	return share_push(x, (struct share_item){.share = x->rem[j] / x->wsum[j],
 						 .link = s->comp_links.v[j],
 						 .idx = j,
 						 .ver = x->ver[j]});
@@ -479,9 +507,11 @@ static int freeze(struct sim_net *s, struct fill *x, uint32_t b, double share, u
 		f->rate = share;
 		--*left;
 		for (h = 0; !r && h < f->hops; h++) {
+			double w = f->w ? f->w[h] : 1;
+
 			j = s->links.v[f->path[h]].mark; /* comp index while filling */
-			x->rem[j] = fmax(0, x->rem[j] - share);
-			x->cnt[j]--;
+			x->rem[j] = fmax(0, x->rem[j] - share * w);
+			x->wsum[j] = --x->cnt[j] ? x->wsum[j] - w : 0;
 			r = j == b ? 0 : requeue(s, x, j);
 		}
 	}
@@ -503,11 +533,18 @@ static int fill(struct sim_net *s, struct fill *x)
 
 		x->rem[i] = !l->up ? 0 : l->cap > 0 ? l->cap : SIM_RATE_INF;
 		x->cnt[i] = (uint32_t)l->flows.n;
+		x->wsum[i] = 0;
 		x->ver[i] = 0;
 		l->mark = (uint32_t)i;
 	}
-	for (i = 0; i < s->comp_flows.n; i++)
-		s->flows.v[s->comp_flows.v[i]].frozen = false;
+	for (i = 0; i < s->comp_flows.n; i++) {
+		struct sim_flow *f = &s->flows.v[s->comp_flows.v[i]];
+		uint32_t h;
+
+		f->frozen = false;
+		for (h = 0; h < f->hops; h++)
+			x->wsum[s->links.v[f->path[h]].mark] += f->w ? f->w[h] : 1;
+	}
 	for (i = 0; !r && i < s->comp_links.n; i++)
 		r = requeue(s, x, (uint32_t)i);
 	while (!r && left && x->q.n) {
@@ -554,9 +591,10 @@ static int refill(struct sim_net *s)
 	memset(&x, 0, sizeof(x));
 	x.rem = malloc((s->comp_links.n + 1) * sizeof(*x.rem));
 	x.cnt = malloc((s->comp_links.n + 1) * sizeof(*x.cnt));
+	x.wsum = malloc((s->comp_links.n + 1) * sizeof(*x.wsum));
 	x.ver = malloc((s->comp_links.n + 1) * sizeof(*x.ver));
 	old = malloc((s->comp_flows.n + 1) * sizeof(*old));
-	r = x.rem && x.cnt && x.ver && old ? 0 : -ENOMEM;
+	r = x.rem && x.cnt && x.wsum && x.ver && old ? 0 : -ENOMEM;
 	for (i = 0; !r && i < s->comp_flows.n; i++) { /* what they sent at the old rates */
 		settle(s, &s->flows.v[s->comp_flows.v[i]]);
 		old[i] = s->flows.v[s->comp_flows.v[i]].rate;
@@ -574,6 +612,7 @@ static int refill(struct sim_net *s)
 	free(old);
 	free(x.rem);
 	free(x.cnt);
+	free(x.wsum);
 	free(x.ver);
 	vec_free(&x.q);
 	s->st.recomputes++;

@@ -43,6 +43,8 @@ struct sim_link {
 
 struct sim_flow {
 	uint32_t *path; /* link ids (owned) */
+	double *w; /* the share of its bytes crossing each (owned), NULL when all of them cross
+		    * every link (one path); several paths split: each link once */
 	uint32_t hops;
 	double left; /* bytes still to send */
 	double rate; /* bit/s now */
@@ -82,14 +84,18 @@ struct sim_net {
 int sim_net_init(struct sim_net *s, uint32_t n, const double *cap);
 void sim_net_done(struct sim_net *s);
 
-/* Starts a flow of bytes over path (hops link ids, copied) now. Returns its id (>= 0),
- * -EINVAL for a bad link id or no bytes, -ENOMEM. */
-int sim_flow_start(struct sim_net *s, const uint32_t *path, uint32_t hops, uint64_t bytes,
-		   uint64_t cookie);
+/* Starts a flow of bytes over path (hops link ids, copied) now. w: NULL for one path, or
+ * per link the share of the flow's bytes that crosses it (in (0, 1], copied; each link
+ * once): a flow split over several paths in fixed shares, as spraying splits it, whose rate
+ * r puts w x r on each link. Returns its id (>= 0), -EINVAL for a bad link id, share or no
+ * bytes, -ENOMEM. */
+int sim_flow_start(struct sim_net *s, const uint32_t *path, const double *w, uint32_t hops,
+		   uint64_t bytes, uint64_t cookie);
 
-/* Moves flow id onto another path (a reroute after a failure), keeping what it sent.
- * 0, -EINVAL or -ENOMEM. */
-int sim_flow_reroute(struct sim_net *s, uint32_t id, const uint32_t *path, uint32_t hops);
+/* Moves flow id onto another path (a reroute after a failure; w as sim_flow_start's),
+ * keeping what it sent. 0, -EINVAL or -ENOMEM. */
+int sim_flow_reroute(struct sim_net *s, uint32_t id, const uint32_t *path, const double *w,
+		     uint32_t hops);
 
 /* Ends flow id now, sent or not (an aborted job). 0 or -EINVAL. */
 int sim_flow_cancel(struct sim_net *s, uint32_t id);

@@ -3,7 +3,8 @@
 # `testbed sim` (virtual time) as a user without root: the quickstart and the 512-GPU
 # scenario run, write the results folder `testbed up` writes (every summary valid, with
 # "backend": "sim" and no fidelity verdict), make no namespace; the same scenario twice gives
-# byte-identical records; a sweep runs and is compared; a spine failing mid-run reroutes the
+# byte-identical records; a sweep runs and is compared; per-packet spraying splits flows
+# (HammingMesh's all-to-all near the fluid prediction); a spine failing mid-run reroutes the
 # job's flows and slows it; on the ideal switch, jobs of the
 # vClos paper's cluster run exactly their drawn durations; `verify: true` is refused at its
 # file:line:col; `up` refuses the 512-GPU file as too long to emulate and suggests `sim`;
@@ -115,6 +116,29 @@ d=$(ls -d "$TB_TMP"/r7/fail-later/*)
 [ "$(jq .totals.ok "$d/summary.json")" -eq 3 ] || fail "fail-later: $(cut -d, -f1,12,14 "$d/jobs.csv")"
 [ "$(cut -d, -f3,16 "$d/failures.csv" | tr '\n' ' ')" = "state,result down,ok up,ok " ] ||
 	fail "fail-later: $(cat "$d/failures.csv")"
+
+# per-packet spraying, split equally at each spraying switch: HammingMesh's all-to-all among
+# 64 accelerators (fraction of injection bandwidth, (N-1) block 8 / T / 4R) gains over per-flow
+# ECMP and comes within 15% of the fluid prediction `check` prints for equal splits
+a2a() { # a2a RUN_DIR: the first iteration's fraction, the links at 400 Gbit/s
+	local n b
+	n=$(awk -F, 'NR == 2 { print $3 }' "$1/jobs.csv")
+	b=$(awk -F, 'NR == 2 { print $7 }' "$1/jobs.csv")
+	awk -F, -v n="$n" -v b="$b" 'NR > 1 && $3 == 0 {
+		if (s == "" || $5 < s) s = $5; if ($6 > e) e = $6 }
+		END { printf "%.4f", (n - 1) * (b / n) * 8 / ((e - s) / 1e9) / (4 * 400e9) }' "$1/iterations.csv"
+}
+fluid=$("$TB" check scenarios/hxmesh-a2a.yaml | awk '/^alltoall/ { print $2 }')
+for sp in false true; do
+	sed -e "s/^name: .*/name: hx-$sp/" -e "s/^  spray: .*/  spray: $sp/" scenarios/hxmesh-a2a.yaml \
+		>"$TB_TMP/hx-$sp.yaml"
+	chmod 0644 "$TB_TMP/hx-$sp.yaml"
+	sim "$TB_TMP/r8" "$TB_TMP/hx-$sp.yaml"
+	eval "f_$sp=$(a2a "$(ls -d "$TB_TMP"/r8/hx-"$sp"/*)")"
+done
+awk -v e="$f_false" -v s="$f_true" -v f="$fluid" 'BEGIN { exit !(s > 1.1 * e && s >= 0.85 * f && s <= 1.0001 * f) }' ||
+	fail "spraying $f_true of injection bandwidth, per-flow ECMP $f_false, fluid $fluid"
+note "HammingMesh all-to-all: per-flow ECMP $f_false, spraying $f_true of injection bandwidth (fluid $fluid)"
 
 # refusals: what virtual time cannot run, at its position; a bad option
 for f in tests/fixtures/bad-sim/*.yaml; do

@@ -349,6 +349,72 @@ static void test_trace_all_pairs(void **state)
 	t_free(&w);
 }
 
+/* route_trace_split on 4 leaves x 3 hosts, 4 spines: without spraying, the hashed path with
+ * every share 1; with it, h0 -> h3 crosses its host link and the far leaf's host port whole and
+ * each spine a quarter (10 ports, each hop's shares summing to 1); within a leaf one path; a
+ * tag pins one spine; a limit under the ports is -E2BIG. */
+static void test_trace_split(void **state)
+{
+	struct route_flow f = {.proto = 6, .sport = 40000, .dport = 5201};
+	uint32_t ports[16];
+	struct route_share sh[16];
+	struct t_world w;
+	double sum;
+	int n, k, i;
+
+	(void)state;
+	t_load(&w, SCN_GEN_LEAFSPINE, 3, 4, 4, 1);
+	f.saddr = w.t->nodes.v[0].addr;
+	f.daddr = w.t->nodes.v[3].addr;
+	n = route_trace_ports(w.t, &w.plan, 0, &f, ports, 16);
+	assert_int_equal(route_trace_split(w.t, &w.plan, 0, &f, sh, 16), n);
+	for (k = 0; k < n; k++) {
+		assert_int_equal(sh[k].port, ports[k]);
+		assert_true(sh[k].w == 1);
+	}
+	t_free(&w);
+
+	memset(&w, 0, sizeof(w));
+	scn_init(&w.s);
+	strcpy(w.s.name, "t");
+	w.s.topology.gen = SCN_GEN_LEAFSPINE;
+	w.s.topology.ls =
+		(struct scn_leafspine){3, 4, 4, 1, 1000000000ULL, 4000000000ULL, 1, 0, {0}};
+	w.s.routing.spray = true;
+	{
+		struct diag d = {0};
+
+		assert_int_equal(topo_build(&w.s, &w.t, &d), 0);
+		assert_int_equal(paths_compute(w.t, &w.p), 0);
+		assert_int_equal(route_plan_build(w.t, &w.p, &w.plan, &d), 0);
+	}
+	assert_int_equal(route_trace_split(w.t, &w.plan, 0, &f, sh, 16), 10);
+	assert_true(sh[0].w == 1 && w.t->ports.v[sh[0].port].node == 0);
+	for (k = 1, sum = 0; k < 5; k++) { /* l0 -> s0..s3 */
+		assert_true(sh[k].w == 0.25);
+		assert_int_equal(w.t->nodes.v[topo_port_peer_node(w.t, sh[k].port)].role,
+				 TOPO_ROLE_SPINE);
+		sum += sh[k].w;
+	}
+	assert_true(sum == 1);
+	for (k = 5; k < 9; k++) /* s0..s3 -> l1 */
+		assert_true(sh[k].w == 0.25 &&
+			    w.t->nodes.v[w.t->ports.v[sh[k].port].node].role == TOPO_ROLE_SPINE);
+	assert_true(sh[9].w == 1 && topo_port_peer_node(w.t, sh[9].port) == 3);
+	assert_int_equal(route_trace_split(w.t, &w.plan, 0, &f, sh, 9), -E2BIG);
+	f.daddr = w.t->nodes.v[1].addr; /* h1, same leaf */
+	assert_int_equal(route_trace_split(w.t, &w.plan, 0, &f, sh, 16), 2);
+	assert_true(sh[0].w == 1 && sh[1].w == 1);
+	f.daddr = w.t->nodes.v[3].addr;
+	f.tag = 2;
+	n = route_trace_ports(w.t, &w.plan, 0, &f, ports, 16);
+	assert_int_equal(route_trace_split(w.t, &w.plan, 0, &f, sh, 16), n);
+	for (i = 0; i < n; i++)
+		assert_true(sh[i].port == ports[i] && sh[i].w == 1);
+	assert_int_equal(w.t->nodes.v[topo_port_peer_node(w.t, ports[1])].index, 1);
+	t_free(&w);
+}
+
 /* Bob Jenkins' lookup3 test vectors (hashlittle), which the kernel's jhash implements. */
 static void test_jhash_vectors(void **state)
 {
@@ -410,6 +476,7 @@ int main(void)
 		cmocka_unit_test(test_nexthops),
 		cmocka_unit_test(test_route_plan),
 		cmocka_unit_test(test_route_plan_classes),
+		cmocka_unit_test(test_trace_split),
 		cmocka_unit_test(test_trace_all_pairs),
 		cmocka_unit_test(test_jhash_vectors),
 		cmocka_unit_test(test_hash_spread),

@@ -3,6 +3,7 @@
  * flows sharing a link, the parking lot, capacity freed by a finishing flow, a link failing
  * under a flow (rerouted, or stalled until repaired), refilling only what a change reaches,
  * determinism; and max-min fairness as a property over random instances. */
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -49,7 +50,7 @@ static void test_one_flow(void **state)
 
 	(void)state;
 	assert_int_equal(sim_net_init(&s, 1, &cap), 0);
-	assert_int_equal(sim_flow_start(&s, &path, 1, 1000000, 7), 0);
+	assert_int_equal(sim_flow_start(&s, &path, NULL, 1, 1000000, 7), 0);
 	ev = t_next(&s);
 	assert_int_equal(ev.kind, SIM_EV_FLOW_DONE);
 	assert_int_equal(ev.cookie, 7);
@@ -69,7 +70,7 @@ static void test_equal_share(void **state)
 	(void)state;
 	assert_int_equal(sim_net_init(&s, 1, &cap), 0);
 	for (i = 0; i < 4; i++)
-		assert_int_equal(sim_flow_start(&s, &path, 1, 1000000, i), (int)i);
+		assert_int_equal(sim_flow_start(&s, &path, NULL, 1, 1000000, i), (int)i);
 	t_settle_rates(&s);
 	for (i = 0; i < 4; i++)
 		assert_true(sim_flow_rate(&s, i) == GBIT / 4);
@@ -93,8 +94,8 @@ static void test_freed_capacity(void **state)
 
 	(void)state;
 	assert_int_equal(sim_net_init(&s, 1, &cap), 0);
-	assert_int_equal(sim_flow_start(&s, &path, 1, 1000000, 1), 0);
-	assert_int_equal(sim_flow_start(&s, &path, 1, 2000000, 2), 1);
+	assert_int_equal(sim_flow_start(&s, &path, NULL, 1, 1000000, 1), 0);
+	assert_int_equal(sim_flow_start(&s, &path, NULL, 1, 2000000, 2), 1);
 	ev = t_next(&s);
 	assert_true(ev.cookie == 1 && ev.t == 16 * MS);
 	ev = t_next(&s);
@@ -114,9 +115,10 @@ static void t_parking(double c1, double want_long, double want_short1, double wa
 	struct sim_net s;
 
 	assert_int_equal(sim_net_init(&s, 3, cap), 0);
-	assert_int_equal(sim_flow_start(&s, all, 3, 1000000000, 0), 0);
+	assert_int_equal(sim_flow_start(&s, all, NULL, 3, 1000000000, 0), 0);
 	for (k = 0; k < 3; k++)
-		assert_int_equal(sim_flow_start(&s, &all[k], 1, 1000000000, k + 1), (int)k + 1);
+		assert_int_equal(sim_flow_start(&s, &all[k], NULL, 1, 1000000000, k + 1),
+				 (int)k + 1);
 	t_settle_rates(&s);
 	assert_true(fabs(sim_flow_rate(&s, 0) - want_long) < 1e-3);
 	assert_true(fabs(sim_flow_rate(&s, 2) - want_short1) < 1e-3);
@@ -130,6 +132,58 @@ static void test_parking_lot(void **state)
 	(void)state;
 	t_parking(GBIT, GBIT / 2, GBIT / 2, GBIT / 2);
 	t_parking(0.6 * GBIT, 0.3 * GBIT, 0.3 * GBIT, 0.7 * GBIT);
+}
+
+/* A flow split in fixed shares (spraying): its rate r puts w x r on each of its links.
+ * 1. Alone over two 1 Gbit/s links at half each: 2 Gbit/s, each link full.
+ * 2. Links of 1 and 0.4 Gbit/s: the second fills first at r = 0.8 Gbit/s (0.4 on each).
+ * 3. With a one-path flow on link 0: link 0 carries r/2 + r' and fills first, at
+ *    r = r' = 1 / 1.5 Gbit/s; link 1 keeps 2/3 of its capacity.
+ * 4. 1 MB split over three links (1/2 on link 0, 1/4 on links 1 and 2, 1 Gbit/s each): link 0
+ *    fills at 2 Gbit/s, done at 4 ms; the links carried 0.5, 0.25 and 0.25 MB. */
+static void test_split_flow(void **state)
+{
+	double cap[3] = {GBIT, GBIT, GBIT}, half[2] = {0.5, 0.5}, q[3] = {0.5, 0.25, 0.25};
+	uint32_t two[2] = {0, 1}, three[3] = {0, 1, 2}, zero = 0;
+	struct sim_event ev;
+	struct sim_net s;
+
+	(void)state;
+	assert_int_equal(sim_net_init(&s, 3, cap), 0);
+	assert_int_equal(sim_flow_start(&s, two, half, 2, 1000000000, 0), 0);
+	t_settle_rates(&s);
+	assert_true(fabs(sim_flow_rate(&s, 0) - 2 * GBIT) < 1e-3);
+	sim_net_done(&s);
+
+	cap[1] = 0.4 * GBIT;
+	assert_int_equal(sim_net_init(&s, 3, cap), 0);
+	assert_int_equal(sim_flow_start(&s, two, half, 2, 1000000000, 0), 0);
+	t_settle_rates(&s);
+	assert_true(fabs(sim_flow_rate(&s, 0) - 0.8 * GBIT) < 1e-3);
+	sim_net_done(&s);
+
+	cap[1] = GBIT;
+	assert_int_equal(sim_net_init(&s, 3, cap), 0);
+	assert_int_equal(sim_flow_start(&s, two, half, 2, 1000000000, 0), 0);
+	assert_int_equal(sim_flow_start(&s, &zero, NULL, 1, 1000000000, 1), 1);
+	t_settle_rates(&s);
+	assert_true(fabs(sim_flow_rate(&s, 0) - GBIT / 1.5) < 1e-3);
+	assert_true(fabs(sim_flow_rate(&s, 1) - GBIT / 1.5) < 1e-3);
+	sim_net_done(&s);
+
+	assert_int_equal(sim_net_init(&s, 3, cap), 0);
+	assert_int_equal(sim_flow_start(&s, three, q, 3, 1000000, 7), 0);
+	ev = t_next(&s);
+	assert_true(ev.cookie == 7 && ev.t == 4 * MS);
+	assert_true(fabs(sim_link_bytes(&s, 0) - 5e5) < 1e-6);
+	assert_true(fabs(sim_link_bytes(&s, 1) - 2.5e5) < 1e-6);
+	assert_true(fabs(sim_link_bytes(&s, 2) - 2.5e5) < 1e-6);
+	/* shares outside (0, 1] are refused */
+	q[1] = 0;
+	assert_int_equal(sim_flow_start(&s, three, q, 3, 1000000, 8), -EINVAL);
+	q[1] = 1.5;
+	assert_int_equal(sim_flow_start(&s, three, q, 3, 1000000, 8), -EINVAL);
+	sim_net_done(&s);
 }
 
 /* A 1 MB flow on link 0 (1 Gbit/s) whose link fails at 4 ms, half sent: rerouted onto link
@@ -146,14 +200,14 @@ static void test_failure(void **state)
 	(void)state;
 	for (reroute = 1; reroute >= 0; reroute--) {
 		assert_int_equal(sim_net_init(&s, 2, cap), 0);
-		assert_int_equal(sim_flow_start(&s, &p0, 1, 1000000, 5), 0);
+		assert_int_equal(sim_flow_start(&s, &p0, NULL, 1, 1000000, 5), 0);
 		assert_int_equal(sim_timer(&s, 4 * MS, 1), 0);
 		assert_int_equal(sim_timer(&s, 10 * MS, 2), 0);
 		ev = t_next(&s);
 		assert_true(ev.kind == SIM_EV_TIMER && ev.cookie == 1 && ev.t == 4 * MS);
 		assert_int_equal(sim_link_set(&s, 0, false), 0);
 		if (reroute)
-			assert_int_equal(sim_flow_reroute(&s, 0, &p1, 1), 0);
+			assert_int_equal(sim_flow_reroute(&s, 0, &p1, NULL, 1), 0);
 		ev = t_next(&s);
 		if (reroute) {
 			assert_true(ev.kind == SIM_EV_FLOW_DONE && ev.t == 8 * MS);
@@ -184,9 +238,9 @@ static void test_incremental(void **state)
 	(void)state;
 	assert_int_equal(sim_net_init(&s, 2, cap), 0);
 	for (i = 0; i < 3; i++)
-		assert_true(sim_flow_start(&s, &p0, 1, 1000000 * (i + 1), i) >= 0);
+		assert_true(sim_flow_start(&s, &p0, NULL, 1, 1000000 * (i + 1), i) >= 0);
 	for (i = 0; i < 5; i++)
-		assert_true(sim_flow_start(&s, &p1, 1, 100000000, 10 + i) >= 0);
+		assert_true(sim_flow_start(&s, &p1, NULL, 1, 100000000, 10 + i) >= 0);
 	t_settle_rates(&s);
 	assert_int_equal(s.st.flows_touched, 8);
 	before = s.st.flows_touched;
@@ -226,7 +280,8 @@ static size_t t_random_run(uint64_t seed, struct sim_event *log, size_t max)
 		for (k = 1; k < h; k++)
 			if (path[k] == path[k - 1])
 				h = k;
-		assert_true(sim_flow_start(&s, path, h, 1 + t_below(&r, 10000000), ev.cookie) >= 0);
+		assert_true(sim_flow_start(&s, path, NULL, h, 1 + t_below(&r, 10000000),
+					   ev.cookie) >= 0);
 	}
 	sim_net_done(&s);
 	return n;
@@ -306,7 +361,8 @@ static void test_maxmin_property(void **state)
 			path[0] = (uint32_t)t_below(&r, nl);
 			for (k = 1; k < h; k++)
 				path[k] = (path[k - 1] + 1) % nl;
-			assert_true(sim_flow_start(&s, path, h, 1 + t_below(&r, 1000000), i) >= 0);
+			assert_true(sim_flow_start(&s, path, NULL, h, 1 + t_below(&r, 1000000),
+						   i) >= 0);
 		}
 		for (k = 0; sim_next(&s, &ev) == 1; k++) {
 			assert_int_equal(sim_net_settle(&s), 0); /* refill, then look */
@@ -320,10 +376,11 @@ static void test_maxmin_property(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_one_flow),       cmocka_unit_test(test_equal_share),
-		cmocka_unit_test(test_freed_capacity), cmocka_unit_test(test_parking_lot),
-		cmocka_unit_test(test_failure),	       cmocka_unit_test(test_incremental),
-		cmocka_unit_test(test_deterministic),  cmocka_unit_test(test_maxmin_property),
+		cmocka_unit_test(test_one_flow),	cmocka_unit_test(test_equal_share),
+		cmocka_unit_test(test_freed_capacity),	cmocka_unit_test(test_parking_lot),
+		cmocka_unit_test(test_split_flow),	cmocka_unit_test(test_failure),
+		cmocka_unit_test(test_incremental),	cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_maxmin_property),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
