@@ -451,9 +451,10 @@ static int dispatch(struct sim_exec *x, const struct sim_event *ev)
 int sim_exec_run(struct sim_exec *x, int64_t until, uint32_t *job)
 {
 	struct sim_event ev;
+	uint64_t n = 0;
 	int r;
 
-	for (;;) {
+	for (;; n++) {
 		if (x->phase_q.n) /* before the end of the job they belong to */
 			return SIM_X_PHASE;
 		if (x->ended.n) {
@@ -468,6 +469,8 @@ int sim_exec_run(struct sim_exec *x, int64_t until, uint32_t *job)
 				return r;
 			x->wake = until;
 		}
+		if (x->budget && n == x->budget)
+			return SIM_X_BUDGET;
 		r = sim_next(&x->net, &ev);
 		if (r < 0)
 			return r;
