@@ -433,6 +433,9 @@ struct fill {
 	uint32_t *cnt; /* unfrozen flows */
 	double *wsum; /* their shares crossing it (cnt when every flow has one path) */
 	uint32_t *ver;
+	uint32_t *seen; /* the freezing round that last changed it */
+	uint32_t round;
+	VEC(uint32_t) touched; /* comp links the current round changed */
 	VEC(struct share_item) q;
 };
 
@@ -490,7 +493,8 @@ static int requeue(const struct sim_net *s, struct fill *x, uint32_t j)
 						 .ver = x->ver[j]});
 }
 
-/* Gives share to every unfrozen flow of comp link b, and takes it from their links. */
+/* Gives share to every unfrozen flow of comp link b, and takes it from their links, each of
+ * which gets its new share once, when the round is over (a split flow crosses tens). */
 static int freeze(struct sim_net *s, struct fill *x, uint32_t b, double share, uint32_t *left)
 {
 	struct sim_link *l = &s->links.v[s->comp_links.v[b]];
@@ -498,6 +502,8 @@ static int freeze(struct sim_net *s, struct fill *x, uint32_t b, double share, u
 	size_t k;
 	int r = 0;
 
+	x->round++;
+	x->touched.n = 0;
 	for (k = 0; !r && k < l->flows.n; k++) {
 		struct sim_flow *f = &s->flows.v[l->flows.v[k]];
 
@@ -512,9 +518,14 @@ static int freeze(struct sim_net *s, struct fill *x, uint32_t b, double share, u
 			j = s->links.v[f->path[h]].mark; /* comp index while filling */
 			x->rem[j] = fmax(0, x->rem[j] - share * w);
 			x->wsum[j] = --x->cnt[j] ? x->wsum[j] - w : 0;
-			r = j == b ? 0 : requeue(s, x, j);
+			if (j != b && x->seen[j] != x->round) {
+				x->seen[j] = x->round;
+				r = vec_push(&x->touched, j);
+			}
 		}
 	}
+	for (k = 0; !r && k < x->touched.n; k++)
+		r = requeue(s, x, x->touched.v[k]);
 	return r;
 }
 
@@ -593,8 +604,9 @@ static int refill(struct sim_net *s)
 	x.cnt = malloc((s->comp_links.n + 1) * sizeof(*x.cnt));
 	x.wsum = malloc((s->comp_links.n + 1) * sizeof(*x.wsum));
 	x.ver = malloc((s->comp_links.n + 1) * sizeof(*x.ver));
+	x.seen = calloc(s->comp_links.n + 1, sizeof(*x.seen));
 	old = malloc((s->comp_flows.n + 1) * sizeof(*old));
-	r = x.rem && x.cnt && x.wsum && x.ver && old ? 0 : -ENOMEM;
+	r = x.rem && x.cnt && x.wsum && x.ver && x.seen && old ? 0 : -ENOMEM;
 	for (i = 0; !r && i < s->comp_flows.n; i++) { /* what they sent at the old rates */
 		settle(s, &s->flows.v[s->comp_flows.v[i]]);
 		old[i] = s->flows.v[s->comp_flows.v[i]].rate;
@@ -614,7 +626,9 @@ static int refill(struct sim_net *s)
 	free(x.cnt);
 	free(x.wsum);
 	free(x.ver);
+	free(x.seen);
 	vec_free(&x.q);
+	vec_free(&x.touched);
 	s->st.recomputes++;
 	s->st.flows_touched += s->comp_flows.n;
 	return r;
