@@ -23,20 +23,28 @@ struct t_world {
 	struct route_plan plan;
 };
 
-static void t_load(struct t_world *w, enum scn_gen gen, uint32_t hpl, uint32_t leaves,
-		   uint32_t spines, uint32_t lpp)
+/* t_load, with routing.spray set as asked. */
+static void t_load_spray(struct t_world *w, enum scn_gen gen, uint32_t hpl, uint32_t leaves,
+			 uint32_t spines, uint32_t lpp, bool spray)
 {
 	struct diag d = {0};
 
 	memset(w, 0, sizeof(*w));
 	scn_init(&w->s);
 	strcpy(w->s.name, "t");
+	w->s.routing.spray = spray;
 	w->s.topology.gen = gen;
 	w->s.topology.ls = (struct scn_leafspine){hpl,		 leaves, spines, lpp, 1000000000ULL,
 						  4000000000ULL, 1,	 0,	 {0}};
 	assert_int_equal(topo_build(&w->s, &w->t, &d), 0);
 	assert_int_equal(paths_compute(w->t, &w->p), 0);
 	assert_int_equal(route_plan_build(w->t, &w->p, &w->plan, &d), 0);
+}
+
+static void t_load(struct t_world *w, enum scn_gen gen, uint32_t hpl, uint32_t leaves,
+		   uint32_t spines, uint32_t lpp)
+{
+	t_load_spray(w, gen, hpl, leaves, spines, lpp, false);
 }
 
 static void t_free(struct t_world *w)
@@ -374,20 +382,7 @@ static void test_trace_split(void **state)
 	}
 	t_free(&w);
 
-	memset(&w, 0, sizeof(w));
-	scn_init(&w.s);
-	strcpy(w.s.name, "t");
-	w.s.topology.gen = SCN_GEN_LEAFSPINE;
-	w.s.topology.ls =
-		(struct scn_leafspine){3, 4, 4, 1, 1000000000ULL, 4000000000ULL, 1, 0, {0}};
-	w.s.routing.spray = true;
-	{
-		struct diag d = {0};
-
-		assert_int_equal(topo_build(&w.s, &w.t, &d), 0);
-		assert_int_equal(paths_compute(w.t, &w.p), 0);
-		assert_int_equal(route_plan_build(w.t, &w.p, &w.plan, &d), 0);
-	}
+	t_load_spray(&w, SCN_GEN_LEAFSPINE, 3, 4, 4, 1, true);
 	assert_int_equal(route_trace_split(w.t, &w.plan, 0, &f, sh, 16), 10);
 	assert_true(sh[0].w == 1 && w.t->ports.v[sh[0].port].node == 0);
 	for (k = 1, sum = 0; k < 5; k++) { /* l0 -> s0..s3 */
