@@ -40,6 +40,7 @@ static uint32_t group_pick(const struct route_plan *plan, uint32_t node, const s
 	const struct route_node *rn = &plan->nodes.v[node];
 	uint32_t g, i, idx;
 
+	*spray = NULL;
 	for (g = rn->group_off; g < rn->group_off + rn->group_n; g++) {
 		const struct route_group *grp = &plan->groups.v[g];
 
@@ -54,7 +55,8 @@ static uint32_t group_pick(const struct route_plan *plan, uint32_t node, const s
 			idx = f->tag - 1u;
 		} else {
 			idx = route_hash_pick(f, grp->seed, grp->nh_n);
-			*spray = grp->spray ? grp : NULL;
+			if (grp->spray)
+				*spray = grp;
 		}
 		return plan->ports.v[grp->nh_off + idx];
 	}
@@ -196,7 +198,7 @@ static int split_step(const struct topo *t, const struct route_plan *plan,
 	for (i = 0; !r && i < ncur; i++) {
 		const struct topo_node *nd = &t->nodes.v[cur[i].node];
 		bool local = cur[i].in_port == TOPO_NONE;
-		const struct route_group *spray = NULL;
+		const struct route_group *spray;
 
 		if (nd->kind == TOPO_ENDPOINT && nd->addr == f->daddr)
 			continue; /* arrived */

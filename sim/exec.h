@@ -86,7 +86,7 @@ struct sim_job {
 	VEC(uint32_t) paths; /* each connection's path, traced once: hop count, then ports */
 	VEC(double)
 	wts; /* under spraying, each port's share of the connection's bytes, at its
-	      * index in paths (traffic/route.h route_trace_split); empty without */
+	      * index in paths (policy/route.h route_trace_split); empty without */
 	uint32_t nranks, iterations, ranks_done;
 	uint32_t chans; /* connections per pair */
 	uint64_t compute_ns;

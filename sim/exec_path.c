@@ -94,16 +94,16 @@ int sim_trace_paths(const struct sim_exec *x, struct sim_job *j, const uint32_t 
 
 		for (i = 0; i < rk->plan.npeers * j->chans; i++) {
 			struct route_flow f = conn_flow(x, j, k, i / j->chans, i % j->chans);
-			const uint32_t *use = ports;
+			const uint32_t *use = spray ? ports : hashed;
 			const double *usew = w;
 
 			src = x->t->endpoints.v[j->eps[k]];
 			nh = route_trace_ports(x->t, x->plan, src, &f, hashed, SIM_PATH_MAX);
 			hops = !spray || nh <= 0 ? nh : split(x, src, &f, ports, w);
-			if (!spray && hops > 0)
-				memcpy(ports, hashed, (size_t)hops * sizeof(*ports));
 			c = rk->plan.peers[i / j->chans];
-			if (hops == -E2BIG || hops == -ENOMEM)
+			if (hops == -ENOMEM)
+				return diag_set(d, hops, "out of memory");
+			if (hops == -E2BIG)
 				return diag_set(d, hops,
 						"job %u: a sprayed path from %s crosses more than "
 						"%d links",
