@@ -153,14 +153,36 @@ struct route_share {
 	double w;
 };
 
+/* Where a split walk stands: at node, arrived through in_port, with mass of the flow. */
+struct route_split_at {
+	uint32_t node, in_port;
+	double mass;
+};
+
+/* What route_trace_split fills, and its scratch, made once for many walks over one topology:
+ * out holds up to max shares; at a slot per port and walk (UINT32_MAX between walks), so that
+ * a walk finds a port in constant time, whatever the size of the split. */
+struct route_split {
+	struct route_share *out;
+	uint32_t max;
+	uint32_t *at; /* 2 per port of the topology: in out, in the walk's next states */
+	uint32_t nports;
+	struct route_split_at *walk; /* 2 x max */
+};
+
+/* For walks of up to max shares over t's ports. 0 or -ENOMEM; route_split_done either way. */
+int route_split_init(struct route_split *s, const struct topo *t, uint32_t max);
+void route_split_done(struct route_split *s);
+
 /* The walk of route_trace_ports where a spraying group that no tag overrides splits the
  * flow equally over its members (the fluid limit of per-packet spraying, as the virtual-time
  * backend models it), and a hash or a tag picks one member as in route_trace: every port the
  * flow's bytes leave through, each once in the order the walk first reaches it, with its share
- * (a cut between source and destination carries 1 in all). Up to max entries; the count, or
- * -E2BIG (more than max), -EHOSTUNREACH, -ELOOP, -ENOMEM. */
+ * (a cut between source and destination carries 1 in all), into s->out. Up to s->max entries;
+ * the count, or -E2BIG (more than max), -EHOSTUNREACH, -ELOOP. t must have the ports s was
+ * made for. */
 int route_trace_split(const struct topo *t, const struct route_plan *plan, uint32_t src,
-		      const struct route_flow *f, struct route_share *out, uint32_t max);
+		      const struct route_flow *f, struct route_split *s);
 
 #define ROUTE_TRACE_MAX 64 /* hops route_trace_width follows */
 

@@ -155,46 +155,69 @@ int route_trace_group(const struct topo *t, const struct route_plan *plan, uint3
 	return ch.width ? (int)ch.group : -ENOENT;
 }
 
-/* Where a split walk stands: at node, arrived through in_port, with mass of the flow. */
-struct split_at {
-	uint32_t node, in_port;
-	double mass;
-};
-
-/* Adds mass leaving through port to out (each port once) and to the walk's next states
- * (each arrival once). */
-static int split_emit(const struct topo *t, uint32_t port, double mass, struct route_share *out,
-		      uint32_t *nout, struct split_at *next, uint32_t *nnext, uint32_t max)
+int route_split_init(struct route_split *s, const struct topo *t, uint32_t max)
 {
-	uint32_t in = topo_port_peer(t, port), i;
+	size_t n = 2 * t->ports.n;
 
-	for (i = 0; i < *nout && out[i].port != port; i++)
-		;
-	if (i == *nout) {
-		if (*nout == max)
-			return -E2BIG;
-		out[(*nout)++] = (struct route_share){port, 0};
-	}
-	out[i].w += mass;
-	for (i = 0; i < *nnext && next[i].in_port != in; i++)
-		;
-	if (i == *nnext) /* at most one arrival per port out: fewer than max */
-		next[(*nnext)++] = (struct split_at){t->ports.v[in].node, in, 0};
-	next[i].mass += mass;
+	memset(s, 0, sizeof(*s));
+	s->out = malloc(((size_t)max + 1) * sizeof(*s->out));
+	s->at = malloc((n + 1) * sizeof(*s->at));
+	s->walk = malloc((2 * (size_t)max + 1) * sizeof(*s->walk));
+	if (!s->out || !s->at || !s->walk)
+		return -ENOMEM;
+	memset(s->at, 0xff, n * sizeof(*s->at));
+	s->max = max;
+	s->nports = (uint32_t)t->ports.n;
 	return 0;
 }
 
-/* One step of the split walk: every state of cur forwards its mass into next. */
+void route_split_done(struct route_split *s)
+{
+	free(s->out);
+	free(s->at);
+	free(s->walk);
+	memset(s, 0, sizeof(*s));
+}
+
+/* One split walk's state: the shares so far and the next step's arrivals. */
+struct split_walk {
+	struct route_split *s;
+	uint32_t nout, nnext;
+	struct route_split_at *next;
+};
+
+/* Adds mass leaving through port to the shares (each port once) and to the next step's
+ * states (each arrival once; at most one per port out, so fewer than max). */
+static int split_emit(const struct topo *t, struct split_walk *k, uint32_t port, double mass)
+{
+	uint32_t in = topo_port_peer(t, port);
+	uint32_t *o = &k->s->at[2 * port], *a = &k->s->at[2 * in + 1];
+
+	if (*o == UINT32_MAX) {
+		if (k->nout == k->s->max)
+			return -E2BIG;
+		*o = k->nout;
+		k->s->out[k->nout++] = (struct route_share){port, 0};
+	}
+	k->s->out[*o].w += mass;
+	if (*a == UINT32_MAX) {
+		*a = k->nnext;
+		k->next[k->nnext++] = (struct route_split_at){t->ports.v[in].node, in, 0};
+	}
+	k->next[*a].mass += mass;
+	return 0;
+}
+
+/* One step of the split walk: every state of cur forwards its mass into k->next. */
 static int split_step(const struct topo *t, const struct route_plan *plan,
-		      const struct route_flow *f, const struct split_at *cur, uint32_t ncur,
-		      struct split_at *next, uint32_t *nnext, struct route_share *out,
-		      uint32_t *nout, uint32_t max)
+		      const struct route_flow *f, const struct route_split_at *cur, uint32_t ncur,
+		      struct split_walk *k)
 {
 	struct choice ch = {0, 0};
-	uint32_t i, k, port;
+	uint32_t i, m, port;
 	int r = 0;
 
-	*nnext = 0;
+	k->nnext = 0;
 	for (i = 0; !r && i < ncur; i++) {
 		const struct topo_node *nd = &t->nodes.v[cur[i].node];
 		bool local = cur[i].in_port == TOPO_NONE;
@@ -210,40 +233,40 @@ static int split_step(const struct topo *t, const struct route_plan *plan,
 			port = main_pick(plan, cur[i].node, f->daddr);
 		if (port == TOPO_NONE)
 			return -EHOSTUNREACH;
-		for (k = 0; spray && !r && k < spray->nh_n; k++)
-			r = split_emit(t, plan->ports.v[spray->nh_off + k],
-				       cur[i].mass / spray->nh_n, out, nout, next, nnext, max);
+		for (m = 0; spray && !r && m < spray->nh_n; m++)
+			r = split_emit(t, k, plan->ports.v[spray->nh_off + m],
+				       cur[i].mass / spray->nh_n);
 		if (!spray)
-			r = split_emit(t, port, cur[i].mass, out, nout, next, nnext, max);
+			r = split_emit(t, k, port, cur[i].mass);
 	}
 	return r;
 }
 
 int route_trace_split(const struct topo *t, const struct route_plan *plan, uint32_t src,
-		      const struct route_flow *f, struct route_share *out, uint32_t max)
+		      const struct route_flow *f, struct route_split *s)
 {
-	struct split_at *a = malloc(2 * (size_t)max * sizeof(*a) + sizeof(*a)), *cur, *next, *x;
-	uint32_t ncur = 1, nnext, nout = 0, depth;
+	struct route_split_at *cur = s->walk, *x;
+	struct split_walk k = {.s = s, .next = s->walk + s->max};
+	uint32_t ncur = 1, depth, i;
 	int r = 0;
 
-	if (!a)
-		return -ENOMEM;
-	cur = a;
-	next = a + max;
-	cur[0] = (struct split_at){src, TOPO_NONE, 1};
+	cur[0] = (struct route_split_at){src, TOPO_NONE, 1};
 	for (depth = 0; !r && ncur; depth++) {
 		if (depth > ROUTE_TRACE_MAX) {
 			r = -ELOOP;
 			break;
 		}
-		r = split_step(t, plan, f, cur, ncur, next, &nnext, out, &nout, max);
+		r = split_step(t, plan, f, cur, ncur, &k);
+		for (i = 0; i < k.nnext; i++) /* the arrivals' slots, for the next step */
+			s->at[2 * k.next[i].in_port + 1] = UINT32_MAX;
 		x = cur;
-		cur = next;
-		next = x;
-		ncur = nnext;
+		cur = k.next;
+		k.next = x;
+		ncur = k.nnext;
 	}
-	free(a);
-	return r ? r : (int)nout;
+	for (i = 0; i < k.nout; i++)
+		s->at[2 * s->out[i].port] = UINT32_MAX;
+	return r ? r : (int)k.nout;
 }
 
 struct route_flow route_job_flow_port(const struct topo *t, const uint32_t *eps, uint32_t job,

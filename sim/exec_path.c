@@ -54,15 +54,14 @@ static bool sprays(const struct topo *t)
 
 /* Connection f's split from src into ports and w (SIM_SPLIT_MAX each): the count, or what
  * route_trace_split returns. */
-static int split(const struct sim_exec *x, uint32_t src, const struct route_flow *f,
-		 uint32_t *ports, double *w)
+static int split(const struct sim_exec *x, struct route_split *sp, uint32_t src,
+		 const struct route_flow *f, uint32_t *ports, double *w)
 {
-	static _Thread_local struct route_share sh[SIM_SPLIT_MAX];
-	int n = route_trace_split(x->t, x->plan, src, f, sh, SIM_SPLIT_MAX), i;
+	int n = route_trace_split(x->t, x->plan, src, f, sp), i;
 
 	for (i = 0; i < n; i++) {
-		ports[i] = sh[i].port;
-		w[i] = sh[i].w;
+		ports[i] = sp->out[i].port;
+		w[i] = sp->out[i].w;
 	}
 	return n;
 }
@@ -87,31 +86,36 @@ int sim_trace_paths(const struct sim_exec *x, struct sim_job *j, const uint32_t 
 	static _Thread_local double w[SIM_SPLIT_MAX];
 	uint32_t hashed[SIM_PATH_MAX], k, i, c, src;
 	bool spray = sprays(x->t);
-	int hops, nh;
+	struct route_split sp = {0};
+	int hops, nh, r = 0;
 
-	for (k = 0; k < j->nranks; k++) {
+	if (spray && route_split_init(&sp, x->t, SIM_SPLIT_MAX))
+		r = diag_set(d, -ENOMEM, "out of memory");
+	for (k = 0; !r && k < j->nranks; k++) {
 		struct sim_rank *rk = &j->ranks[k];
 
-		for (i = 0; i < rk->plan.npeers * j->chans; i++) {
+		for (i = 0; !r && i < rk->plan.npeers * j->chans; i++) {
 			struct route_flow f = conn_flow(x, j, k, i / j->chans, i % j->chans);
 			const uint32_t *use = spray ? ports : hashed;
 			const double *usew = w;
 
 			src = x->t->endpoints.v[j->eps[k]];
 			nh = route_trace_ports(x->t, x->plan, src, &f, hashed, SIM_PATH_MAX);
-			hops = !spray || nh <= 0 ? nh : split(x, src, &f, ports, w);
+			hops = !spray || nh <= 0 ? nh : split(x, &sp, src, &f, ports, w);
 			c = rk->plan.peers[i / j->chans];
-			if (hops == -ENOMEM)
-				return diag_set(d, hops, "out of memory");
-			if (hops == -E2BIG)
-				return diag_set(d, hops,
-						"job %u: a sprayed path from %s crosses more than "
-						"%d links",
-						j->id, x->t->nodes.v[src].name, SIM_SPLIT_MAX);
-			if (hops <= 0 && !old)
-				return diag_set(d, -EINVAL, "job %u: no route from %s to %s", j->id,
-						x->t->nodes.v[src].name,
-						x->t->nodes.v[x->t->endpoints.v[j->eps[c]]].name);
+			if (hops == -E2BIG) {
+				r = diag_set(d, hops,
+					     "job %u: a sprayed path from %s crosses more than "
+					     "%d links",
+					     j->id, x->t->nodes.v[src].name, SIM_SPLIT_MAX);
+				break;
+			}
+			if (hops <= 0 && !old) {
+				r = diag_set(d, -EINVAL, "job %u: no route from %s to %s", j->id,
+					     x->t->nodes.v[src].name,
+					     x->t->nodes.v[x->t->endpoints.v[j->eps[c]]].name);
+				break;
+			}
 			if (hops <= 0) { /* stalls on its old path, whose latency it keeps */
 				use = old + rk->path[i] + 1;
 				usew = oldw ? oldw + rk->path[i] + 1 : NULL;
@@ -120,10 +124,11 @@ int sim_trace_paths(const struct sim_exec *x, struct sim_job *j, const uint32_t 
 				rk->lat[i] = path_delay(x, hashed, nh);
 			}
 			if (path_add(j, use, usew, spray, (uint32_t)hops, &rk->path[i]))
-				return diag_set(d, -ENOMEM, "out of memory");
+				r = diag_set(d, -ENOMEM, "out of memory");
 		}
 	}
-	return 0;
+	route_split_done(&sp);
+	return r;
 }
 
 int sim_link_peers(struct sim_job *j, struct diag *d)

@@ -360,12 +360,13 @@ static void test_trace_all_pairs(void **state)
 /* route_trace_split on 4 leaves x 3 hosts, 4 spines: without spraying, the hashed path with
  * every share 1; with it, h0 -> h3 crosses its host link and the far leaf's host port whole and
  * each spine a quarter (10 ports, each hop's shares summing to 1); within a leaf one path; a
- * tag pins one spine; a limit under the ports is -E2BIG. */
+ * tag pins one spine; a limit under the ports is -E2BIG; walks leave their scratch clean. */
 static void test_trace_split(void **state)
 {
 	struct route_flow f = {.proto = 6, .sport = 40000, .dport = 5201};
 	uint32_t ports[16];
-	struct route_share sh[16];
+	struct route_split sp, small;
+	struct route_share *sh;
 	struct t_world w;
 	double sum;
 	int n, k, i;
@@ -375,15 +376,21 @@ static void test_trace_split(void **state)
 	f.saddr = w.t->nodes.v[0].addr;
 	f.daddr = w.t->nodes.v[3].addr;
 	n = route_trace_ports(w.t, &w.plan, 0, &f, ports, 16);
-	assert_int_equal(route_trace_split(w.t, &w.plan, 0, &f, sh, 16), n);
+	assert_int_equal(route_split_init(&sp, w.t, 16), 0);
+	sh = sp.out;
+	assert_int_equal(route_trace_split(w.t, &w.plan, 0, &f, &sp), n);
 	for (k = 0; k < n; k++) {
 		assert_int_equal(sh[k].port, ports[k]);
 		assert_true(sh[k].w == 1);
 	}
+	route_split_done(&sp);
 	t_free(&w);
 
 	t_load_spray(&w, SCN_GEN_LEAFSPINE, 3, 4, 4, 1, true);
-	assert_int_equal(route_trace_split(w.t, &w.plan, 0, &f, sh, 16), 10);
+	assert_int_equal(route_split_init(&sp, w.t, 16), 0);
+	assert_int_equal(route_split_init(&small, w.t, 9), 0);
+	sh = sp.out;
+	assert_int_equal(route_trace_split(w.t, &w.plan, 0, &f, &sp), 10);
 	assert_true(sh[0].w == 1 && w.t->ports.v[sh[0].port].node == 0);
 	for (k = 1, sum = 0; k < 5; k++) { /* l0 -> s0..s3 */
 		assert_true(sh[k].w == 0.25);
@@ -396,17 +403,22 @@ static void test_trace_split(void **state)
 		assert_true(sh[k].w == 0.25 &&
 			    w.t->nodes.v[w.t->ports.v[sh[k].port].node].role == TOPO_ROLE_SPINE);
 	assert_true(sh[9].w == 1 && topo_port_peer_node(w.t, sh[9].port) == 3);
-	assert_int_equal(route_trace_split(w.t, &w.plan, 0, &f, sh, 9), -E2BIG);
+	assert_int_equal(route_trace_split(w.t, &w.plan, 0, &f, &small), -E2BIG);
+	for (k = 0; k < (int)(2 * w.t->ports.n); k++) /* the scratch left clean, also cut short */
+		assert_true(sp.at[k] == UINT32_MAX && small.at[k] == UINT32_MAX);
 	f.daddr = w.t->nodes.v[1].addr; /* h1, same leaf */
-	assert_int_equal(route_trace_split(w.t, &w.plan, 0, &f, sh, 16), 2);
+	assert_int_equal(route_trace_split(w.t, &w.plan, 0, &f, &small), 2);
+	assert_int_equal(route_trace_split(w.t, &w.plan, 0, &f, &sp), 2);
 	assert_true(sh[0].w == 1 && sh[1].w == 1);
 	f.daddr = w.t->nodes.v[3].addr;
 	f.tag = 2;
 	n = route_trace_ports(w.t, &w.plan, 0, &f, ports, 16);
-	assert_int_equal(route_trace_split(w.t, &w.plan, 0, &f, sh, 16), n);
+	assert_int_equal(route_trace_split(w.t, &w.plan, 0, &f, &sp), n);
 	for (i = 0; i < n; i++)
 		assert_true(sh[i].port == ports[i] && sh[i].w == 1);
 	assert_int_equal(w.t->nodes.v[topo_port_peer_node(w.t, ports[1])].index, 1);
+	route_split_done(&sp);
+	route_split_done(&small);
 	t_free(&w);
 }
 
