@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <time.h>
 
+#include "lib/units.h"
 #include "orchestrator/cmd.h"
 #include "orchestrator/results.h"
 #include "orchestrator/cmd_run.h"
@@ -129,6 +130,14 @@ static int sim_file(const char *path, const char *name, const char *results, str
 	if (!r && w.ignored[0])
 		fprintf(stderr, "testbed sim: note: %s %s to emulation only: ignored\n", w.ignored,
 			strchr(w.ignored, ',') ? "apply" : "applies");
+	if (!r && w.e.run.sim_quantum_ns) {
+		char q[32];
+
+		fprintf(stderr,
+			"testbed sim: note: rates refilled at most once per %s of virtual time "
+			"(run.sim_quantum)\n",
+			units_fmt_time(q, sizeof(q), w.e.run.sim_quantum_ns));
+	}
 	if (!r && w.jobs_skipped)
 		fprintf(stderr,
 			"testbed sim: %u trace rows need more GPUs than the topology has: left "

@@ -10,7 +10,8 @@
 
 /* links.csv rows at most: past this the sampling interval doubles (coarser, not endless) */
 #define SAMPLES_MAX 4000000ULL
-#define EVENTS_PER_WAIT 50000 /* then the loop reports progress and heeds a stop */
+/* events and flow rates set, then the loop reports progress and heeds a stop */
+#define WORK_PER_WAIT 1000000
 
 static struct run_sim *state(const struct run *r)
 {
@@ -53,7 +54,9 @@ static int sim_prepare(struct run *r, struct diag *d)
 	if (r->e->failures.v.n)
 		err = fail_plan_build(r->e, r->t, &s->net.plan, d);
 	err = err ? err : sim_exec_init(&s->x, r->t, r->plan, run_sim_goodput(mtu), &r->rec, d);
-	s->x.budget = EVENTS_PER_WAIT;
+	s->x.budget = WORK_PER_WAIT;
+	s->x.net.quantum = (int64_t)(r->e->run.sim_quantum_ns < INT64_MAX ? r->e->run.sim_quantum_ns
+									  : INT64_MAX);
 	s->x.phases = r->e->s.routing.policy != SCN_POLICY_ECMP &&
 		      r->e->s.routing.trigger == SCN_TRIGGER_PHASE;
 	s->frame = mtu + 14;

@@ -450,6 +450,7 @@ static int dispatch(struct sim_exec *x, const struct sim_event *ev)
 
 int sim_exec_run(struct sim_exec *x, int64_t until, uint32_t *job)
 {
+	uint64_t touched = x->net.st.flows_touched;
 	struct sim_event ev;
 	uint64_t n = 0;
 	int r;
@@ -469,7 +470,7 @@ int sim_exec_run(struct sim_exec *x, int64_t until, uint32_t *job)
 				return r;
 			x->wake = until;
 		}
-		if (x->budget && n == x->budget)
+		if (x->budget && n + x->net.st.flows_touched - touched >= x->budget)
 			return SIM_X_BUDGET;
 		r = sim_next(&x->net, &ev);
 		if (r < 0)

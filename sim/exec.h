@@ -99,7 +99,7 @@ enum sim_exec_what {
 	SIM_X_JOB_DONE, /* job `job` finished */
 	SIM_X_IDLE, /* nothing is left to happen before until (no flow, no timer) */
 	SIM_X_PHASE, /* ranks entered or left a collective (sim_exec.phase_q, when asked for) */
-	SIM_X_BUDGET, /* it handled sim_exec.budget events: the caller may look up and go on */
+	SIM_X_BUDGET, /* it did sim_exec.budget work: the caller may look up and go on */
 };
 
 /* Rank `rank` of job `job` entered (coll) or left an iteration's collective. */
@@ -119,8 +119,9 @@ struct sim_exec {
 	bool phases; /* queue collective phases (the caller sets it: routing.trigger phase) */
 	VEC(struct sim_phase) phase_q; /* not yet reported; the caller empties it */
 	int64_t wake; /* the latest wake-up timer set */
-	uint64_t budget; /* events one sim_exec_run handles at most (0: no limit), so a caller
-			  * can report progress and heed a stop between instants far apart */
+	uint64_t budget; /* work one sim_exec_run does at most (0: no limit): events plus flows
+			  * whose rates a refill set, so a caller can report progress and heed a
+			  * stop between instants far apart, or in a network of many flows */
 };
 
 /* Over t's ports as links (link id = port id: the direction leaving it) at their rates;
@@ -144,8 +145,8 @@ void sim_exec_abort(struct sim_exec *x, uint32_t id);
 
 /* Runs events until one ends a job (*job set, SIM_X_JOB_DONE), a rank enters or leaves a
  * collective with x->phases set (SIM_X_PHASE: x->phase_q holds them), the clock reaches until
- * (SIM_X_UNTIL; INT64_MAX: never), nothing is left to happen (SIM_X_IDLE), or x->budget events
- * were handled (SIM_X_BUDGET; calling again goes on as if it had not returned). Or -ENOMEM. */
+ * (SIM_X_UNTIL; INT64_MAX: never), nothing is left to happen (SIM_X_IDLE), or x->budget work
+ * was done (SIM_X_BUDGET; calling again goes on as if it had not returned). Or -ENOMEM. */
 int sim_exec_run(struct sim_exec *x, int64_t until, uint32_t *job);
 
 /* The topology changed (a failure, a repair): t and plan replace the ones the jobs were

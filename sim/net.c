@@ -145,6 +145,7 @@ int sim_net_init(struct sim_net *s, uint32_t n, const double *cap)
 	uint32_t i;
 
 	memset(s, 0, sizeof(*s));
+	s->filled_at = INT64_MIN; /* none yet */
 	if (vec_reserve(&s->links, n + 1))
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
@@ -631,6 +632,7 @@ static int refill(struct sim_net *s)
 	vec_free(&x.touched);
 	s->st.recomputes++;
 	s->st.flows_touched += s->comp_flows.n;
+	s->filled_at = s->now;
 	return r;
 }
 
@@ -664,13 +666,39 @@ static bool due_now(const struct sim_net *s)
 	return s->done.n && s->flows.v[s->done.v[0]].done == s->now;
 }
 
+/* Virtual ns of the next event, SIM_NEVER when none is due. */
+static int64_t next_t(const struct sim_net *s)
+{
+	if (!s->timers.n && !s->done.n)
+		return SIM_NEVER;
+	return timer_first(s) ? s->timers.v[0].t : s->flows.v[s->done.v[0]].done;
+}
+
+/* The refill before the clock moves on: now, or with a quantum not before filled_at +
+ * quantum, when the clock stops there unless an event comes first (that event runs at the
+ * rates as they are: they never exceed a link, the ended flows' share idles meanwhile). */
+static int refill_due(struct sim_net *s)
+{
+	int64_t at;
+
+	if (!s->dirty.n || due_now(s))
+		return 0;
+	if (s->quantum <= 0 || s->filled_at == INT64_MIN || s->now - s->filled_at >= s->quantum)
+		return refill(s);
+	at = s->quantum < SIM_NEVER - s->filled_at ? s->filled_at + s->quantum : SIM_NEVER;
+	if (next_t(s) <= at)
+		return 0;
+	s->now = at;
+	return refill(s);
+}
+
 int sim_next(struct sim_net *s, struct sim_event *ev)
 {
 	struct sim_timer_item it;
 	uint32_t id;
 	int r;
 
-	r = due_now(s) ? 0 : refill(s);
+	r = refill_due(s);
 	if (r)
 		return r;
 	if (!s->timers.n && !s->done.n)

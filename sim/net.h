@@ -76,6 +76,12 @@ struct sim_net {
 	VEC(uint32_t) comp_flows, comp_links; /* scratch of one refilling */
 	uint64_t seq;
 	uint32_t pass;
+	/* Rates are refilled at most once per quantum of virtual ns (0: at every instant that
+	 * changed something). Between refills a flow keeps the rate it had, one that started
+	 * sends nothing and what one that ended freed lies idle: never more than a link's
+	 * capacity, at most quantum late. Set it after sim_net_init. */
+	int64_t quantum;
+	int64_t filled_at; /* virtual ns of the last refill */
 	struct sim_stats st;
 };
 
@@ -110,7 +116,9 @@ int sim_timer(struct sim_net *s, int64_t t, uint64_t cookie);
 /* Advances the clock to the next event and returns it in *ev: 1, or 0 when nothing is left
  * to happen (only stalled flows, or none), or -ENOMEM. The events of one instant come before
  * the rates are refilled for what they changed; the refill comes when the clock is about to
- * move on (no flow can end sooner than now at any rate). */
+ * move on (no flow can end sooner than now at any rate), or with a quantum at the first
+ * instant at least quantum after the last refill (the clock stops there for it when no event
+ * does). */
 int sim_next(struct sim_net *s, struct sim_event *ev);
 
 /* Refills now the rates of what changed since the last refill (sim_next does it before the

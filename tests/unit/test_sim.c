@@ -2,7 +2,8 @@
 /* The virtual-time network (sim/net.h) on cases whose answers are known by hand: one flow,
  * flows sharing a link, the parking lot, capacity freed by a finishing flow, a link failing
  * under a flow (rerouted, or stalled until repaired), refilling only what a change reaches,
- * determinism; and max-min fairness as a property over random instances. */
+ * refilling at most once per quantum, determinism; and max-min fairness as a property over random
+ * instances. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -373,6 +374,49 @@ static void test_maxmin_property(void **state)
 	}
 }
 
+/* Refilling at most once per quantum: A (1 MB) and B (2 MB) share a 1 Gbit/s link from 0; A ends
+ * at 16 ms, a timer at 17 ms starts C (1 MB). Exact: B and C share from 17 ms, B ends at 31 ms, C
+ * at 32. With a 5 ms quantum (the last refill at 16 ms), C sends nothing and B keeps the link
+ * until 21 ms, never more than its capacity; then they share: B ends at 27 ms (375 kB at
+ * 0.5 Gbit/s), C at 32 (375 kB by 27 ms, 625 kB alone). The first refill is not deferred. */
+static void t_quantum_run(int64_t quantum, int64_t b_end, int64_t c_end)
+{
+	double cap = GBIT;
+	uint32_t path = 0;
+	struct sim_net s;
+	struct sim_event ev;
+
+	assert_int_equal(sim_net_init(&s, 1, &cap), 0);
+	s.quantum = quantum;
+	assert_int_equal(sim_flow_start(&s, &path, NULL, 1, 1000000, 1), 0);
+	assert_int_equal(sim_flow_start(&s, &path, NULL, 1, 2000000, 2), 1);
+	assert_int_equal(sim_timer(&s, 17 * MS, 9), 0);
+	ev = t_next(&s);
+	assert_true(ev.cookie == 1 && ev.t == 16 * MS);
+	ev = t_next(&s);
+	assert_true(ev.kind == SIM_EV_TIMER && ev.t == 17 * MS);
+	assert_int_equal(sim_flow_start(&s, &path, NULL, 1, 1000000, 3), 0);
+	ev = t_next(&s);
+	assert_true(ev.cookie == 2 && ev.t == b_end);
+	if (quantum)
+		assert_true(sim_flow_rate(&s, 0) == GBIT / 2);
+	assert_true(fabs(sim_link_bytes(&s, 0) - (3e6 + (double)(b_end - 17 * MS) / 2e9 * GBIT / 8 -
+						  (quantum ? 4 * MS * GBIT / 2 / 1e9 / 8 : 0))) <
+		    1);
+	ev = t_next(&s);
+	assert_true(ev.cookie == 3 && ev.t == c_end);
+	assert_int_equal(sim_next(&s, &ev), 0);
+	assert_true(fabs(sim_link_bytes(&s, 0) - 4e6) < 1e-6);
+	sim_net_done(&s);
+}
+
+static void test_quantum(void **state)
+{
+	(void)state;
+	t_quantum_run(0, 31 * MS, 32 * MS);
+	t_quantum_run(5 * MS, 27 * MS, 32 * MS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -380,7 +424,7 @@ int main(void)
 		cmocka_unit_test(test_freed_capacity),	cmocka_unit_test(test_parking_lot),
 		cmocka_unit_test(test_split_flow),	cmocka_unit_test(test_failure),
 		cmocka_unit_test(test_incremental),	cmocka_unit_test(test_deterministic),
-		cmocka_unit_test(test_maxmin_property),
+		cmocka_unit_test(test_maxmin_property), cmocka_unit_test(test_quantum),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
