@@ -13,11 +13,12 @@
 
 #include "orchestrator/cmd_run.h"
 #include "orchestrator/emu_find.h"
+#include "orchestrator/netctl.h"
 #include "orchestrator/results.h"
 #include "orchestrator/run_emu.h"
 #include "orchestrator/run_net.h"
 
-#define PLAIN_EVERY_NS 10000000000LL /* progress lines when stderr is not a terminal */
+#define PLAIN_EVERY_NS 10000000000LL /* progress lines when stderr is not a terminal: wall ns */
 
 struct progress {
 	int tty;
@@ -66,20 +67,20 @@ static void on_progress(void *arg, const struct run *r)
 {
 	struct progress *pg = arg;
 	uint32_t c[3];
-	int64_t now = run_now(r);
+	int64_t now = run_now(r), wall = netctl_now(); /* wall: also when virtual time crawls */
 	double share = progress_share(pg, r);
 	char left[32];
 
 	run_counts(r, &c[0], &c[1], &c[2]);
-	if (!pg->tty && !memcmp(c, pg->last, sizeof(c)) && now - pg->last_line < PLAIN_EVERY_NS &&
+	if (!pg->tty && !memcmp(c, pg->last, sizeof(c)) && wall - pg->last_line < PLAIN_EVERY_NS &&
 	    c[0] < r->njobs)
 		return;
 	memcpy(pg->last, c, sizeof(c));
-	pg->last_line = now;
+	pg->last_line = wall;
 	eta(left, sizeof(left), share, r, now);
-	fprintf(stderr, "%s  %s%sjobs %u/%u done, %u running, %u waiting  %.1fs %s, %s%s",
+	fprintf(stderr, "%s  %s%sjobs %u/%u done, %u running, %u waiting  %.*fs %s, %s%s",
 		pg->tty ? "\r" : "", pg->label ? pg->label : "", pg->label ? ": " : "", c[0],
-		r->njobs, c[1], c[2], (double)now / 1e9, pg->clock,
+		r->njobs, c[1], c[2], now < 10000000000LL ? 4 : 1, (double)now / 1e9, pg->clock,
 		c[0] == r->njobs ? "done" : left, pg->tty ? "\033[K" : "\n");
 }
 
