@@ -51,9 +51,11 @@ static int sim_prepare(struct run *r, struct diag *d)
 	uint32_t mtu = r->e->s.shaping.mtu ? r->e->s.shaping.mtu : 1500;
 	int err = 0;
 
+	s->net.lit_at = INT64_MAX; /* no OCS reconfiguration under way */
 	if (r->e->failures.v.n)
 		err = fail_plan_build(r->e, r->t, &s->net.plan, d);
 	err = err ? err : sim_exec_init(&s->x, r->t, r->plan, run_sim_goodput(mtu), &r->rec, d);
+	err = err ? err : run_sim_ocs_init(r, d);
 	s->x.budget = WORK_PER_WAIT;
 	s->x.net.quantum = (int64_t)(r->e->run.sim_quantum_ns < INT64_MAX ? r->e->run.sim_quantum_ns
 									  : INT64_MAX);
@@ -78,6 +80,8 @@ static int64_t sim_next_due(const struct run *r)
 	const struct fail_plan *p = &s->net.plan;
 	int64_t at = p->next < p->events.n ? p->events.v[p->next].at : INT64_MAX;
 
+	if (s->net.lit_at < at)
+		at = s->net.lit_at;
 	return at < s->next_sample ? at : s->next_sample;
 }
 
@@ -98,34 +102,23 @@ static void count_ops(const struct topo *ot, const struct route_plan *op, const 
 	route_diff_done(&df);
 }
 
-/* A link or node event: its cables' directions down or up in the flow model, the plan
- * rebuilt over the new graph, the jobs' connections moved onto it. */
-static int fire_cables(struct run *r, const struct fail_event *ev, struct rec_netev *e,
-		       struct diag *d)
+int run_sim_set_view(struct run *r, struct topo *nt, struct rec_netev *e, struct diag *d)
 {
 	struct run_sim_net *n = &state(r)->net;
 	const struct topo *ot = n->t ? n->t : r->t;
 	const struct route_plan *op = n->t ? &n->routes : r->plan;
-	struct topo *nt = topo_copy(ot);
 	struct topo_paths np = {0};
 	struct route_plan nplan = {0};
-	uint32_t i, k;
-	int err = nt ? 0 : diag_set(d, -ENOMEM, "out of memory");
+	int err = route_plan_for(nt, &np, &nplan, d);
 
-	for (i = 0; !err && i < ev->cable_n; i++) {
-		k = n->plan.cables.v[ev->cable_off + i];
-		nt->links.v[k].up = ev->up;
-		sim_exec_port_state(&state(r)->x, nt->links.v[k].port[0], ev->up);
-		sim_exec_port_state(&state(r)->x, nt->links.v[k].port[1], ev->up);
-	}
-	err = err ? err : route_plan_for(nt, &np, &nplan, d);
 	if (err) { /* the jobs stay on what they were traced over */
 		route_plan_done(&nplan);
 		paths_done(&np);
 		topo_free(nt);
 		return err;
 	}
-	count_ops(ot, op, nt, &nplan, e);
+	if (e)
+		count_ops(ot, op, nt, &nplan, e);
 	if (n->t) { /* the jobs keep their own copies of their paths */
 		route_plan_done(&n->routes);
 		paths_done(&n->paths);
@@ -137,21 +130,55 @@ static int fire_cables(struct run *r, const struct fail_event *ev, struct rec_ne
 	return sim_exec_reroute(&state(r)->x, n->t, &n->routes, d);
 }
 
-static void fire(struct run *r, const struct fail_event *ev)
+/* A link or node event: its cables' directions down or up in the flow model, the plan
+ * rebuilt over the new graph, the jobs' connections moved onto it. */
+static int fire_cables(struct run *r, const struct fail_event *ev, struct rec_netev *e,
+		       struct diag *d)
 {
 	struct run_sim_net *n = &state(r)->net;
-	struct rec_netev *e = vec_grow(&n->recs);
+	struct topo *nt = topo_copy(n->t ? n->t : r->t);
+	uint32_t i, k;
+
+	if (!nt)
+		return diag_set(d, -ENOMEM, "out of memory");
+	for (i = 0; i < ev->cable_n; i++) {
+		k = n->plan.cables.v[ev->cable_off + i];
+		nt->links.v[k].up = ev->up;
+		sim_exec_port_state(&state(r)->x, nt->links.v[k].port[0], ev->up);
+		sim_exec_port_state(&state(r)->x, nt->links.v[k].port[1], ev->up);
+	}
+	return run_sim_set_view(r, nt, e, d);
+}
+
+struct rec_netev *run_sim_rec(struct run *r, const char *event, const char *st, const char *target)
+{
+	struct rec_netev *e = vec_grow(&state(r)->net.recs);
+
+	if (!e)
+		return NULL;
+	memset(e, 0, sizeof(*e));
+	e->t = sim_now(r);
+	snprintf(e->event, sizeof(e->event), "%s", event);
+	snprintf(e->state, sizeof(e->state), "%s", st);
+	snprintf(e->target, sizeof(e->target), "%s", target);
+	e->probe_ns = e->dark_ns = REC_NEVER;
+	return e;
+}
+
+static void fire(struct run *r, const struct fail_event *ev)
+{
+	struct rec_netev *e;
 	struct diag d = {0};
 	int err;
 
+	if (ev->kind == EXP_EVENT_REWIRE) { /* refusals are in the records */
+		(void)run_sim_rewire(r, &state(r)->net.plan.changes.v[ev->change_off], ev->change_n,
+				     -1, &d);
+		return;
+	}
+	e = run_sim_rec(r, fail_kind_name(ev->kind), fail_state_name(ev), ev->target);
 	if (!e)
 		return;
-	memset(e, 0, sizeof(*e));
-	e->t = sim_now(r);
-	snprintf(e->event, sizeof(e->event), "%s", fail_kind_name(ev->kind));
-	snprintf(e->state, sizeof(e->state), "%s", fail_state_name(ev));
-	snprintf(e->target, sizeof(e->target), "%s", ev->target);
-	e->probe_ns = e->dark_ns = REC_NEVER;
 	err = fire_cables(r, ev, e, &d);
 	run_route_trigger(r, "failure", e->t);
 	e->routes_ns = err ? REC_NEVER : 0; /* the control plane takes no virtual time */
@@ -165,13 +192,14 @@ static void net_tick(struct run *r, int64_t now)
 
 	while (p->next < p->events.n && p->events.v[p->next].at <= now)
 		fire(r, &p->events.v[p->next++]);
+	run_sim_ocs_tick(r, now);
 }
 
 static int sim_write(struct run *r, const char *dir, struct diag *d)
 {
 	const struct run_sim_net *n = &state(r)->net;
 
-	if (!r->e->failures.v.n)
+	if (!r->e->failures.v.n && !r->t->phys)
 		return 0;
 	return run_netev_write(dir, n->recs.v, n->recs.n, d);
 }
@@ -306,6 +334,8 @@ static void sim_done(struct run *r)
 	}
 	fail_plan_done(&n->plan);
 	vec_free(&n->recs);
+	free(n->xc);
+	free(n->next);
 	memset(n, 0, sizeof(*n));
 }
 
@@ -323,5 +353,6 @@ const struct run_backend run_sim_backend = {
 	.netevs = sim_netevs,
 	.view = sim_view,
 	.retag = sim_retag,
+	.circuits = run_sim_circuits,
 	.done = sim_done,
 };

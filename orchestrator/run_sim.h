@@ -23,6 +23,12 @@ struct run_sim_net {
 	struct topo_paths paths;
 	struct route_plan routes; /* over t */
 	VEC(struct rec_netev) recs; /* failures.csv */
+	/* OCS circuits (topology.ocs): the set in force over the physical ports (owned, NULL
+	 * without OCSes), and a reconfiguration under way: its set, dark until lit_at
+	 * (INT64_MAX: none), its row in recs and the job it is for (-1: a scenario's rewire) */
+	uint32_t *xc, *next;
+	int64_t lit_at;
+	int64_t rec, job;
 };
 
 struct run_sim {
@@ -36,6 +42,25 @@ struct run_sim {
 };
 
 extern const struct run_backend run_sim_backend;
+
+/* The flow model and the jobs move onto view nt (owned from now on, freed on error): its
+ * plan is built (the control plane takes no virtual time), e (if any) counts what the kernel
+ * would change, and every running connection is traced again. 0 or -errno with d set. */
+int run_sim_set_view(struct run *r, struct topo *nt, struct rec_netev *e, struct diag *d);
+
+/* A new row of failures.csv at the current virtual time, or NULL (out of memory). */
+struct rec_netev *run_sim_rec(struct run *r, const char *event, const char *st, const char *target);
+
+/* OCS reconfigurations in virtual time (run_sim_ocs.c). Init: the circuits in force, if t has
+ * OCSes. Rewire: changes ch[0..n) for job j (a placement's; -1 for the scenario's), the
+ * changed circuits dark now and lit after topology.ocs.delay; refused (recorded, -errno with d
+ * set) while another is under way or when a circuit to tear down may carry a running job's
+ * traffic. Tick: lights the one under way when its time has come. */
+int run_sim_ocs_init(struct run *r, struct diag *d);
+int run_sim_rewire(struct run *r, const struct ocs_change *ch, size_t n, int64_t j, struct diag *d);
+int run_sim_circuits(struct run *r, uint32_t j, const struct ocs_change *ch, size_t n,
+		     struct diag *d);
+void run_sim_ocs_tick(struct run *r, int64_t now);
 
 static inline void run_sim_use(struct run *r, struct run_sim *s)
 {

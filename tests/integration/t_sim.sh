@@ -118,6 +118,48 @@ d=$(ls -d "$TB_TMP"/r7/fail-later/*)
 [ "$(cut -d, -f3,16 "$d/failures.csv" | tr '\n' ' ')" = "state,result down,ok up,ok " ] ||
 	fail "fail-later: $(cat "$d/failures.csv")"
 
+# OCS circuits on the virtual clock. The scenario's rewires (t_ocs.sh's): at 1 s job 0 runs over
+# o0:l0-s0, so moving it is refused; at 3.5 s nothing runs, so the circuits go dark for 50 ms
+# and job 1 (at 5 s) runs over s1. Then OCS-vClos placements (scenarios/ocs-vclos-small.yaml
+# without verify): job 0 waits the 50 ms its circuits are dark, and starts.
+{
+	grep -v '^#' scenarios/ocs-small.yaml | sed 's/^name: .*/name: ocs-rw/'
+	cat <<EOF
+workload:
+  jobs:
+    - {gpus: 4, bytes: 1MiB, compute: 50ms, iterations: 8}
+    - {gpus: 4, bytes: 1MiB, compute: 50ms, iterations: 3, arrival: 5s}
+failures:
+  - {at: 1s, rewire: [[o0, l0, s1], [o0, l1, s1]]}
+  - {at: 3500ms, rewire: [[o0, l0, s1], [o0, l1, s1]]}
+EOF
+} >"$TB_TMP/ocs-rw.yaml"
+chmod 0644 "$TB_TMP/ocs-rw.yaml"
+sim "$TB_TMP/r9" "$TB_TMP/ocs-rw.yaml"
+d=$(ls -d "$TB_TMP"/r9/ocs-rw/*)
+[ "$(jq .totals.ok "$d/summary.json")" -eq 2 ] || fail "ocs rewires: $(cut -d, -f1,12,14 "$d/jobs.csv")"
+rows=$(awk -F, 'NR > 1 { print $1 "," $5 "," $10 "," ($16 ~ /^refused: circuit o0:l0-s0 carries job 0/ ? "refused" : $16) }' \
+	"$d/failures.csv" | tr '\n' ' ')
+[ "$rows" = "1000000000,,,refused 3500000000,50000000,50000000,ok " ] ||
+	fail "ocs rewires: $(cat "$d/failures.csv")"
+# s1's two ports (their links in topology.json: s1 first) sent job 1's traffic
+s1=$(jq -r '.links[] | select(.ends[0].node == "s1") | .id' "$d/topology.json" | tr '\n' ' ')
+[ -n "$s1" ] || fail "ocs rewires: no link of s1 in topology.json"
+for k in $s1; do
+	b=$(awk -F, -v k="$k" '$2 == k && $3 == 0 { b = $4 } END { print b + 0 }' "$d/links.csv")
+	((b > 0)) || fail "ocs rewires: s1 link $k sent nothing after the rewire"
+done
+grep -v 'verify: true' scenarios/ocs-vclos-small.yaml >"$TB_TMP/ocsv.yaml"
+chmod 0644 "$TB_TMP/ocsv.yaml"
+sim "$TB_TMP/r9" "$TB_TMP/ocsv.yaml"
+d=$(ls -d "$TB_TMP"/r9/ocs-vclos/*)
+[ "$(jq .totals.ok "$d/summary.json")" -eq 4 ] || fail "ocs-vclos: $(cut -d, -f1,12,14 "$d/jobs.csv")"
+[ "$(awk -F, 'NR == 2 { print $10 - $9 }' "$d/jobs.csv")" = 50000000 ] ||
+	fail "ocs-vclos: job 0 did not wait 50 ms for its circuits: $(head -2 "$d/jobs.csv")"
+grep -q ',rewire,rewire,job 0: .*,50000000,.*,ok$' "$d/failures.csv" ||
+	fail "ocs-vclos: $(cat "$d/failures.csv")"
+note "OCS in virtual time: a busy circuit's rewire refused, an idle one dark 50 ms; OCS-vClos job 0 waited 50 ms for its circuits"
+
 # per-packet spraying, split equally at each spraying switch: HammingMesh's all-to-all among
 # 64 accelerators (fraction of injection bandwidth, (N-1) block 8 / T / 4R) gains over per-flow
 # ECMP and comes within 15% of the fluid prediction `check` prints for equal splits
