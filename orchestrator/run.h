@@ -183,7 +183,8 @@ void run_rank_ended(struct run *r, uint32_t j, int status, bool verified, const 
 /* Writes dir/failures.csv from the rows v[0..n). 0 or -errno with d set. */
 int run_netev_write(const char *dir, const struct rec_netev *v, size_t n, struct diag *d);
 
-/* One line per row for the terminal, into buf; returns buf. */
+/* One line per row for the terminal, into buf (at least 128 bytes): whole lines, at most a
+ * dozen, then how many more failures.csv has. Returns buf. */
 char *run_netev_summary(const struct rec_netev *v, size_t n, char *buf, size_t len);
 
 /* Counts for progress lines. */
