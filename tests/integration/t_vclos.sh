@@ -76,17 +76,21 @@ forced=$S2_JRT
 jq -en "$forced >= 1.1 * $free" >/dev/null || fail "emulated Fig. 6: JRT $forced s forced, $free s free"
 note "emulated Fig. 6, VGG16 at 25 Gbit/s: JRT $free s free, $forced s with two flows per uplink"
 
-# vClos Table 4 (scenarios/vclos-s4.yaml, 100 jobs) in virtual time: every run ok but
-# OCS-vClos's, which the virtual-time backend refuses saying why (the sweep exits 1); with the same locality
-# placement, ECMP's all-reduce is at least 5% slower than vClos's (9% here) and its JRT longer.
+# vClos Table 4 (scenarios/vclos-s4.yaml, 100 jobs) in virtual time: every run ok, OCS-vClos's
+# with its circuits rewired on the virtual clock (some reconfigurations; each job on circuits
+# of its own, so its JRT is vClos's); with the same locality placement, ECMP's all-reduce is
+# at least 5% slower than vClos's (9% here) and its JRT longer.
 rc=0
 "$TB" sim --results "$TB_TMP/s4" scenarios/vclos-s4.yaml >"$TB_TMP/s4.log" 2>&1 || rc=$?
-((rc == 1)) || { tail -20 "$TB_TMP/s4.log"; fail "sim vclos-s4: exit $rc, want 1 (a run failed)"; }
+((rc == 0)) || { tail -20 "$TB_TMP/s4.log"; fail "sim vclos-s4: exit $rc"; }
 sw=$(ls -d "$TB_TMP"/s4/vclos-s4/*-sweep)
-[ "$(jq -c '[.runs[] | .status]' "$sw/sweep.json")" = '["ok","failed","ok","ok","ok","ok","ok"]' ] ||
+[ "$(jq -c '[.runs[] | .status]' "$sw/sweep.json")" = '["ok","ok","ok","ok","ok","ok","ok"]' ] ||
 	fail "vclos-s4 runs: $(jq -c '[.runs[] | .status]' "$sw/sweep.json")"
-grep -q "does not model OCS circuits" "$TB_TMP/s4.log" || fail "vclos-s4: no reason for the OCS-vClos run"
+rw=$(jq .scheduler.rewires "$sw/v1-s0/summary.json")
+((rw > 0)) || fail "vclos-s4: OCS-vClos made no reconfiguration"
 r() { jq -r ".variants[$1].metrics.$2.ratio" "$sw/comparison.json"; }
-jq -en "$(r 4 avg_comm) >= 1.05 and $(r 4 avg_jrt) > 1 and $(jq '[.runs[] | select(.status == "ok")] | length' "$sw/sweep.json") == 6" >/dev/null ||
+jq -en "$(r 4 avg_comm) >= 1.05 and $(r 4 avg_jrt) > 1" >/dev/null ||
 	fail "vclos-s4: ECMP / vClos all-reduce $(r 4 avg_comm), JRT $(r 4 avg_jrt)"
-note "virtual time, Table 4: ECMP / vClos all-reduce $(r 4 avg_comm), JRT $(r 4 avg_jrt); source routing JRT $(r 2 avg_jrt)"
+jq -en "$(r 1 avg_jrt) >= 0.99 and $(r 1 avg_jrt) <= 1.01" >/dev/null ||
+	fail "vclos-s4: OCS-vClos / vClos JRT $(r 1 avg_jrt)"
+note "virtual time, Table 4: ECMP / vClos all-reduce $(r 4 avg_comm), JRT $(r 4 avg_jrt); source routing JRT $(r 2 avg_jrt); OCS-vClos JRT $(r 1 avg_jrt), $rw reconfigurations"
