@@ -44,7 +44,6 @@ static void sim_usage(FILE *f)
 static int refuse(const struct cmd_world *w, struct diag *d)
 {
 	const struct experiment *e = &w->e;
-	size_t i;
 
 	if (e->w.verify)
 		return diag_set(
@@ -52,13 +51,6 @@ static int refuse(const struct cmd_world *w, struct diag *d)
 			"%s:%u:%u: workload.verify: virtual time moves no payload to check; "
 			"only 'testbed up' verifies results",
 			e->s.path, e->w.verify_line, e->w.verify_col);
-	for (i = 0; w->t->phys && i < e->failures.v.n; i++)
-		if (e->failures.v.v[i].kind != EXP_EVENT_REWIRE)
-			return diag_set(d, -EINVAL,
-					"%s:%u:%u: failures: 'testbed sim' does not yet fail links "
-					"or nodes of a topology with OCSes (rewires it does); run "
-					"it with 'testbed up'",
-					e->s.path, e->failures.v.v[i].line, e->failures.v.v[i].col);
 	if (!exp_has_workload(e))
 		return diag_set(d, -EINVAL, "%s: no workload: nothing to run in virtual time",
 				e->s.path);

@@ -136,9 +136,13 @@ static int fire_cables(struct run *r, const struct fail_event *ev, struct rec_ne
 		       struct diag *d)
 {
 	struct run_sim_net *n = &state(r)->net;
-	struct topo *nt = topo_copy(n->t ? n->t : r->t);
+	struct topo *nt;
 	uint32_t i, k;
 
+	if (n->xc) /* the cables under the circuits */
+		return run_sim_ocs_cables(r, &n->plan.cables.v[ev->cable_off], ev->cable_n, ev->up,
+					  e, d);
+	nt = topo_copy(n->t ? n->t : r->t);
 	if (!nt)
 		return diag_set(d, -ENOMEM, "out of memory");
 	for (i = 0; i < ev->cable_n; i++) {

@@ -62,6 +62,12 @@ int run_sim_circuits(struct run *r, uint32_t j, const struct ocs_change *ch, siz
 		     struct diag *d);
 void run_sim_ocs_tick(struct run *r, int64_t now);
 
+/* A link or node event on a topology with OCSes: cables[0..nc) (physical links) down or up,
+ * and the view the circuits make over the cables as they now are (a circuit is up when both
+ * its cables are), as the emulation's control plane makes it. 0 or -errno with d set. */
+int run_sim_ocs_cables(struct run *r, const uint32_t *cables, uint32_t nc, bool up,
+		       struct rec_netev *e, struct diag *d);
+
 static inline void run_sim_use(struct run *r, struct run_sim *s)
 {
 	r->be = &run_sim_backend;

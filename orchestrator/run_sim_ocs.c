@@ -150,24 +150,52 @@ int run_sim_circuits(struct run *r, uint32_t j, const struct ocs_change *ch, siz
 	return run_sim_rewire(r, ch, n, j, d);
 }
 
-/* The new circuits lit: every link direction up or down as the new view has it, the plan
- * made over it, the connections moved onto it. */
+/* Every link direction of the flow model up or down as view nt has it. */
+static void follow(struct run *r, const struct topo *nt)
+{
+	uint32_t k;
+
+	for (k = 0; k < nt->links.n; k++) {
+		sim_exec_port_state(flows(r), nt->links.v[k].port[0], nt->links.v[k].up);
+		sim_exec_port_state(flows(r), nt->links.v[k].port[1], nt->links.v[k].up);
+	}
+}
+
+/* The new circuits lit: the view they make (over the cables as they are, failed ones down)
+ * followed, its plan made, the connections moved onto it. */
 static int light(struct run *r, struct rec_netev *e, struct diag *d)
 {
 	struct run_sim_net *n = net(r);
 	struct topo *nt = ocs_apply(n->t->phys, n->next);
-	uint32_t k;
 
 	memcpy(n->xc, n->next, n->t->phys->ports.n * sizeof(*n->xc));
 	free(n->next);
 	n->next = NULL;
 	if (!nt)
 		return diag_set(d, -ENOMEM, "out of memory");
-	for (k = 0; k < nt->links.n; k++) {
-		sim_exec_port_state(flows(r), nt->links.v[k].port[0], nt->links.v[k].up);
-		sim_exec_port_state(flows(r), nt->links.v[k].port[1], nt->links.v[k].up);
-	}
+	follow(r, nt);
 	return run_sim_set_view(r, nt, e, d);
+}
+
+int run_sim_ocs_cables(struct run *r, const uint32_t *cables, uint32_t nc, bool up,
+		       struct rec_netev *e, struct diag *d)
+{
+	struct run_sim_net *n = net(r);
+	struct topo *phys = topo_copy(n->t->phys), *nt;
+	uint32_t i;
+	int err;
+
+	for (i = 0; phys && i < nc; i++)
+		phys->links.v[cables[i]].up = up;
+	nt = phys ? ocs_apply(phys, n->xc) : NULL;
+	topo_free(phys);
+	if (!nt)
+		return diag_set(d, -ENOMEM, "out of memory");
+	follow(r, nt);
+	err = run_sim_set_view(r, nt, e, d);
+	if (n->next) /* a reconfiguration under way: its circuits stay dark */
+		go_dark(r);
+	return err;
 }
 
 void run_sim_ocs_tick(struct run *r, int64_t now)

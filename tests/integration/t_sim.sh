@@ -158,7 +158,24 @@ d=$(ls -d "$TB_TMP"/r9/ocs-vclos/*)
 	fail "ocs-vclos: job 0 did not wait 50 ms for its circuits: $(head -2 "$d/jobs.csv")"
 grep -q ',rewire,rewire,job 0: .*,50000000,.*,ok$' "$d/failures.csv" ||
 	fail "ocs-vclos: $(cat "$d/failures.csv")"
-note "OCS in virtual time: a busy circuit's rewire refused, an idle one dark 50 ms; OCS-vClos job 0 waited 50 ms for its circuits"
+# A cable under a circuit failing for 1 s (l0's only uplink, through o0): the circuit is down
+# with it, the all-reduces across the leaves stall, and the job ends exactly 1 s later than
+# without the failure
+jct() { awk -F, 'NR == 2 { printf "%.0f", $11 - $10 }' "$(ls -d "$TB_TMP"/r9/"$1"/*)/jobs.csv"; }
+{
+	grep -v '^#' scenarios/ocs-small.yaml | sed 's/^name: .*/name: ocs-nofail/'
+	printf 'workload:\n  jobs:\n    - {gpus: 4, bytes: 1MiB, compute: 50ms, iterations: 20}\n'
+} >"$TB_TMP/ocs-nofail.yaml"
+{
+	sed 's/^name: .*/name: ocs-fail/' "$TB_TMP/ocs-nofail.yaml"
+	printf 'failures:\n  - {at: 500ms, link: [l0, o0], for: 1s}\n'
+} >"$TB_TMP/ocs-fail.yaml"
+chmod 0644 "$TB_TMP"/ocs-*fail.yaml
+sim "$TB_TMP/r9" "$TB_TMP/ocs-nofail.yaml"
+sim "$TB_TMP/r9" "$TB_TMP/ocs-fail.yaml"
+awk -v a="$(jct ocs-fail)" -v b="$(jct ocs-nofail)" 'BEGIN { exit !(a - b > 0.999e9 && a - b < 1.001e9) }' ||
+	fail "ocs cable failure: JCT $(jct ocs-fail) ns against $(jct ocs-nofail) ns without"
+note "OCS in virtual time: a busy circuit's rewire refused, an idle one dark 50 ms; OCS-vClos job 0 waited 50 ms for its circuits; a cable down 1 s under a circuit: JCT +$(( ($(jct ocs-fail) - $(jct ocs-nofail)) / 1000000 )) ms"
 
 # per-packet spraying, split equally at each spraying switch: HammingMesh's all-to-all among
 # 64 accelerators (fraction of injection bandwidth, (N-1) block 8 / T / 4R) gains over per-flow
