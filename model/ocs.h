@@ -98,4 +98,8 @@ int ocs_rewire(const struct topo *p, uint32_t *xc, const struct ocs_change *ch, 
 /* "o0:l0-s1" for the circuit of OCS ports a and b of p, into buf. */
 char *ocs_circuit_name(char *buf, size_t len, const struct topo *p, uint32_t a, uint32_t b);
 
+/* "o0:l0-s1 o0:l1/s0" for changes ch[0..n) of t (a slash: torn down), into buf. */
+char *ocs_changes_text(char *buf, size_t len, const struct topo *t, const struct ocs_change *ch,
+		       size_t n);
+
 #endif

@@ -35,6 +35,19 @@ char *ocs_circuit_name(char *buf, size_t len, const struct topo *p, uint32_t a, 
 	return buf;
 }
 
+char *ocs_changes_text(char *buf, size_t len, const struct topo *t, const struct ocs_change *ch,
+		       size_t n)
+{
+	size_t i, o = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s:%s%s%s", i ? " " : "",
+				      t->nodes.v[ch[i].ocs].name, t->nodes.v[ch[i].a].name,
+				      ch[i].off ? "/" : "-", t->nodes.v[ch[i].b].name);
+	return buf;
+}
+
 /* How many ports OCS o has toward node n; the first in *first. */
 static uint32_t ports_toward(const struct topo *p, uint32_t o, uint32_t n, uint32_t *first)
 {

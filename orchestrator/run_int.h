@@ -37,6 +37,14 @@ void run_tacos_done(struct run_job *rj);
  * (policy/torus_order.h), else nothing. */
 void run_torus_order(struct run *r, uint32_t j);
 
+/* Which circuits an OCS rewire may not tear down (vClos §7: only idle ones are rewired):
+ * marks in job1, per link of view (the current logical view, with its shortest paths), the
+ * job plus one whose traffic may cross it: under ocs-vclos the circuits each job holds,
+ * otherwise every link on a shortest path between two of a running job's endpoints. Both
+ * backends ask it. 0 or -ENOMEM. */
+int run_ocs_busy(const struct run *r, const struct topo *view, const struct topo_paths *paths,
+		 uint32_t *job1);
+
 /* Routing policies (run_route.c). A trigger of the policy (greedy routing §3.4.2: a job
  * starting or ending, a failure): the next run_route_update decides again. */
 /* Asks the routing policy for a new decision, because of `why`; at: when the failure or

@@ -208,34 +208,6 @@ void run_net_tick(struct run *r, int64_t now)
 	run_net_probes(n, false);
 }
 
-/* Marks, per link of the current view, the job (plus one) whose traffic may cross it. */
-static int busy_links(const struct run *r, uint32_t *job1)
-{
-	const struct run_net *n = run_emu(r)->net;
-	uint32_t j;
-	int err = 0;
-
-	if (r->e->sched.place == SCHED_OCS_VCLOS) /* each job on its own circuits only */
-		return sched_ocs_busy(&r->sched, n->ctl.t, job1);
-	for (j = 0; !err && j < r->njobs; j++)
-		if (r->jobs[j].running && r->jobs[j].eps)
-			err = route_links_used(n->ctl.t, &n->ctl.paths, r->jobs[j].eps,
-					       r->jobs[j].spec.gpus, j + 1, job1);
-	return err;
-}
-
-static void changes_text(const struct topo *t, const struct ocs_change *ch, size_t n, char *buf,
-			 size_t len)
-{
-	size_t i, o = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < n && o < len; i++)
-		o += (size_t)snprintf(buf + o, len - o, "%s%s:%s%s%s", i ? " " : "",
-				      t->nodes.v[ch[i].ocs].name, t->nodes.v[ch[i].a].name,
-				      ch[i].off ? "/" : "-", t->nodes.v[ch[i].b].name);
-}
-
 /* Which OCS ports the reconfiguration under way changes. */
 static int note_ports(struct run_net *n)
 {
@@ -258,7 +230,7 @@ static int begin(struct run *r, const struct ocs_change *ch, size_t nch, struct 
 	struct ocs_busy busy = {job1};
 	int err;
 
-	err = job1 ? busy_links(r, job1) : -ENOMEM;
+	err = job1 ? run_ocs_busy(r, n->ctl.t, &n->ctl.paths, job1) : -ENOMEM;
 	if (err)
 		diag_set(d, err, "out of memory");
 	err = err ? err : ocs_reconf_begin(&n->ctl, ch, nch, &busy, n->ocs_delay_ns, &n->reconf, d);
@@ -288,8 +260,8 @@ int run_net_circuits(struct run *r, uint32_t j, const struct ocs_change *ch, siz
 	if (net->reconf.next)
 		return diag_set(d, -EAGAIN, "an OCS reconfiguration is already under way");
 	snprintf(target, sizeof(target), "job %u: ", j);
-	changes_text(net->ctl.phys, ch, n, target + strlen(target),
-		     sizeof(target) - strlen(target));
+	ocs_changes_text(target + strlen(target), sizeof(target) - strlen(target), net->ctl.phys,
+			 ch, n);
 	e = run_net_rec(net, run_now(r), "rewire", "rewire", target);
 	err = begin(r, ch, n, e, d);
 	if (!err)
@@ -309,7 +281,7 @@ int run_ocs_rewire(struct run *r, const struct ocs_change *ch, size_t n, struct 
 		if (ch[i].ocs >= r->t->nodes.n || ch[i].a >= r->t->nodes.n ||
 		    ch[i].b >= r->t->nodes.n)
 			return diag_set(d, -EINVAL, "rewire: no such node");
-	changes_text(run_emu(r)->net->ctl.phys, ch, n, target, sizeof(target));
+	ocs_changes_text(target, sizeof(target), run_emu(r)->net->ctl.phys, ch, n);
 	e = run_net_rec(run_emu(r)->net, run_now(r), "rewire", "rewire", target);
 	if (!run_emu(r)->net->reconf.next)
 		return begin(r, ch, n, e, d);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "orchestrator/run_int.h"
+#include "policy/reroute.h"
 
 /* Hands a placed job to the backend, after the routing policy decided: it starts on its
  * paths. Its JWT ends here (after any OCS rewire it waited for). */
@@ -24,6 +25,21 @@ static int launch(struct run *r, uint32_t j, struct diag *d)
 	err = err ? err : run_route_update(r, d);
 	err = err ? err : r->be->start(r, j, d);
 	rj->launched = !err;
+	return err;
+}
+
+int run_ocs_busy(const struct run *r, const struct topo *view, const struct topo_paths *paths,
+		 uint32_t *job1)
+{
+	uint32_t j;
+	int err = 0;
+
+	if (r->e->sched.place == SCHED_OCS_VCLOS) /* each job on its own circuits only */
+		return sched_ocs_busy(&r->sched, view, job1);
+	for (j = 0; !err && j < r->njobs; j++)
+		if (r->jobs[j].running && r->jobs[j].eps)
+			err = route_links_used(view, paths, r->jobs[j].eps, r->jobs[j].spec.gpus,
+					       j + 1, job1);
 	return err;
 }
 

@@ -42,35 +42,6 @@ int run_sim_ocs_init(struct run *r, struct diag *d)
 	return run_sim_set_view(r, t, NULL, d);
 }
 
-/* Marks, per link of the current view, the job (plus one) whose traffic may cross it. */
-static int busy_links(struct run *r, uint32_t *job1)
-{
-	const struct run_sim_net *n = net(r);
-	uint32_t j;
-	int err = 0;
-
-	if (r->e->sched.place == SCHED_OCS_VCLOS) /* each job on its own circuits only */
-		return sched_ocs_busy(&r->sched, n->t, job1);
-	for (j = 0; !err && j < r->njobs; j++)
-		if (r->jobs[j].running && r->jobs[j].eps)
-			err = route_links_used(n->t, &n->paths, r->jobs[j].eps,
-					       r->jobs[j].spec.gpus, j + 1, job1);
-	return err;
-}
-
-/* "o0:l0-s1 o0:l1/s0": the changes, for failures.csv. */
-static void changes_text(const struct topo *t, const struct ocs_change *ch, size_t n, char *buf,
-			 size_t len)
-{
-	size_t i, o = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < n && o < len; i++)
-		o += (size_t)snprintf(buf + o, len - o, "%s%s:%s%s%s", i ? " " : "",
-				      t->nodes.v[ch[i].ocs].name, t->nodes.v[ch[i].a].name,
-				      ch[i].off ? "/" : "-", t->nodes.v[ch[i].b].name);
-}
-
 /* The next circuit set, by the rules of a rewire, into n->next. 0 or -errno with d set. */
 static int plan_next(struct run *r, const struct ocs_change *ch, size_t nch, struct diag *d)
 {
@@ -78,7 +49,7 @@ static int plan_next(struct run *r, const struct ocs_change *ch, size_t nch, str
 	const struct topo *p = n->t->phys;
 	uint32_t *job1 = calloc(n->t->links.n + 1, sizeof(*job1));
 	struct ocs_busy busy = {job1};
-	int err = job1 ? busy_links(r, job1) : -ENOMEM;
+	int err = job1 ? run_ocs_busy(r, n->t, &n->paths, job1) : -ENOMEM;
 
 	n->next = err ? NULL : malloc((p->ports.n + 1) * sizeof(*n->next));
 	if (err || !n->next)
@@ -125,7 +96,8 @@ int run_sim_rewire(struct run *r, const struct ocs_change *ch, size_t nch, int64
 		return diag_set(d, -EINVAL, "the topology has no OCS");
 	if (j >= 0)
 		snprintf(target, sizeof(target), "job %lld: ", (long long)j);
-	changes_text(n->t->phys, ch, nch, target + strlen(target), sizeof(target) - strlen(target));
+	ocs_changes_text(target + strlen(target), sizeof(target) - strlen(target), n->t->phys, ch,
+			 nch);
 	e = run_sim_rec(r, "rewire", "rewire", target);
 	err = n->next ? diag_set(d, -EAGAIN, "an OCS reconfiguration is already under way")
 		      : plan_next(r, ch, nch, d);

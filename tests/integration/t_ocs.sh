@@ -74,15 +74,7 @@ note "leaf-leaf: $(echo "$out" | grep '^dark time')"
 # o0:l0-s0, so moving it is refused; at 3.5 s nothing runs, so it goes through.
 n3=it$$q
 f3=$(scenario_as scenarios/ocs-small.yaml "$n3")
-cat >>"$f3" <<EOF
-workload:
-  jobs:
-    - {gpus: 4, bytes: 1MiB, compute: 50ms, iterations: 8}
-    - {gpus: 4, bytes: 1MiB, compute: 50ms, iterations: 3, arrival: 5s}
-failures:
-  - {at: 1s, rewire: [[o0, l0, s1], [o0, l1, s1]]}
-  - {at: 3500ms, rewire: [[o0, l0, s1], [o0, l1, s1]]}
-EOF
+cat tests/fixtures/ocs-rewires.fragment >>"$f3"
 TB_NAMES+=("$n3")
 "$TB" up --results "$TB_TMP/results" --name "$n3" "$f3" >"$TB_TMP/run3" 2>&1 || { cat "$TB_TMP/run3"; fail "run with rewires"; }
 check_rewires "$TB_TMP/results/$n3" o0:l0-s0 2

@@ -124,15 +124,7 @@ d=$(ls -d "$TB_TMP"/r7/fail-later/*)
 # without verify): job 0 waits the 50 ms its circuits are dark, and starts.
 {
 	grep -v '^#' scenarios/ocs-small.yaml | sed 's/^name: .*/name: ocs-rw/'
-	cat <<EOF
-workload:
-  jobs:
-    - {gpus: 4, bytes: 1MiB, compute: 50ms, iterations: 8}
-    - {gpus: 4, bytes: 1MiB, compute: 50ms, iterations: 3, arrival: 5s}
-failures:
-  - {at: 1s, rewire: [[o0, l0, s1], [o0, l1, s1]]}
-  - {at: 3500ms, rewire: [[o0, l0, s1], [o0, l1, s1]]}
-EOF
+	cat tests/fixtures/ocs-rewires.fragment
 } >"$TB_TMP/ocs-rw.yaml"
 chmod 0644 "$TB_TMP/ocs-rw.yaml"
 sim "$TB_TMP/r9" "$TB_TMP/ocs-rw.yaml"
