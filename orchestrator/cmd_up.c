@@ -27,7 +27,8 @@
 static volatile sig_atomic_t stop_requested; /* RUN_STOP_USER or RUN_STOP_DOWN (run.h) */
 static volatile sig_atomic_t taken_down_by; /* pid of the `down` that asked */
 
-/* Ctrl-C, SIGTERM or SIGHUP stop the run cleanly; `testbed down NAME` queues SIGTERM with
+/* Ctrl-C, SIGTERM, SIGHUP or SIGPIPE (whoever read the output is gone, as `up ... | head`
+ * leaves it) stop the run cleanly; `testbed down NAME` queues SIGTERM with
  * STATE_DOWN_SIGVAL (fabric_down.c), and then the run is abandoned at once. */
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
@@ -94,6 +95,7 @@ static void catch_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGPIPE, &sa, NULL); /* else it kills, and the testbed is left orphaned */
 }
 
 static int copy_scenario(const char *name, const char *path)
@@ -164,16 +166,30 @@ static int roll_back(const char *name, int r, struct diag *d)
 	return diag_set(d, r == -EINVAL ? -EIO : r, "'%s' failed; nothing is left", name);
 }
 
+#define SLOW_PROBE_S 1.0 /* a kernel probe this slow is worth a line */
+
 /* What this kernel lacks for w, refused before anything is made: the feature and the field
- * that needs it (doctor.h). */
+ * that needs it (doctor.h). A slow probe is said: the user saw nothing meanwhile. */
 static int up_check(const struct cmd_world *w, struct diag *d)
 {
 	struct doctor_needs n;
 	char emu[PATH_MAX];
+	struct timespec t0, t1;
+	double took;
+	int r;
 
 	doctor_needs_of(&w->e, w->t, &w->plan, &w->jobs, &n);
 	cmd_emu_path(emu, sizeof(emu));
-	return doctor_check(&n, emu, d);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r = doctor_check(&n, emu, d);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	if (took >= SLOW_PROBE_S) /* its namespace waits for the kernel's cleanup of others */
+		fprintf(stderr,
+			"testbed up: probing the kernel took %.1fs (it was probably still removing "
+			"the namespaces of a testbed taken down just before)\n",
+			took);
+	return r;
 }
 
 /* Claims the name, builds, runs the workload if there is one, and tears down when the run

@@ -94,3 +94,17 @@ wait "$pid" || rc=$?
 grep -q "rolling back" "$TB_TMP/int.log" || fail "no rollback after SIGINT: $(cat "$TB_TMP/int.log")"
 no_leftovers "$n"
 note "SIGINT during up: rolled back by itself, nothing left"
+
+# Whoever reads up's output going away (`testbed up FILE 2>&1 | head -1`): SIGPIPE stops the
+# run and tears the testbed down, as Ctrl-C does, instead of killing it and leaving it orphaned
+n=it$$pp
+f=$(scenario_as scenarios/quickstart.yaml "$n")
+TB_NAMES+=("$n")
+"$TB" up "$f" 2> >(head -1 >"$TB_TMP/pipe.log") >/dev/null &
+pid=$!
+rc=0
+wait "$pid" || rc=$?
+((rc != 141)) || fail "up killed by SIGPIPE (exit $rc)"
+[ -s "$TB_TMP/pipe.log" ] || fail "up wrote nothing before its reader went away"
+no_leftovers "$n"
+note "reader of up's output gone: up exited $rc, nothing left"
