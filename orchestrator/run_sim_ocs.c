@@ -28,8 +28,7 @@ int run_sim_ocs_init(struct run *r, struct diag *d)
 	struct run_sim_net *n = net(r);
 	struct topo *t;
 
-	n->lit_at = INT64_MAX;
-	n->rec = n->job = -1;
+	n->rec = n->job = -1; /* lit_at: sim_prepare */
 	if (!r->t->phys)
 		return 0;
 	n->xc = malloc((r->t->ports.n + 1) * sizeof(*n->xc));

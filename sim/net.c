@@ -351,6 +351,8 @@ int sim_link_set(struct sim_net *s, uint32_t link, bool up)
 {
 	if (link >= s->links.n)
 		return -EINVAL;
+	if (s->links.v[link].up == up) /* nothing changes: nothing to refill */
+		return 0;
 	s->links.v[link].up = up;
 	return vec_push(&s->dirty, link);
 }

@@ -106,8 +106,9 @@ int sim_flow_reroute(struct sim_net *s, uint32_t id, const uint32_t *path, const
 /* Ends flow id now, sent or not (an aborted job). 0 or -EINVAL. */
 int sim_flow_cancel(struct sim_net *s, uint32_t id);
 
-/* Takes a link down (its flows stall at rate 0 until it is up or they are rerouted) or up.
- * 0 or -EINVAL. */
+/* Takes a link down (its flows stall at rate 0 until it is up or they are rerouted) or up;
+ * setting the state it has is a no-op (no refill), so a caller may set every link as a new
+ * view has it. 0 or -EINVAL. */
 int sim_link_set(struct sim_net *s, uint32_t link, bool up);
 
 /* Sets a timer at virtual time t (>= now). 0 or -EINVAL / -ENOMEM. */

@@ -227,7 +227,7 @@ static void test_failure(void **state)
 
 /* Two groups sharing no link: a flow ending in one refills that group only. Group A: 3
  * flows on link 0; group B: 5 flows on link 1. The A flow that ends first (smallest) leaves
- * 2 flows to refill, not 7. */
+ * 2 flows to refill, not 7. Setting a link to the state it has refills nothing. */
 static void test_incremental(void **state)
 {
 	double cap[2] = {GBIT, GBIT};
@@ -249,6 +249,10 @@ static void test_incremental(void **state)
 	assert_int_equal(ev.cookie, 0);
 	t_settle_rates(&s);
 	assert_int_equal(s.st.flows_touched - before, 2);
+	before = s.st.recomputes; /* a link set to the state it has changes nothing */
+	assert_int_equal(sim_link_set(&s, 1, true), 0);
+	t_settle_rates(&s);
+	assert_int_equal(s.st.recomputes, before);
 	sim_net_done(&s);
 }
 
