@@ -69,7 +69,8 @@ static void rank_free(struct sim_rank *rk)
 	for (i = 0; rk->in && i < rk->plan.npeers; i++)
 		vec_free(&rk->in[i].q);
 	free(rk->in);
-	free(rk->st);
+	free(rk->t_step);
+	free(rk->out);
 	free(rk->back);
 	free(rk->t_last);
 	free(rk->path);
@@ -125,15 +126,16 @@ static int rank_init(struct sim_job *j, uint32_t k)
 		return -ENOMEM;
 	np = rk->plan.npeers;
 	rk->in = calloc(np + 1, sizeof(*rk->in));
-	rk->st = calloc(rk->plan.n + 1, sizeof(*rk->st));
+	rk->t_step = calloc(rk->plan.n + 1, sizeof(*rk->t_step));
+	rk->out = calloc(np + 1, sizeof(*rk->out));
 	rk->back = calloc(np + 1, sizeof(*rk->back));
 	rk->t_last = calloc(np + 1, sizeof(*rk->t_last));
 	rk->path = calloc((size_t)np * j->chans + 1, sizeof(*rk->path));
 	rk->lat = calloc((size_t)np * j->chans + 1, sizeof(*rk->lat));
 	rk->tag = calloc(np + 1, sizeof(*rk->tag));
 	rk->sport = calloc(np + 1, sizeof(*rk->sport));
-	if (!rk->in || !rk->st || !rk->back || !rk->t_last || !rk->path || !rk->lat || !rk->tag ||
-	    !rk->sport)
+	if (!rk->in || !rk->t_step || !rk->out || !rk->back || !rk->t_last || !rk->path ||
+	    !rk->lat || !rk->tag || !rk->sport)
 		return -ENOMEM;
 	for (i = 0; i < rk->plan.npeers; i++)
 		rk->in[i].waiting = COLL_PLAN_NONE;
@@ -253,14 +255,14 @@ static int start_send(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_
 	struct sim_rank *rk = &j->ranks[k];
 	const struct coll_step *st = &rk->plan.steps[s];
 	uint32_t m = coll_plan_parts(st->len, j->sched.params.elem, j->chans), c;
+	uint32_t pi = rk->plan.node[s].chan / 2, at;
 	uint64_t off, wire;
-	uint32_t at;
 	int r;
 
-	rk->st[s].left = (uint8_t)m;
-	rk->st[s].t_arrive = x->net.now;
+	rk->out[pi].left = (uint8_t)m;
+	rk->out[pi].t_arrive = x->net.now;
 	for (c = 0; c < m; c++) {
-		at = rk->path[rk->plan.node[s].chan / 2 * j->chans + c];
+		at = rk->path[pi * j->chans + c];
 		wire = (uint64_t)ceil(
 			(double)coll_plan_part(st->len, j->sched.params.elem, m, c, &off) /
 			x->goodput);
@@ -355,8 +357,7 @@ static int start_step(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_
 	struct sim_rank *rk = &j->ranks[k];
 	struct sim_chan_in *in;
 
-	rk->st[s].t_step = x->net.now;
-	rk->st[s].pi = rk->plan.node[s].chan / 2;
+	rk->t_step[s] = x->net.now;
 	if (rk->plan.steps[s].op == COLL_SEND)
 		return start_send(x, j, k, s);
 	in = &rk->in[rk->plan.node[s].chan / 2];
@@ -395,8 +396,8 @@ static int on_compute(struct sim_exec *x, struct sim_job *j, uint32_t k)
 static int on_deliver(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_t s)
 {
 	const struct sim_rank *rk = &j->ranks[k];
-	uint32_t si = rk->st[s].pi, peer = rk->plan.peers[si];
-	struct sim_arrival a = {rk->st[s].t_step, rk->tag[si]};
+	uint32_t si = rk->plan.node[s].chan / 2, peer = rk->plan.peers[si];
+	struct sim_arrival a = {rk->t_step[s], rk->tag[si]};
 	struct sim_chan_in *in = &j->ranks[peer].in[rk->back[si]];
 
 	if (vec_push(&in->q, a))
@@ -410,17 +411,16 @@ static int on_deliver(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_
 static int on_sent(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_t v)
 {
 	struct sim_rank *rk = &j->ranks[k];
-	uint32_t s = v / j->chans;
-	struct sim_step *st = &rk->st[s];
-	uint32_t pi = st->pi;
+	uint32_t s = v / j->chans, pi = rk->plan.node[s].chan / 2;
+	struct sim_send *out = &rk->out[pi];
 	int64_t at = x->net.now + rk->lat[pi * j->chans + v % j->chans];
 	int r;
 
 	j->flows--;
-	st->t_arrive = at > st->t_arrive ? at : st->t_arrive;
-	if (--st->left)
+	out->t_arrive = at > out->t_arrive ? at : out->t_arrive;
+	if (--out->left)
 		return 0;
-	at = st->t_arrive > rk->t_last[pi] ? st->t_arrive : rk->t_last[pi];
+	at = out->t_arrive > rk->t_last[pi] ? out->t_arrive : rk->t_last[pi];
 	rk->t_last[pi] = at;
 	if (at > x->net.now)
 		r = sim_timer(&x->net, at, cookie(K_DELIVER, j->id, k, s));

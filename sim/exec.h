@@ -52,19 +52,18 @@ struct sim_chan_in {
 	uint32_t waiting; /* the RECV step taken and waiting for its message, or COLL_PLAN_NONE */
 };
 
-/* A step's progress in this iteration. */
-struct sim_step {
-	int64_t t_step; /* when it started */
-	int64_t t_arrive; /* SEND: when its parts sent so far reach the peer */
-	uint32_t pi; /* its peer's index (plan.node's channel / 2), kept at hand for delivery */
-	uint8_t left; /* SEND: its parts still sending */
+/* The SEND in flight on a connection (traffic/plan.h runs one step at a time per channel). */
+struct sim_send {
+	int64_t t_arrive; /* when its parts sent so far reach the peer */
+	uint8_t left; /* its parts still sending */
 };
 
 struct sim_rank {
 	struct coll_plan plan;
 	struct coll_plan_run run;
 	struct sim_chan_in *in; /* per peer index: the connection's receive side */
-	struct sim_step *st; /* per step */
+	int64_t *t_step; /* per step: when it started in this iteration */
+	struct sim_send *out; /* per peer index */
 	uint32_t *back; /* per peer index: this rank's index among that peer's peers */
 	int64_t *t_last; /* per peer index: when the last message to it arrives */
 	uint32_t *path; /* per connection (peer index x channels + channel): its path's offset in

@@ -71,6 +71,9 @@ struct coll_ring_pos {
 	uint32_t last_recv; /* latest receive; FIFO from one peer makes it cover all */
 	uint16_t phase; /* phase of the next round */
 	struct coll_deps entry; /* writers of the range before the ring (read by own data) */
+	bool entry_sent; /* a send that waits for entry was emitted: the ring's later sends go
+			  * to the same member, and sends of one connection start in list order
+			  * (coll.h), so they need not list entry again */
 	struct coll_deps round; /* steps of the last non-empty round (barrier) */
 };
 

@@ -49,7 +49,8 @@ void coll_ring_pos_init(struct coll_ring_pos *rp, const struct coll_ring *g, uin
 
 /* One round: send chunk `out` to the next member, receive chunk `in` from the previous one.
  * The send reads the chunk the previous round received (and, if `own`, data the rank held
- * before the ring); the receive waits only for the barrier, if any. */
+ * before the ring: the first such send waits for entry, the later ones follow it on the
+ * connection); the receive waits only for the barrier, if any. */
 static void ring_round(struct coll_bld *b, struct coll_ring_pos *rp, uint32_t out, uint32_t in,
 		       uint8_t flags, bool own)
 {
@@ -62,9 +63,10 @@ static void ring_round(struct coll_bld *b, struct coll_ring_pos *rp, uint32_t ou
 		coll_deps_merge(b, &rd, &rp->round);
 	}
 	coll_deps_add(b, &sd, rp->prev_recv);
-	if (own)
+	if (own && !rp->entry_sent)
 		coll_deps_merge(b, &sd, &rp->entry);
 	snd = coll_bld_send(b, rp->phase, member_at(rp, 1), ring_part(b, g, out), &sd);
+	rp->entry_sent |= own && snd != COLL_NONE;
 	rcv = coll_bld_recv(b, rp->phase, member_at(rp, g->n - 1), flags, ring_part(b, g, in), &rd);
 	if (snd != COLL_NONE || rcv != COLL_NONE) {
 		rp->round.n = 0;

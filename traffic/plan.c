@@ -55,8 +55,9 @@ int coll_plan_peer(const struct coll_plan *p, uint32_t rank)
 }
 
 /* Channels in list order: each step's channel and position in it, each channel's steps
- * chained through node.next. last is scratch of one entry per channel. */
-static void plan_fill_channels(struct coll_plan *p, uint32_t *last)
+ * chained through node.next, and in prev the step before it in its channel (COLL_PLAN_NONE
+ * for a channel's first). last is scratch of one entry per channel. */
+static void plan_fill_channels(struct coll_plan *p, uint32_t *last, uint32_t *prev)
 {
 	uint32_t nch = 2 * p->npeers, i, c;
 
@@ -66,6 +67,7 @@ static void plan_fill_channels(struct coll_plan *p, uint32_t *last)
 		c = 2 * (uint32_t)coll_plan_peer(p, p->steps[i].peer) + p->steps[i].op;
 		p->node[i].chan = c;
 		p->node[i].next = COLL_PLAN_NONE;
+		prev[i] = last[c];
 		if (last[c] == COLL_PLAN_NONE) {
 			p->node[i].seq = 0;
 			p->chan_first[c] = i;
@@ -77,38 +79,79 @@ static void plan_fill_channels(struct coll_plan *p, uint32_t *last)
 	}
 }
 
-/* A step need not wait for a dependency when another of its dependencies comes later in the
- * same channel: a channel's steps complete in order, so that one's completion implies it.
- * last[c] is scratch, 0 for every channel outside these helpers: plan_latest fills it with 1 +
- * the latest position among step i's dependencies in channel c, plan_forget clears it. */
-static void plan_latest(const struct coll_plan *p, uint32_t i, uint32_t *last)
+/* Scratch of the dependency filter below. */
+struct plan_scratch {
+	uint32_t *last; /* per channel, 0 outside plan_latest .. plan_forget */
+	uint32_t *prev; /* per step: the step before it in its channel (plan_fill_channels) */
+	uint32_t *mark; /* per step: i + 1 while step i's are filtered, if the step is a
+			 * dependency of i's channel predecessor */
+};
+
+/* A step need not wait for a dependency that another step's completion implies:
+ *  - one that another of its dependencies follows in the same channel: a channel's steps
+ *    complete in order;
+ *  - one that the step before it in its own channel depends on: a channel runs one step at a
+ *    time, so that step, and with it the dependency, completed before this one may start
+ *    (a ring's sends of own data all list the data's writers; only the first waits for them).
+ * plan_latest fills sc->last[c] with 1 + the latest position among step i's dependencies in
+ * channel c and marks its predecessor's dependencies; plan_forget clears last. */
+static void plan_latest(const struct coll_plan *p, uint32_t i, struct plan_scratch *sc)
 {
 	const struct coll_plan_node *nd = p->node;
 	uint32_t m, j;
 	const uint32_t *d = coll_plan_deps(p, i, &m);
 
 	for (j = 0; j < m; j++)
-		if (last[nd[d[j]].chan] < nd[d[j]].seq + 1)
-			last[nd[d[j]].chan] = nd[d[j]].seq + 1;
+		if (sc->last[nd[d[j]].chan] < nd[d[j]].seq + 1)
+			sc->last[nd[d[j]].chan] = nd[d[j]].seq + 1;
+	if (sc->prev[i] == COLL_PLAN_NONE)
+		return;
+	d = coll_plan_deps(p, sc->prev[i], &m);
+	for (j = 0; j < m; j++)
+		sc->mark[d[j]] = i + 1;
 }
 
-static bool plan_needed(const struct coll_plan *p, uint32_t dep, const uint32_t *last)
+static bool plan_needed(const struct coll_plan *p, uint32_t i, uint32_t dep,
+			const struct plan_scratch *sc)
 {
-	return last[p->node[dep].chan] == p->node[dep].seq + 1;
+	return sc->last[p->node[dep].chan] == p->node[dep].seq + 1 && sc->mark[dep] != i + 1;
 }
 
-static void plan_forget(const struct coll_plan *p, uint32_t i, uint32_t *last)
+static void plan_forget(const struct coll_plan *p, uint32_t i, struct plan_scratch *sc)
 {
 	uint32_t m, j;
 	const uint32_t *d = coll_plan_deps(p, i, &m);
 
 	for (j = 0; j < m; j++)
-		last[p->node[d[j]].chan] = 0;
+		sc->last[p->node[d[j]].chan] = 0;
 }
 
 /* Reverse dependencies, another counting sort: succ lists every i with d in deps(i) that i
- * needs (above), and need[i] counts them. */
-static void plan_fill_succ(struct coll_plan *p, uint32_t *last)
+ * needs (above), and need[i] counts them. This pass counts: node[d + 1].succ_off ends as
+ * where d's successors start, node[n].succ_off as their total. */
+static void plan_count_succ(struct coll_plan *p, struct plan_scratch *sc)
+{
+	struct coll_plan_node *nd = p->node;
+	const uint32_t *d;
+	uint32_t i, j, m;
+
+	for (i = 0; i < p->n; i++) {
+		d = coll_plan_deps(p, i, &m);
+		plan_latest(p, i, sc);
+		for (j = 0; j < m; j++) {
+			if (!plan_needed(p, i, d[j], sc))
+				continue;
+			nd[d[j] + 1].succ_off++;
+			p->need[i]++;
+		}
+		plan_forget(p, i, sc);
+	}
+	for (i = 0; i < p->n; i++)
+		nd[i + 1].succ_off += nd[i].succ_off;
+}
+
+/* Lists the successors counted by plan_count_succ into succ. */
+static void plan_fill_succ(struct coll_plan *p, struct plan_scratch *sc)
 {
 	struct coll_plan_node *nd = p->node;
 	const uint32_t *d;
@@ -116,46 +159,31 @@ static void plan_fill_succ(struct coll_plan *p, uint32_t *last)
 
 	for (i = 0; i < p->n; i++) {
 		d = coll_plan_deps(p, i, &m);
-		plan_latest(p, i, last);
+		plan_latest(p, i, sc);
 		for (j = 0; j < m; j++) {
-			if (!plan_needed(p, d[j], last))
-				continue;
-			nd[d[j] + 1].succ_off++;
-			p->need[i]++;
-		}
-		plan_forget(p, i, last);
-	}
-	for (i = 0; i < p->n; i++)
-		nd[i + 1].succ_off += nd[i].succ_off;
-	for (i = 0; i < p->n; i++) {
-		d = coll_plan_deps(p, i, &m);
-		plan_latest(p, i, last);
-		for (j = 0; j < m; j++) {
-			if (!plan_needed(p, d[j], last))
+			if (!plan_needed(p, i, d[j], sc))
 				continue;
 			k = nd[d[j]].succ_off++;
 			p->succ[k] = i;
 		}
-		plan_forget(p, i, last);
+		plan_forget(p, i, sc);
 	}
 	for (i = p->n; i > 0; i--)
 		nd[i].succ_off = nd[i - 1].succ_off;
 	nd[0].succ_off = 0;
 }
 
-static uint32_t plan_ndeps(const struct coll_plan *p)
+static void plan_scratch_free(struct plan_scratch *sc)
 {
-	uint32_t i, sum = 0;
-
-	for (i = 0; i < p->n; i++)
-		sum += p->steps[i].dep_n;
-	return sum;
+	free(sc->last);
+	free(sc->prev);
+	free(sc->mark);
 }
 
 int coll_plan_init(struct coll_plan *p, const struct coll_sched *s, uint32_t rank)
 {
 	const struct coll_rank *cr = &s->ranks.v[rank];
-	uint32_t *last;
+	struct plan_scratch sc;
 
 	memset(p, 0, sizeof(*p));
 	p->steps = s->steps.v + cr->step_off;
@@ -166,18 +194,24 @@ int coll_plan_init(struct coll_plan *p, const struct coll_sched *s, uint32_t ran
 	p->node = calloc(p->n + 1, sizeof(*p->node));
 	p->need = calloc(p->n + 1, sizeof(*p->need));
 	p->chan_first = calloc(2 * p->npeers + 1, sizeof(*p->chan_first));
-	p->succ = calloc(plan_ndeps(p) + 1, sizeof(*p->succ));
-	last = calloc(2 * p->npeers + 1, sizeof(*last));
-	if (!p->node || !p->need || !p->chan_first || !p->succ || !last) {
-		free(last);
-		coll_plan_done(p);
-		return -ENOMEM;
-	}
-	plan_fill_channels(p, last);
-	memset(last, 0, (2 * p->npeers + 1) * sizeof(*last));
-	plan_fill_succ(p, last);
-	free(last);
+	sc.last = calloc(2 * p->npeers + 1, sizeof(*sc.last));
+	sc.prev = malloc((p->n + 1) * sizeof(*sc.prev));
+	sc.mark = calloc(p->n + 1, sizeof(*sc.mark));
+	if (!p->node || !p->need || !p->chan_first || !sc.last || !sc.prev || !sc.mark)
+		goto oom;
+	plan_fill_channels(p, sc.last, sc.prev);
+	memset(sc.last, 0, (2 * p->npeers + 1) * sizeof(*sc.last));
+	plan_count_succ(p, &sc);
+	p->succ = malloc((p->node[p->n].succ_off + 1) * sizeof(*p->succ));
+	if (!p->succ)
+		goto oom;
+	plan_fill_succ(p, &sc);
+	plan_scratch_free(&sc);
 	return 0;
+oom:
+	plan_scratch_free(&sc);
+	coll_plan_done(p);
+	return -ENOMEM;
 }
 
 void coll_plan_done(struct coll_plan *p)

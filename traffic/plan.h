@@ -29,8 +29,8 @@ struct coll_plan {
 	uint32_t npeers;
 	uint32_t *peers; /* the ranks this rank exchanges data with, ascending */
 	struct coll_plan_node *node; /* n + 1 */
-	uint32_t *need; /* per step: the dependencies it waits for (fewer than its list: those a
-			 * later step of the same channel in the list implies are left out) */
+	uint32_t *need; /* per step: the dependencies it waits for (fewer than its list: those
+			 * another step's completion implies are left out, see plan.c) */
 	uint32_t *chan_first; /* 2 * npeers: each channel's first step, or COLL_PLAN_NONE */
 	uint32_t *succ; /* the steps that wait for each step, grouped by step */
 };

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* emu-node's step tracking (emu-node/plan.c): channels, FIFO sequence numbers, readiness
+/* The executor's step tracking (traffic/plan.c): channels, FIFO sequence numbers, readiness
  * on a hand-made schedule; piece splitting; and every algorithm run on real floats by all
- * ranks at once through plan_run, with messages matched per ordered pair in FIFO order,
- * ending in verify.c's check of every rank's result. */
+ * ranks at once through plan_run, with messages matched per ordered pair in FIFO order and
+ * sends completing at pseudo-random times, every step handed out only after what it waits
+ * for, ending in verify.c's check of every rank's result. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -161,6 +162,48 @@ static void test_implied(void **state)
 	coll_sched_done(&s);
 }
 
+/* Nor one that the step before it in its channel waits for: a channel runs one step at a time,
+ * so that step completed after it. Rank 0 of
+ *   0 RECV from 1   1 SEND to 2 after 0   2 SEND to 2 after 0   3 RECV from 2 after 1
+ * waits in 2 for nothing of its own (it follows 1, which follows 0), in 3 for 1. */
+static void test_implied_by_prev(void **state)
+{
+	static const uint32_t d0 = 0, d1 = 1;
+	struct coll_rank rk = {0, 4};
+	struct coll_sched s = {0};
+	struct coll_plan_run r;
+	struct coll_plan p;
+
+	(void)state;
+	s.params.nranks = 3;
+	t_step(&s, COLL_RECV, 1, 0, NULL);
+	t_step(&s, COLL_SEND, 2, 1, &d0);
+	t_step(&s, COLL_SEND, 2, 1, &d0);
+	t_step(&s, COLL_RECV, 2, 1, &d1);
+	assert_int_equal(vec_push(&s.ranks, rk), 0);
+	assert_int_equal(coll_plan_init(&p, &s, 0), 0);
+	assert_int_equal(p.need[1], 1);
+	assert_int_equal(p.need[2], 0);
+	assert_int_equal(p.need[3], 1);
+	assert_int_equal(p.node[1].succ_off - p.node[0].succ_off, 1); /* 0 counts down 1 only */
+	assert_int_equal(p.succ[p.node[0].succ_off], 1);
+	assert_int_equal(coll_plan_run_init(&r, &p), 0);
+	coll_plan_run_reset(&r);
+	assert_int_equal(coll_plan_run_take(&r), 0);
+	assert_int_equal(coll_plan_run_take(&r), COLL_PLAN_NONE); /* 2 behind 1, behind 0 */
+	coll_plan_run_complete(&r, 0);
+	assert_int_equal(coll_plan_run_take(&r), 1);
+	assert_int_equal(coll_plan_run_take(&r), COLL_PLAN_NONE);
+	coll_plan_run_complete(&r, 1);
+	t_take(&r, 2, 3);
+	coll_plan_run_complete(&r, 2);
+	coll_plan_run_complete(&r, 3);
+	assert_true(coll_plan_run_finished(&r));
+	coll_plan_run_done(&r);
+	coll_plan_done(&p);
+	coll_sched_done(&s);
+}
+
 static void test_pieces(void **state)
 {
 	static const uint64_t lens[] = {0, 4, 4096, 10u << 20, (10u << 20) + 12};
@@ -238,6 +281,9 @@ struct t_rank {
 	float *buf, *out; /* out: ALLTOALL only */
 	uint32_t *pending; /* receives taken, waiting for their message */
 	uint32_t npending;
+	uint32_t *sending; /* sends taken, their bytes queued, not yet completed */
+	uint32_t nsending;
+	uint8_t *done; /* per step: completed */
 };
 
 struct t_sim {
@@ -245,9 +291,34 @@ struct t_sim {
 	struct t_rank *rk;
 	VEC(struct t_msg) * q; /* q[src * n + dst], consumed from head[] */
 	size_t *head;
+	uint32_t lcg; /* when sends complete */
 };
 
-/* Sends complete at once (eagerly): the schedules are race-free under any timing. */
+/* What the plan promises of a step it hands out: every step in its dependency list, and the
+ * steps before it in its channel, have completed. */
+static void t_check_taken(const struct t_rank *rk, uint32_t s)
+{
+	const uint32_t *d;
+	uint32_t m, j;
+
+	d = coll_plan_deps(&rk->p, s, &m);
+	for (j = 0; j < m; j++)
+		if (!rk->done[d[j]])
+			fail_msg("step %u taken before its dependency %u completed", s, d[j]);
+	for (j = 0; j < s; j++)
+		if (rk->p.node[j].chan == rk->p.node[s].chan && !rk->done[j])
+			fail_msg("step %u taken before %u of its channel completed", s, j);
+}
+
+static void t_complete(struct t_rank *rk, uint32_t s)
+{
+	rk->done[s] = 1;
+	coll_plan_run_complete(&rk->r, s);
+}
+
+/* A send's bytes leave at once; the send completes some sweeps later, at a pseudo-random
+ * one, so that steps become ready in many orders: the schedules are race-free and the plan
+ * must hold every step back until what it waits for has completed, under any timing. */
 static void t_send(struct t_sim *sm, uint32_t r, uint32_t s)
 {
 	struct t_rank *rk = &sm->rk[r];
@@ -257,7 +328,27 @@ static void t_send(struct t_sim *sm, uint32_t r, uint32_t s)
 	assert_non_null(m.data);
 	memcpy(m.data, rk->buf + st->off / 4, st->len);
 	assert_int_equal(vec_push(&sm->q[r * sm->par->nranks + st->peer], m), 0);
-	coll_plan_run_complete(&rk->r, s);
+	rk->sending[rk->nsending++] = s;
+}
+
+/* Completes each of rank r's sends in flight with probability 1/2. */
+static bool t_sends_done(struct t_sim *sm, uint32_t r)
+{
+	struct t_rank *rk = &sm->rk[r];
+	bool moved = false;
+	uint32_t k;
+
+	for (k = 0; k < rk->nsending;) {
+		sm->lcg = sm->lcg * 1103515245u + 12345u;
+		if (sm->lcg >> 31) {
+			k++;
+			continue;
+		}
+		t_complete(rk, rk->sending[k]);
+		rk->sending[k] = rk->sending[--rk->nsending];
+		moved = true;
+	}
+	return moved;
 }
 
 /* Delivers the next message from the step's peer, if there is one; FIFO order must make it
@@ -279,7 +370,7 @@ static bool t_recv(struct t_sim *sm, uint32_t r, uint32_t s)
 	for (i = 0; i < st->len / 4; i++)
 		dst[i] = st->flags & COLL_F_REDUCE ? dst[i] + m->data[i] : m->data[i];
 	free(m->data);
-	coll_plan_run_complete(&rk->r, s);
+	t_complete(rk, s);
 	return true;
 }
 
@@ -291,6 +382,7 @@ static bool t_sim_rank(struct t_sim *sm, uint32_t r)
 
 	while ((s = coll_plan_run_take(&rk->r)) != COLL_PLAN_NONE) {
 		moved = true;
+		t_check_taken(rk, s);
 		if (rk->p.steps[s].op == COLL_SEND)
 			t_send(sm, r, s);
 		else
@@ -304,7 +396,7 @@ static bool t_sim_rank(struct t_sim *sm, uint32_t r)
 			k++;
 		}
 	}
-	return moved;
+	return t_sends_done(sm, r) || moved;
 }
 
 static void t_rank_init(const struct coll_params *par, struct t_rank *rk, uint32_t r)
@@ -318,6 +410,9 @@ static void t_rank_init(const struct coll_params *par, struct t_rank *rk, uint32
 	rk->buf = malloc(par->bytes + 4);
 	rk->out = malloc(par->bytes + 4);
 	rk->pending = calloc(rk->p.n + 1, sizeof(*rk->pending));
+	rk->sending = calloc(rk->p.n + 1, sizeof(*rk->sending));
+	rk->done = calloc(rk->p.n + 1, 1);
+	assert_true(rk->pending && rk->sending && rk->done);
 	verify_fill(rk->buf, e, r);
 	memcpy(rk->out, rk->buf, par->bytes);
 	coll_plan_run_reset(&rk->r);
@@ -341,12 +436,14 @@ static void t_rank_done(const struct coll_params *par, struct t_rank *rk, uint32
 	free(rk->buf);
 	free(rk->out);
 	free(rk->pending);
+	free(rk->sending);
+	free(rk->done);
 }
 
 static void t_sim(const struct coll_params *par)
 {
 	uint32_t n = par->nranks, r;
-	struct t_sim sm = {.par = par};
+	struct t_sim sm = {.par = par, .lcg = par->nranks};
 	bool moved = true;
 
 	sm.rk = calloc(n, sizeof(*sm.rk));
@@ -356,7 +453,7 @@ static void t_sim(const struct coll_params *par)
 		t_rank_init(par, &sm.rk[r], r);
 	while (moved)
 		for (moved = false, r = 0; r < n; r++)
-			moved |= t_sim_rank(&sm, r);
+			moved |= t_sim_rank(&sm, r) || sm.rk[r].nsending;
 	for (r = 0; r < n; r++)
 		t_rank_done(par, &sm.rk[r], r);
 	for (r = 0; r < n * n; r++) {
@@ -473,10 +570,11 @@ static void test_sport(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_channels),       cmocka_unit_test(test_sport),
-		cmocka_unit_test(test_readiness),      cmocka_unit_test(test_implied),
-		cmocka_unit_test(test_pieces),	       cmocka_unit_test(test_parts),
-		cmocka_unit_test(test_all_algorithms), cmocka_unit_test(test_multidim),
+		cmocka_unit_test(test_channels),	cmocka_unit_test(test_sport),
+		cmocka_unit_test(test_readiness),	cmocka_unit_test(test_implied),
+		cmocka_unit_test(test_implied_by_prev), cmocka_unit_test(test_pieces),
+		cmocka_unit_test(test_parts),		cmocka_unit_test(test_all_algorithms),
+		cmocka_unit_test(test_multidim),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
