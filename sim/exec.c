@@ -66,16 +66,11 @@ static void rank_free(struct sim_rank *rk)
 {
 	uint32_t i;
 
-	for (i = 0; rk->in && i < rk->plan.npeers; i++)
-		vec_free(&rk->in[i].q);
-	free(rk->in);
+	for (i = 0; rk->pr && i < rk->plan.npeers; i++)
+		vec_free(&rk->pr[i].in.q);
+	free(rk->pr);
 	free(rk->t_step);
-	free(rk->out);
-	free(rk->back);
-	free(rk->t_last);
 	free(rk->path);
-	free(rk->tag);
-	free(rk->sport);
 	free(rk->lat);
 	coll_plan_run_done(&rk->run);
 	coll_plan_done(&rk->plan);
@@ -125,20 +120,14 @@ static int rank_init(struct sim_job *j, uint32_t k)
 	if (coll_plan_init(&rk->plan, &j->sched, k) || coll_plan_run_init(&rk->run, &rk->plan))
 		return -ENOMEM;
 	np = rk->plan.npeers;
-	rk->in = calloc(np + 1, sizeof(*rk->in));
+	rk->pr = calloc(np + 1, sizeof(*rk->pr));
 	rk->t_step = calloc(rk->plan.n + 1, sizeof(*rk->t_step));
-	rk->out = calloc(np + 1, sizeof(*rk->out));
-	rk->back = calloc(np + 1, sizeof(*rk->back));
-	rk->t_last = calloc(np + 1, sizeof(*rk->t_last));
 	rk->path = calloc((size_t)np * j->chans + 1, sizeof(*rk->path));
 	rk->lat = calloc((size_t)np * j->chans + 1, sizeof(*rk->lat));
-	rk->tag = calloc(np + 1, sizeof(*rk->tag));
-	rk->sport = calloc(np + 1, sizeof(*rk->sport));
-	if (!rk->in || !rk->t_step || !rk->out || !rk->back || !rk->t_last || !rk->path ||
-	    !rk->lat || !rk->tag || !rk->sport)
+	if (!rk->pr || !rk->t_step || !rk->path || !rk->lat)
 		return -ENOMEM;
 	for (i = 0; i < rk->plan.npeers; i++)
-		rk->in[i].waiting = COLL_PLAN_NONE;
+		rk->pr[i].in.waiting = COLL_PLAN_NONE;
 	return 0;
 }
 
@@ -259,8 +248,8 @@ static int start_send(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_
 	uint64_t off, wire;
 	int r;
 
-	rk->out[pi].left = (uint8_t)m;
-	rk->out[pi].t_arrive = x->net.now;
+	rk->pr[pi].out.left = (uint8_t)m;
+	rk->pr[pi].out.t_arrive = x->net.now;
 	for (c = 0; c < m; c++) {
 		at = rk->path[pi * j->chans + c];
 		wire = (uint64_t)ceil(
@@ -328,7 +317,7 @@ static int take_message(struct sim_exec *x, struct sim_job *j, uint32_t k, uint3
 {
 	struct sim_rank *rk = &j->ranks[k];
 	const struct coll_step *st = &rk->plan.steps[s];
-	struct sim_chan_in *in = &rk->in[rk->plan.node[s].chan / 2];
+	struct sim_chan_in *in = &rk->pr[rk->plan.node[s].chan / 2].in;
 	struct rec_flow *f = vec_grow(&x->rec->flows);
 
 	if (!f)
@@ -360,7 +349,7 @@ static int start_step(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_
 	rk->t_step[s] = x->net.now;
 	if (rk->plan.steps[s].op == COLL_SEND)
 		return start_send(x, j, k, s);
-	in = &rk->in[rk->plan.node[s].chan / 2];
+	in = &rk->pr[rk->plan.node[s].chan / 2].in;
 	if (in->head < in->q.n)
 		return take_message(x, j, k, s);
 	in->waiting = s;
@@ -397,8 +386,8 @@ static int on_deliver(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_
 {
 	const struct sim_rank *rk = &j->ranks[k];
 	uint32_t si = rk->plan.node[s].chan / 2, peer = rk->plan.peers[si];
-	struct sim_arrival a = {rk->t_step[s], rk->tag[si]};
-	struct sim_chan_in *in = &j->ranks[peer].in[rk->back[si]];
+	struct sim_arrival a = {rk->t_step[s], rk->pr[si].tag};
+	struct sim_chan_in *in = &j->ranks[peer].pr[rk->pr[si].back].in;
 
 	if (vec_push(&in->q, a))
 		return -ENOMEM;
@@ -412,16 +401,16 @@ static int on_sent(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_t v
 {
 	struct sim_rank *rk = &j->ranks[k];
 	uint32_t s = v / j->chans, pi = rk->plan.node[s].chan / 2;
-	struct sim_send *out = &rk->out[pi];
+	struct sim_peer *pr = &rk->pr[pi];
 	int64_t at = x->net.now + rk->lat[pi * j->chans + v % j->chans];
 	int r;
 
 	j->flows--;
-	out->t_arrive = at > out->t_arrive ? at : out->t_arrive;
-	if (--out->left)
+	pr->out.t_arrive = at > pr->out.t_arrive ? at : pr->out.t_arrive;
+	if (--pr->out.left)
 		return 0;
-	at = out->t_arrive > rk->t_last[pi] ? out->t_arrive : rk->t_last[pi];
-	rk->t_last[pi] = at;
+	at = pr->out.t_arrive > pr->t_last ? pr->out.t_arrive : pr->t_last;
+	pr->t_last = at;
 	if (at > x->net.now)
 		r = sim_timer(&x->net, at, cookie(K_DELIVER, j->id, k, s));
 	else
@@ -541,9 +530,9 @@ int sim_exec_tag(struct sim_exec *x, uint32_t job, uint32_t rank, uint32_t peer,
 	back = coll_plan_peer(&j->ranks[peer].plan, rank);
 	if (pi < 0 || back < 0)
 		return -EINVAL;
-	j->ranks[rank].tag[pi] = tag;
+	j->ranks[rank].pr[pi].tag = tag;
 	if (sport) /* one connection: both directions */
-		j->ranks[rank].sport[pi] = j->ranks[peer].sport[back] = sport;
+		j->ranks[rank].pr[pi].sport = j->ranks[peer].pr[back].sport = sport;
 	return 0;
 }
 

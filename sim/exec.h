@@ -58,19 +58,25 @@ struct sim_send {
 	uint8_t left; /* its parts still sending */
 };
 
+/* A rank's side of its connections to one peer, in one place: a message's delivery and its
+ * send's progress read it together. */
+struct sim_peer {
+	struct sim_chan_in in; /* the receive side */
+	struct sim_send out; /* the SEND in flight to the peer */
+	int64_t t_last; /* when the last message to the peer arrives */
+	uint32_t back; /* this rank's index among the peer's peers */
+	uint16_t sport; /* channel 0's source port (0: flow_sport's) */
+	uint8_t tag; /* the DSCP path tag its packets carry (0: none) */
+};
+
 struct sim_rank {
 	struct coll_plan plan;
 	struct coll_plan_run run;
-	struct sim_chan_in *in; /* per peer index: the connection's receive side */
+	struct sim_peer *pr; /* per peer index */
 	int64_t *t_step; /* per step: when it started in this iteration */
-	struct sim_send *out; /* per peer index */
-	uint32_t *back; /* per peer index: this rank's index among that peer's peers */
-	int64_t *t_last; /* per peer index: when the last message to it arrives */
 	uint32_t *path; /* per connection (peer index x channels + channel): its path's offset in
 			 * sim_job.paths (hops, ports...) */
 	int64_t *lat; /* per connection: the path's latency, ns */
-	uint8_t *tag; /* per peer index: the DSCP path tag its packets carry (0: none) */
-	uint16_t *sport; /* per peer index: channel 0's source port (0: flow_sport's) */
 	uint32_t iter;
 	int64_t t_start, t_compute_end;
 	bool done;

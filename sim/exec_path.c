@@ -72,10 +72,11 @@ static struct route_flow conn_flow(const struct sim_exec *x, const struct sim_jo
 {
 	const struct sim_rank *rk = &j->ranks[k];
 	uint32_t peer = rk->plan.peers[i];
-	struct route_flow f = ch ? route_job_flow_chan(x->t, j->eps, j->id, k, peer, ch)
-				 : route_job_flow_port(x->t, j->eps, j->id, k, peer, rk->sport[i]);
+	struct route_flow f =
+		ch ? route_job_flow_chan(x->t, j->eps, j->id, k, peer, ch)
+		   : route_job_flow_port(x->t, j->eps, j->id, k, peer, rk->pr[i].sport);
 
-	f.tag = rk->tag[i];
+	f.tag = rk->pr[i].tag;
 	return f;
 }
 
@@ -146,7 +147,7 @@ int sim_link_peers(struct sim_job *j, struct diag *d)
 					"job %u: rank %u exchanges data with rank %u, which "
 					"has no step with it",
 					j->id, k, peer);
-			j->ranks[k].back[i] = (uint32_t)b;
+			j->ranks[k].pr[i].back = (uint32_t)b;
 		}
 	}
 	return 0;

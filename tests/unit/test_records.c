@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "collect/csv.h"
 #include "collect/records.h"
 
 #define T_LINE 2048
@@ -391,12 +392,56 @@ static void test_names(void **state)
 	rec_run_done(NULL);
 }
 
+/* Integers are written as printf's %llu and %lld write them: every digit count, both ends of
+ * the range, and random values of every magnitude; a field that does not fit is cut as
+ * vsnprintf cuts it. */
+static void test_integers(void **state)
+{
+	char got[64], want[64], cut[8];
+	struct col_csv_w w;
+	uint64_t v, p;
+	int i, n;
+
+	(void)state;
+	for (i = 0; i < 4000; i++) {
+		p = i < 64 ? (uint64_t)1 << i : t_rand() >> (t_rand() % 64);
+		v = i % 3 == 0 ? p : i % 3 == 1 ? p - 1 : p + 1;
+		col_csv_w_init(&w, got, sizeof(got));
+		col_csv_u64(&w, v);
+		col_csv_time(&w, (int64_t)v);
+		n = col_csv_w_end(&w);
+		snprintf(want, sizeof(want), "%llu,%lld\n", (unsigned long long)v, (long long)v);
+		if ((int64_t)v == REC_NEVER)
+			snprintf(want, sizeof(want), "%llu,\n", (unsigned long long)v);
+		assert_string_equal(got, want);
+		assert_int_equal(n, (int)strlen(want));
+	}
+	for (v = 1, i = 0; i < 20; i++, v *= 10) {
+		col_csv_w_init(&w, got, sizeof(got));
+		col_csv_u64(&w, v - 1);
+		col_csv_u64(&w, v);
+		col_csv_w_end(&w);
+		snprintf(want, sizeof(want), "%llu,%llu\n", (unsigned long long)(v - 1),
+			 (unsigned long long)v);
+		assert_string_equal(got, want);
+	}
+	col_csv_w_init(&w, got, sizeof(got));
+	col_csv_u64(&w, UINT64_MAX);
+	col_csv_w_end(&w);
+	assert_string_equal(got, "18446744073709551615\n");
+	col_csv_w_init(&w, cut, sizeof(cut));
+	col_csv_u64(&w, 123456789);
+	assert_int_equal(col_csv_w_end(&w), 10);
+	assert_string_equal(cut, "1234567");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_job_line),
 		cmocka_unit_test(test_other_lines),
 		cmocka_unit_test(test_random_round_trips),
+		cmocka_unit_test(test_integers),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_malformed),
