@@ -11,5 +11,7 @@
 int sort_i64(int64_t *v, size_t n);
 /* The same for doubles that are all > 0 (not NaN): their bit patterns order as they do. */
 int sort_pos_dbl(double *v, size_t n);
+/* The same for unsigned 32-bit integers (ids). */
+int sort_u32(uint32_t *v, size_t n);
 
 #endif

@@ -7,10 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/sort.h"
 #include "sim/net.h"
 
 #define SIM_RATE_INF 1e18 /* bit/s of a flow whose every link is unlimited */
 #define NS 1e9
+#define SORT_RADIX_MIN 256 /* ids a refill sorts by radix rather than qsort, at least */
 
 /* ---- timers: a heap by (t, seq) ---- */
 
@@ -620,7 +622,9 @@ static int refill(struct sim_net *s)
 	for (i = 0, n = 0; !r && i < s->comp_flows.n; i++)
 		if (rescheduled(&s->flows.v[s->comp_flows.v[i]], old[i]))
 			s->comp_flows.v[n++] = s->comp_flows.v[i];
-	if (n > 1)
+	if (n >= SORT_RADIX_MIN && !r)
+		r = sort_u32(s->comp_flows.v, n);
+	else if (n > 1)
 		qsort(s->comp_flows.v, n, sizeof(uint32_t), cmp_id);
 	for (i = 0; !r && i < n; i++)
 		r = schedule(s, s->comp_flows.v[i]);

@@ -81,10 +81,12 @@ static void plan_fill_channels(struct coll_plan *p, uint32_t *last, uint32_t *pr
 
 /* Scratch of the dependency filter below. */
 struct plan_scratch {
-	uint32_t *last; /* per channel, 0 outside plan_latest .. plan_forget */
+	uint32_t *last; /* per channel: 1 + the latest position among step `at`'s dependencies */
+	uint32_t *at; /* per channel: i + 1 once step i's dependencies have set last */
 	uint32_t *prev; /* per step: the step before it in its channel (plan_fill_channels) */
 	uint32_t *mark; /* per step: i + 1 while step i's are filtered, if the step is a
 			 * dependency of i's channel predecessor */
+	uint32_t *kept; /* the dependencies each step needs, in step order */
 };
 
 /* A step need not wait for a dependency that another step's completion implies:
@@ -93,17 +95,23 @@ struct plan_scratch {
  *  - one that the step before it in its own channel depends on: a channel runs one step at a
  *    time, so that step, and with it the dependency, completed before this one may start
  *    (a ring's sends of own data all list the data's writers; only the first waits for them).
- * plan_latest fills sc->last[c] with 1 + the latest position among step i's dependencies in
- * channel c and marks its predecessor's dependencies; plan_forget clears last. */
+ * plan_latest notes, per channel, the latest position among step i's dependencies, and marks
+ * its predecessor's dependencies. */
 static void plan_latest(const struct coll_plan *p, uint32_t i, struct plan_scratch *sc)
 {
 	const struct coll_plan_node *nd = p->node;
-	uint32_t m, j;
+	uint32_t m, j, c;
 	const uint32_t *d = coll_plan_deps(p, i, &m);
 
-	for (j = 0; j < m; j++)
-		if (sc->last[nd[d[j]].chan] < nd[d[j]].seq + 1)
-			sc->last[nd[d[j]].chan] = nd[d[j]].seq + 1;
+	for (j = 0; j < m; j++) {
+		c = nd[d[j]].chan;
+		if (sc->at[c] != i + 1) {
+			sc->at[c] = i + 1;
+			sc->last[c] = 0;
+		}
+		if (sc->last[c] < nd[d[j]].seq + 1)
+			sc->last[c] = nd[d[j]].seq + 1;
+	}
 	if (sc->prev[i] == COLL_PLAN_NONE)
 		return;
 	d = coll_plan_deps(p, sc->prev[i], &m);
@@ -117,23 +125,15 @@ static bool plan_needed(const struct coll_plan *p, uint32_t i, uint32_t dep,
 	return sc->last[p->node[dep].chan] == p->node[dep].seq + 1 && sc->mark[dep] != i + 1;
 }
 
-static void plan_forget(const struct coll_plan *p, uint32_t i, struct plan_scratch *sc)
-{
-	uint32_t m, j;
-	const uint32_t *d = coll_plan_deps(p, i, &m);
-
-	for (j = 0; j < m; j++)
-		sc->last[p->node[d[j]].chan] = 0;
-}
-
 /* Reverse dependencies, another counting sort: succ lists every i with d in deps(i) that i
- * needs (above), and need[i] counts them. This pass counts: node[d + 1].succ_off ends as
- * where d's successors start, node[n].succ_off as their total. */
+ * needs (above), and need[i] counts them. This pass keeps each step's needed dependencies in
+ * sc->kept and counts: node[d + 1].succ_off ends as where d's successors start, node[n].succ_off
+ * as their total. */
 static void plan_count_succ(struct coll_plan *p, struct plan_scratch *sc)
 {
 	struct coll_plan_node *nd = p->node;
 	const uint32_t *d;
-	uint32_t i, j, m;
+	uint32_t i, j, m, k = 0;
 
 	for (i = 0; i < p->n; i++) {
 		d = coll_plan_deps(p, i, &m);
@@ -141,43 +141,46 @@ static void plan_count_succ(struct coll_plan *p, struct plan_scratch *sc)
 		for (j = 0; j < m; j++) {
 			if (!plan_needed(p, i, d[j], sc))
 				continue;
+			sc->kept[k++] = d[j];
 			nd[d[j] + 1].succ_off++;
 			p->need[i]++;
 		}
-		plan_forget(p, i, sc);
 	}
 	for (i = 0; i < p->n; i++)
 		nd[i + 1].succ_off += nd[i].succ_off;
 }
 
 /* Lists the successors counted by plan_count_succ into succ. */
-static void plan_fill_succ(struct coll_plan *p, struct plan_scratch *sc)
+static void plan_fill_succ(struct coll_plan *p, const struct plan_scratch *sc)
 {
 	struct coll_plan_node *nd = p->node;
-	const uint32_t *d;
-	uint32_t i, j, k, m;
+	const uint32_t *d = sc->kept;
+	uint32_t i, j;
 
-	for (i = 0; i < p->n; i++) {
-		d = coll_plan_deps(p, i, &m);
-		plan_latest(p, i, sc);
-		for (j = 0; j < m; j++) {
-			if (!plan_needed(p, i, d[j], sc))
-				continue;
-			k = nd[d[j]].succ_off++;
-			p->succ[k] = i;
-		}
-		plan_forget(p, i, sc);
-	}
+	for (i = 0; i < p->n; i++)
+		for (j = 0; j < p->need[i]; j++)
+			p->succ[nd[*d++].succ_off++] = i;
 	for (i = p->n; i > 0; i--)
 		nd[i].succ_off = nd[i - 1].succ_off;
 	nd[0].succ_off = 0;
 }
 
+static uint32_t plan_ndeps(const struct coll_plan *p)
+{
+	uint32_t i, sum = 0;
+
+	for (i = 0; i < p->n; i++)
+		sum += p->steps[i].dep_n;
+	return sum;
+}
+
 static void plan_scratch_free(struct plan_scratch *sc)
 {
 	free(sc->last);
+	free(sc->at);
 	free(sc->prev);
 	free(sc->mark);
+	free(sc->kept);
 }
 
 int coll_plan_init(struct coll_plan *p, const struct coll_sched *s, uint32_t rank)
@@ -195,12 +198,14 @@ int coll_plan_init(struct coll_plan *p, const struct coll_sched *s, uint32_t ran
 	p->need = calloc(p->n + 1, sizeof(*p->need));
 	p->chan_first = calloc(2 * p->npeers + 1, sizeof(*p->chan_first));
 	sc.last = calloc(2 * p->npeers + 1, sizeof(*sc.last));
+	sc.at = calloc(2 * p->npeers + 1, sizeof(*sc.at));
 	sc.prev = malloc((p->n + 1) * sizeof(*sc.prev));
 	sc.mark = calloc(p->n + 1, sizeof(*sc.mark));
-	if (!p->node || !p->need || !p->chan_first || !sc.last || !sc.prev || !sc.mark)
+	sc.kept = malloc(((size_t)plan_ndeps(p) + 1) * sizeof(*sc.kept));
+	if (!p->node || !p->need || !p->chan_first || !sc.last || !sc.at || !sc.prev || !sc.mark ||
+	    !sc.kept)
 		goto oom;
 	plan_fill_channels(p, sc.last, sc.prev);
-	memset(sc.last, 0, (2 * p->npeers + 1) * sizeof(*sc.last));
 	plan_count_succ(p, &sc);
 	p->succ = malloc((p->node[p->n].succ_off + 1) * sizeof(*p->succ));
 	if (!p->succ)

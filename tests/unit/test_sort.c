@@ -31,7 +31,8 @@ static int cmp_dbl(const void *a, const void *b)
 }
 
 /* A random int64 of shape k: full range, small with both signs, few distinct values, only
- * the top bits set, or an extreme. */
+ * the top bits set, only bits of one middle digit differing (the passes over the others are
+ * skipped), or an extreme. */
 static int64_t t_i64(uint64_t *s, unsigned k)
 {
 	uint64_t r = rng_next(s);
@@ -45,6 +46,8 @@ static int64_t t_i64(uint64_t *s, unsigned k)
 		return (int64_t)(r % 3);
 	case 3:
 		return (int64_t)(r & UINT64_C(0xfff0000000000000));
+	case 4:
+		return (int64_t)(UINT64_C(0x123456789) | (r % 8) << 25);
 	default:
 		return r & 1 ? INT64_MIN : INT64_MAX;
 	}
@@ -83,13 +86,13 @@ static void test_i64(void **state)
 
 	(void)state;
 	for (z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
-		for (k = 0; k <= 5; k++) {
+		for (k = 0; k <= 6; k++) {
 			a = malloc((sizes[z] + 1) * sizeof(*a));
 			b = malloc((sizes[z] + 1) * sizeof(*b));
 			assert_non_null(a);
 			assert_non_null(b);
-			for (i = 0; i < sizes[z]; i++) /* shape 5: shapes mixed */
-				a[i] = b[i] = t_i64(&seed, k < 5 ? k : (unsigned)(i % 5));
+			for (i = 0; i < sizes[z]; i++) /* shape 6: shapes mixed */
+				a[i] = b[i] = t_i64(&seed, k < 6 ? k : (unsigned)(i % 6));
 			assert_int_equal(sort_i64(a, sizes[z]), 0);
 			qsort(b, sizes[z], sizeof(*b), cmp_i64);
 			assert_memory_equal(a, b, sizes[z] * sizeof(*a));
@@ -125,11 +128,56 @@ static void test_pos_dbl(void **state)
 	}
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Ids: full range, small, few distinct, top bits only, one middle digit differing, all
+ * equal, or mixed. */
+static void test_u32(void **state)
+{
+	static const size_t sizes[] = {0, 1, 2, 3, 255, 256, 2049, 100000};
+	uint64_t seed = 13, r;
+	uint32_t *a, *b;
+	size_t i, z;
+	unsigned k, sh;
+
+	(void)state;
+	for (z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+		for (k = 0; k <= 6; k++) {
+			a = malloc((sizes[z] + 1) * sizeof(*a));
+			b = malloc((sizes[z] + 1) * sizeof(*b));
+			assert_non_null(a);
+			assert_non_null(b);
+			for (i = 0; i < sizes[z]; i++) {
+				r = rng_next(&seed);
+				sh = k < 6 ? k : (unsigned)(i % 6);
+				a[i] = sh == 0	 ? (uint32_t)r
+				       : sh == 1 ? (uint32_t)(r % 2048)
+				       : sh == 2 ? (uint32_t)(r % 3)
+				       : sh == 3 ? (uint32_t)r & 0xfff00000u
+				       : sh == 4 ? 0x5a5u | (uint32_t)(r % 4) << 13
+						 : 77u;
+				b[i] = a[i];
+			}
+			assert_int_equal(sort_u32(a, sizes[z]), 0);
+			qsort(b, sizes[z], sizeof(*b), cmp_u32);
+			assert_memory_equal(a, b, sizes[z] * sizeof(*a));
+			free(a);
+			free(b);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_i64),
 		cmocka_unit_test(test_pos_dbl),
+		cmocka_unit_test(test_u32),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
