@@ -17,8 +17,14 @@
 /* Makes room for `need` elements of size esz in *data; returns 0 or -ENOMEM. */
 int vec_reserve_raw(void **data, size_t *cap, size_t need, size_t esz);
 
+/* The same, inline while the room is there (pushes do this millions of times). */
+static inline int vec_reserve_fast(void **data, size_t *cap, size_t need, size_t esz)
+{
+	return need <= *cap ? 0 : vec_reserve_raw(data, cap, need, esz);
+}
+
 #define vec_reserve(vec, need) \
-	vec_reserve_raw((void **)&(vec)->v, &(vec)->cap, (need), sizeof(*(vec)->v))
+	vec_reserve_fast((void **)&(vec)->v, &(vec)->cap, (need), sizeof(*(vec)->v))
 
 /* Appends a copy of x; evaluates to 0 or -ENOMEM. */
 #define vec_push(vec, x) \
