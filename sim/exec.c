@@ -66,10 +66,11 @@ static void rank_free(struct sim_rank *rk)
 {
 	uint32_t i;
 
-	for (i = 0; rk->pr && i < rk->plan.npeers; i++)
+	for (i = 0; rk->pr && i < rk->plan.npeers; i++) {
 		vec_free(&rk->pr[i].in.q);
+		vec_free(&rk->pr[i].flying);
+	}
 	free(rk->pr);
-	free(rk->t_step);
 	free(rk->path);
 	free(rk->lat);
 	coll_plan_run_done(&rk->run);
@@ -121,13 +122,12 @@ static int rank_init(struct sim_job *j, uint32_t k)
 		return -ENOMEM;
 	np = rk->plan.npeers;
 	rk->pr = calloc(np + 1, sizeof(*rk->pr));
-	rk->t_step = calloc(rk->plan.n + 1, sizeof(*rk->t_step));
 	rk->path = calloc((size_t)np * j->chans + 1, sizeof(*rk->path));
 	rk->lat = calloc((size_t)np * j->chans + 1, sizeof(*rk->lat));
-	if (!rk->pr || !rk->t_step || !rk->path || !rk->lat)
+	if (!rk->pr || !rk->path || !rk->lat)
 		return -ENOMEM;
 	for (i = 0; i < rk->plan.npeers; i++)
-		rk->pr[i].in.waiting = COLL_PLAN_NONE;
+		rk->pr[i].in.w.step = COLL_PLAN_NONE;
 	return 0;
 }
 
@@ -245,6 +245,7 @@ static int start_send(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_
 	int r;
 
 	rk->pr[pi].out.left = (uint8_t)m;
+	rk->pr[pi].out.t_send = x->net.now;
 	rk->pr[pi].out.t_arrive = x->net.now;
 	for (c = 0; c < m; c++) {
 		at = rk->path[pi * j->chans + c];
@@ -308,47 +309,47 @@ static int step_done(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_t
 	return iter_end(x, j, k);
 }
 
-/* RECV step s of rank k takes the message at the head of its connection's queue. */
-static int take_message(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_t s)
+/* RECV rv of rank k takes the message from rank src at the head of the connection's queue in. */
+static int take_message(struct sim_exec *x, struct sim_job *j, uint32_t k, struct sim_chan_in *in,
+			struct sim_recv rv, uint32_t src)
 {
-	struct sim_rank *rk = &j->ranks[k];
-	const struct coll_step *st = &rk->plan.steps[s];
-	struct sim_chan_in *in = &rk->pr[rk->plan.node[s].chan / 2].in;
 	struct rec_flow *f = vec_grow(&x->rec->flows);
 
 	if (!f)
 		return -ENOMEM;
 	memset(f, 0, sizeof(*f)); /* padding too: the same run gives the same bytes */
 	f->job = j->id;
-	f->iter = rk->iter;
-	f->src = st->peer;
+	f->iter = j->ranks[k].iter;
+	f->src = src;
 	f->dst = k;
-	f->src_node = x->t->endpoints.v[j->eps[st->peer]];
+	f->src_node = x->t->endpoints.v[j->eps[src]];
 	f->dst_node = x->t->endpoints.v[j->eps[k]];
-	f->seq = rk->plan.node[s].seq;
-	f->phase = st->phase;
-	f->bytes = st->len;
+	f->seq = rv.seq;
+	f->phase = rv.phase;
+	f->bytes = rv.len;
 	f->tag = in->q.v[in->head].tag;
 	f->t_start = in->q.v[in->head].t_send;
 	f->t_end = x->net.now;
 	if (++in->head == in->q.n)
 		in->q.n = in->head = 0;
-	in->waiting = COLL_PLAN_NONE;
-	return step_done(x, j, k, s);
+	in->w.step = COLL_PLAN_NONE;
+	return step_done(x, j, k, rv.step);
 }
 
 static int start_step(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_t s)
 {
 	struct sim_rank *rk = &j->ranks[k];
+	const struct coll_step *st = &rk->plan.steps[s];
 	struct sim_chan_in *in;
+	struct sim_recv rv;
 
-	rk->t_step[s] = x->net.now;
-	if (rk->plan.steps[s].op == COLL_SEND)
+	if (st->op == COLL_SEND)
 		return start_send(x, j, k, s);
 	in = &rk->pr[rk->plan.node[s].chan / 2].in;
+	rv = (struct sim_recv){s, rk->plan.node[s].seq, st->len, st->phase};
 	if (in->head < in->q.n)
-		return take_message(x, j, k, s);
-	in->waiting = s;
+		return take_message(x, j, k, in, rv, st->peer);
+	in->w = rv;
 	return 0;
 }
 
@@ -377,17 +378,17 @@ static int on_compute(struct sim_exec *x, struct sim_job *j, uint32_t k)
 	return kick(x, j, k);
 }
 
-/* Rank k's SEND step s arrives at its peer. */
-static int on_deliver(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_t s)
+/* Rank k's SEND step s, started at t_send, arrives at its peer. */
+static int on_deliver(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_t s, int64_t t_send)
 {
 	const struct sim_rank *rk = &j->ranks[k];
 	uint32_t si = rk->plan.node[s].chan / 2, peer = rk->plan.peers[si];
-	struct sim_arrival a = {rk->t_step[s], rk->pr[si].tag};
+	struct sim_arrival a = {t_send, rk->pr[si].tag};
 	struct sim_chan_in *in = &j->ranks[peer].pr[rk->pr[si].back].in;
 
 	if (vec_push(&in->q, a))
 		return -ENOMEM;
-	return in->waiting != COLL_PLAN_NONE ? take_message(x, j, peer, in->waiting) : 0;
+	return in->w.step != COLL_PLAN_NONE ? take_message(x, j, peer, in, in->w, k) : 0;
 }
 
 /* Part v % chans of rank k's SEND step v / chans has sent its last byte; with the step's last
@@ -407,12 +408,25 @@ static int on_sent(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_t v
 		return 0;
 	at = pr->out.t_arrive > pr->t_last ? pr->out.t_arrive : pr->t_last;
 	pr->t_last = at;
-	if (at > x->net.now)
-		r = sim_timer(&x->net, at, cookie(K_DELIVER, j->id, k, s));
-	else
-		r = on_deliver(x, j, k, s);
+	if (at > x->net.now) { /* after the pair's earlier messages: in order */
+		r = vec_push(&pr->flying, pr->out.t_send);
+		r = r ? r : sim_timer(&x->net, at, cookie(K_DELIVER, j->id, k, s));
+	} else {
+		r = on_deliver(x, j, k, s, pr->out.t_send);
+	}
 	/* the send completes after its delivery is queued: the peer may be this rank's next */
 	return r ? r : step_done(x, j, k, s);
+}
+
+/* The delivery of rank k's SEND step s, delayed by the path's latency, is due. */
+static int on_arrive(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_t s)
+{
+	struct sim_peer *pr = &j->ranks[k].pr[j->ranks[k].plan.node[s].chan / 2];
+	int64_t t_send = pr->flying.v[pr->fly_head];
+
+	if (++pr->fly_head == pr->flying.n)
+		pr->flying.n = pr->fly_head = 0;
+	return on_deliver(x, j, k, s, t_send);
 }
 
 static int dispatch(struct sim_exec *x, const struct sim_event *ev)
@@ -429,7 +443,7 @@ static int dispatch(struct sim_exec *x, const struct sim_event *ev)
 	case K_COMPUTE:
 		return on_compute(x, j, ck_rank(c));
 	default:
-		return on_deliver(x, j, ck_rank(c), ck_step(c));
+		return on_arrive(x, j, ck_rank(c), ck_step(c));
 	}
 }
 

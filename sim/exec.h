@@ -46,14 +46,24 @@ struct sim_arrival {
 	uint8_t tag; /* the DSCP path tag its connection carried then */
 };
 
+/* A RECV step taken and waiting for its message, with what its record needs (kept here, where
+ * the delivery looks, rather than read back from the schedule). */
+struct sim_recv {
+	uint32_t step; /* COLL_PLAN_NONE: none waits */
+	uint32_t seq; /* its position in the channel */
+	uint64_t len;
+	uint16_t phase;
+};
+
 struct sim_chan_in {
 	VEC(struct sim_arrival) q;
 	uint32_t head; /* first not yet taken */
-	uint32_t waiting; /* the RECV step taken and waiting for its message, or COLL_PLAN_NONE */
+	struct sim_recv w; /* the RECV waiting for its message */
 };
 
 /* The SEND in flight on a connection (traffic/plan.h runs one step at a time per channel). */
 struct sim_send {
+	int64_t t_send; /* when it started */
 	int64_t t_arrive; /* when its parts sent so far reach the peer */
 	uint8_t left; /* its parts still sending */
 };
@@ -61,19 +71,22 @@ struct sim_send {
 /* A rank's side of its connections to one peer, in one place: a message's delivery and its
  * send's progress read it together. */
 struct sim_peer {
-	struct sim_chan_in in; /* the receive side */
 	struct sim_send out; /* the SEND in flight to the peer */
 	int64_t t_last; /* when the last message to the peer arrives */
 	uint32_t back; /* this rank's index among the peer's peers */
 	uint16_t sport; /* channel 0's source port (0: flow_sport's) */
 	uint8_t tag; /* the DSCP path tag its packets carry (0: none) */
+	struct sim_chan_in in; /* the receive side */
+	VEC(int64_t)
+	flying; /* when each message still on its way to the peer was sent: they
+		 * arrive in order, the first at fly_head */
+	uint32_t fly_head;
 };
 
 struct sim_rank {
 	struct coll_plan plan;
 	struct coll_plan_run run;
 	struct sim_peer *pr; /* per peer index */
-	int64_t *t_step; /* per step: when it started in this iteration */
 	uint32_t *path; /* per connection (peer index x channels + channel): its path's offset in
 			 * sim_job.paths (hops, ports...) */
 	int64_t *lat; /* per connection: the path's latency, ns */
