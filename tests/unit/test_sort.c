@@ -78,7 +78,7 @@ static double t_dbl(uint64_t *s, unsigned k)
 
 static void test_i64(void **state)
 {
-	static const size_t sizes[] = {0, 1, 2, 3, 100, 2049, 100000};
+	static const size_t sizes[] = {0, 1, 2, 3, 100, 2049, 100000, 300000};
 	uint64_t seed = 7;
 	int64_t *a, *b;
 	size_t i, z;
@@ -104,7 +104,7 @@ static void test_i64(void **state)
 
 static void test_pos_dbl(void **state)
 {
-	static const size_t sizes[] = {0, 1, 2, 100, 2049, 100000};
+	static const size_t sizes[] = {0, 1, 2, 100, 2049, 100000, 300000};
 	uint64_t seed = 11;
 	double *a, *b;
 	size_t i, z;
@@ -139,7 +139,7 @@ static int cmp_u32(const void *a, const void *b)
  * equal, or mixed. */
 static void test_u32(void **state)
 {
-	static const size_t sizes[] = {0, 1, 2, 3, 255, 256, 2049, 100000};
+	static const size_t sizes[] = {0, 1, 2, 3, 33, 255, 256, 2049, 100000, 300000};
 	uint64_t seed = 13, r;
 	uint32_t *a, *b;
 	size_t i, z;
