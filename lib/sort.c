@@ -105,18 +105,27 @@ static void radix(uint64_t *a, uint64_t *b, size_t n)
 	}
 }
 
+/* Keys and scratch for sorting n values: 0, or -ENOMEM with neither. */
+static int keys_alloc(uint64_t **a, uint64_t **b, size_t n)
+{
+	*a = malloc((n + 1) * sizeof(**a));
+	*b = malloc((n + 1) * sizeof(**b));
+	if (*a && *b)
+		return 0;
+	free(*a);
+	free(*b);
+	return -ENOMEM;
+}
+
 /* Sorts n 8-byte values at v by key: flip is XORed into each bit pattern first and after, so
  * that the patterns order as the values do (the sign bit for signed integers). */
 static int sort_bits(void *v, size_t n, uint64_t flip)
 {
-	uint64_t *a = malloc((n + 1) * sizeof(*a)), *b = malloc((n + 1) * sizeof(*b));
+	uint64_t *a, *b;
 	size_t i;
 
-	if (!a || !b) {
-		free(a);
-		free(b);
+	if (keys_alloc(&a, &b, n))
 		return -ENOMEM;
-	}
 	memcpy(a, v, n * sizeof(*a));
 	for (i = 0; i < n; i++)
 		a[i] ^= flip;
@@ -141,14 +150,11 @@ int sort_pos_dbl(double *v, size_t n)
 
 int sort_u32(uint32_t *v, size_t n)
 {
-	uint64_t *a = malloc((n + 1) * sizeof(*a)), *b = malloc((n + 1) * sizeof(*b));
+	uint64_t *a, *b;
 	size_t i;
 
-	if (!a || !b) {
-		free(a);
-		free(b);
+	if (keys_alloc(&a, &b, n))
 		return -ENOMEM;
-	}
 	for (i = 0; i < n; i++)
 		a[i] = v[i];
 	radix(a, b, n);
