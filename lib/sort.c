@@ -74,13 +74,14 @@ static void insertion(uint64_t *a, size_t n)
 static void radix(uint64_t *a, uint64_t *b, size_t n)
 {
 	size_t cnt[BUCKETS + 1], i, sum, c, k;
-	uint64_t diff = varying(a, n);
+	uint64_t diff;
 	unsigned top, shift;
 
 	if (n <= INSERTION_MAX) {
 		insertion(a, n);
 		return;
 	}
+	diff = varying(a, n);
 	if (!diff)
 		return;
 	top = 64 - (unsigned)__builtin_clzll(diff); /* bits below the highest varying one, + 1 */

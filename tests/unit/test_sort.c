@@ -76,55 +76,25 @@ static double t_dbl(uint64_t *s, unsigned k)
 	return v > 0 ? v : 1;
 }
 
-static void test_i64(void **state)
+/* An id of shape k: full range, small, few distinct, top bits only, one middle digit
+ * differing, or all equal. */
+static uint32_t t_u32(uint64_t *s, unsigned k)
 {
-	static const size_t sizes[] = {0, 1, 2, 3, 100, 2049, 100000, 300000};
-	uint64_t seed = 7;
-	int64_t *a, *b;
-	size_t i, z;
-	unsigned k;
+	uint64_t r = rng_next(s);
 
-	(void)state;
-	for (z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
-		for (k = 0; k <= 6; k++) {
-			a = malloc((sizes[z] + 1) * sizeof(*a));
-			b = malloc((sizes[z] + 1) * sizeof(*b));
-			assert_non_null(a);
-			assert_non_null(b);
-			for (i = 0; i < sizes[z]; i++) /* shape 6: shapes mixed */
-				a[i] = b[i] = t_i64(&seed, k < 6 ? k : (unsigned)(i % 6));
-			assert_int_equal(sort_i64(a, sizes[z]), 0);
-			qsort(b, sizes[z], sizeof(*b), cmp_i64);
-			assert_memory_equal(a, b, sizes[z] * sizeof(*a));
-			free(a);
-			free(b);
-		}
-	}
-}
-
-static void test_pos_dbl(void **state)
-{
-	static const size_t sizes[] = {0, 1, 2, 100, 2049, 100000, 300000};
-	uint64_t seed = 11;
-	double *a, *b;
-	size_t i, z;
-	unsigned k;
-
-	(void)state;
-	for (z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
-		for (k = 0; k <= 4; k++) {
-			a = malloc((sizes[z] + 1) * sizeof(*a));
-			b = malloc((sizes[z] + 1) * sizeof(*b));
-			assert_non_null(a);
-			assert_non_null(b);
-			for (i = 0; i < sizes[z]; i++)
-				a[i] = b[i] = t_dbl(&seed, k < 4 ? k : (unsigned)(i % 4));
-			assert_int_equal(sort_pos_dbl(a, sizes[z]), 0);
-			qsort(b, sizes[z], sizeof(*b), cmp_dbl);
-			assert_memory_equal(a, b, sizes[z] * sizeof(*a));
-			free(a);
-			free(b);
-		}
+	switch (k) {
+	case 0:
+		return (uint32_t)r;
+	case 1:
+		return (uint32_t)(r % 2048);
+	case 2:
+		return (uint32_t)(r % 3);
+	case 3:
+		return (uint32_t)r & 0xfff00000u;
+	case 4:
+		return 0x5a5u | (uint32_t)(r % 4) << 13;
+	default:
+		return 77u;
 	}
 }
 
@@ -135,41 +105,104 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Ids: full range, small, few distinct, top bits only, one middle digit differing, all
- * equal, or mixed. */
-static void test_u32(void **state)
-{
-	static const size_t sizes[] = {0, 1, 2, 3, 33, 255, 256, 2049, 100000, 300000};
-	uint64_t seed = 13, r;
-	uint32_t *a, *b;
-	size_t i, z;
-	unsigned k, sh;
+/* One element type: its size, its shapes (and one more, every shape mixed), a random value
+ * of a shape, the sort under test and qsort's comparison. */
+struct t_kind {
+	size_t esz;
+	unsigned shapes;
+	void (*gen)(uint64_t *seed, unsigned shape, void *out);
+	int (*sort)(void *v, size_t n);
+	int (*cmp)(const void *a, const void *b);
+};
 
-	(void)state;
-	for (z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
-		for (k = 0; k <= 6; k++) {
-			a = malloc((sizes[z] + 1) * sizeof(*a));
-			b = malloc((sizes[z] + 1) * sizeof(*b));
+static void gen_i64(uint64_t *s, unsigned k, void *out)
+{
+	int64_t v = t_i64(s, k);
+
+	memcpy(out, &v, sizeof(v));
+}
+
+static void gen_dbl(uint64_t *s, unsigned k, void *out)
+{
+	double v = t_dbl(s, k);
+
+	memcpy(out, &v, sizeof(v));
+}
+
+static void gen_u32(uint64_t *s, unsigned k, void *out)
+{
+	uint32_t v = t_u32(s, k);
+
+	memcpy(out, &v, sizeof(v));
+}
+
+static int sort_i64_v(void *v, size_t n)
+{
+	return sort_i64(v, n);
+}
+
+static int sort_dbl_v(void *v, size_t n)
+{
+	return sort_pos_dbl(v, n);
+}
+
+static int sort_u32_v(void *v, size_t n)
+{
+	return sort_u32(v, n);
+}
+
+/* Every size and shape sorted as qsort sorts it. */
+static void t_sort_all(const struct t_kind *kd, const size_t *sizes, size_t nsizes, uint64_t seed)
+{
+	char *a, *b;
+	size_t i, z, n;
+	unsigned k;
+
+	for (z = 0; z < nsizes; z++) {
+		for (k = 0; k <= kd->shapes; k++) {
+			n = sizes[z];
+			a = malloc((n + 1) * kd->esz);
+			b = malloc((n + 1) * kd->esz);
 			assert_non_null(a);
 			assert_non_null(b);
-			for (i = 0; i < sizes[z]; i++) {
-				r = rng_next(&seed);
-				sh = k < 6 ? k : (unsigned)(i % 6);
-				a[i] = sh == 0	 ? (uint32_t)r
-				       : sh == 1 ? (uint32_t)(r % 2048)
-				       : sh == 2 ? (uint32_t)(r % 3)
-				       : sh == 3 ? (uint32_t)r & 0xfff00000u
-				       : sh == 4 ? 0x5a5u | (uint32_t)(r % 4) << 13
-						 : 77u;
-				b[i] = a[i];
-			}
-			assert_int_equal(sort_u32(a, sizes[z]), 0);
-			qsort(b, sizes[z], sizeof(*b), cmp_u32);
-			assert_memory_equal(a, b, sizes[z] * sizeof(*a));
+			for (i = 0; i < n; i++) /* shape `shapes`: shapes mixed */
+				kd->gen(&seed, k < kd->shapes ? k : (unsigned)(i % kd->shapes),
+					a + i * kd->esz);
+			memcpy(b, a, n * kd->esz);
+			assert_int_equal(kd->sort(a, n), 0);
+			qsort(b, n, kd->esz, kd->cmp);
+			assert_memory_equal(a, b, n * kd->esz);
 			free(a);
 			free(b);
 		}
 	}
+}
+
+static void test_i64(void **state)
+{
+	static const size_t sizes[] = {0, 1, 2, 3, 100, 2049, 100000, 300000};
+	static const struct t_kind kd = {sizeof(int64_t), 6, gen_i64, sort_i64_v, cmp_i64};
+
+	(void)state;
+	t_sort_all(&kd, sizes, sizeof(sizes) / sizeof(sizes[0]), 7);
+}
+
+static void test_pos_dbl(void **state)
+{
+	static const size_t sizes[] = {0, 1, 2, 100, 2049, 100000, 300000};
+	static const struct t_kind kd = {sizeof(double), 4, gen_dbl, sort_dbl_v, cmp_dbl};
+
+	(void)state;
+	t_sort_all(&kd, sizes, sizeof(sizes) / sizeof(sizes[0]), 11);
+}
+
+static void test_u32(void **state)
+{
+	static const size_t sizes[] = {0, 1, 2, 3, 33, 255, 256, 2049, 100000, 300000};
+	static const struct t_kind kd = {sizeof(uint32_t), 6, gen_u32, sort_u32_v, cmp_u32};
+
+	(void)state;
+	t_sort_all(&kd, sizes, sizeof(sizes) / sizeof(sizes[0]), 13);
 }
 
 int main(void)
