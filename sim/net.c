@@ -105,9 +105,13 @@ static void done_down(struct sim_net *s, size_t i)
 	done_place(s, i, id);
 }
 
+/* Takes flow id out of the heap. The hole it leaves sinks to a leaf along the smaller
+ * children (one comparison a level), and the last entry fills it from there, rising: the
+ * last entry is one of the latest, so it rarely rises far, where sinking it from the hole
+ * would compare both children at every level (the root: a completion, each event). */
 static void done_remove(struct sim_net *s, uint32_t id)
 {
-	size_t i = s->flows.v[id].hpos;
+	size_t i = s->flows.v[id].hpos, k;
 	uint32_t last;
 
 	if (i == UINT32_MAX)
@@ -116,9 +120,13 @@ static void done_remove(struct sim_net *s, uint32_t id)
 	last = s->done.v[--s->done.n];
 	if (i == s->done.n)
 		return;
+	for (; (k = 2 * i + 1) < s->done.n; i = k) {
+		if (k + 1 < s->done.n && done_before(s, s->done.v[k + 1], s->done.v[k]))
+			k++;
+		done_place(s, i, s->done.v[k]);
+	}
 	done_place(s, i, last);
 	done_up(s, i);
-	done_down(s, s->flows.v[last].hpos);
 }
 
 /* Flow id's completion time changed (or it stalled: SIM_NEVER leaves the heap). */
@@ -534,6 +542,33 @@ static int freeze(struct sim_net *s, struct fill *x, uint32_t b, double share, u
 	return r;
 }
 
+/* A flow alone on every link it crosses gets, whatever the others do, the share of the
+ * tightest of them: the rate progressive filling would give it when that link came first.
+ * Fixed here, such flows keep their links out of the heap (in a platform of point-to-point
+ * links, every flow). */
+static void fix_alone(struct sim_net *s, struct fill *x, uint32_t *left)
+{
+	size_t i;
+	uint32_t h, j;
+
+	for (i = 0; i < s->comp_flows.n; i++) {
+		struct sim_flow *f = &s->flows.v[s->comp_flows.v[i]];
+		double share = INFINITY;
+
+		for (h = 0; h < f->hops && x->cnt[s->links.v[f->path[h]].mark] == 1; h++) {
+			j = s->links.v[f->path[h]].mark;
+			share = fmin(share, x->rem[j] / x->wsum[j]);
+		}
+		if (h < f->hops)
+			continue;
+		f->frozen = true;
+		f->rate = share;
+		--*left;
+		for (h = 0; h < f->hops; h++)
+			x->cnt[s->links.v[f->path[h]].mark] = 0;
+	}
+}
+
 /* Progressive filling (max-min fairness) of the gathered component: the link with the lowest
  * fair share rem/cnt fixes its flows' rates, which leave its other links; repeat. Link marks
  * hold their comp index meanwhile and get the pass back after. */
@@ -561,6 +596,7 @@ static int fill(struct sim_net *s, struct fill *x)
 		for (h = 0; h < f->hops; h++)
 			x->wsum[s->links.v[f->path[h]].mark] += f->w ? f->w[h] : 1;
 	}
+	fix_alone(s, x, &left);
 	for (i = 0; !r && i < s->comp_links.n; i++)
 		r = requeue(s, x, (uint32_t)i);
 	while (!r && left && x->q.n) {

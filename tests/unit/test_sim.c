@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* The virtual-time network (sim/net.h) on cases whose answers are known by hand: one flow,
  * flows sharing a link, the parking lot, capacity freed by a finishing flow, a link failing
- * under a flow (rerouted, or stalled until repaired), refilling only what a change reaches,
- * refilling at most once per quantum, determinism; and max-min fairness as a property over random
- * instances. */
+ * under a flow (rerouted, or stalled until repaired), flows alone on their links among flows
+ * that share, refilling only what a change reaches, refilling at most once per quantum,
+ * determinism; and max-min fairness as a property over random instances. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -378,6 +378,36 @@ static void test_maxmin_property(void **state)
 	}
 }
 
+/* Flows alone on their links take the tightest one's share at once; a component mixes them
+ * with flows that share. Links: 0 at 10, 1 at 4, 2 at 3, 3 at 5, 4 at 1 Gbit/s but down, 5 at
+ * 2, 6 unlimited. A over 0 and 1: 4 Gbit/s. B over 2 and 3, half its bytes on 2: 2 fills at 6,
+ * 3 at 5, so 5. C over 4: stalled. D over 5 and 6 and E over 5 share 5: 1 each. F over 6 (D's
+ * too, unlimited): unlimited. */
+static void test_alone(void **state)
+{
+	double cap[7] = {10 * GBIT, 4 * GBIT, 3 * GBIT, 5 * GBIT, GBIT, 2 * GBIT, 0};
+	double w[2] = {0.5, 1};
+	uint32_t a[2] = {0, 1}, b[2] = {2, 3}, c = 4, d[2] = {5, 6}, e = 5, f = 6;
+	struct sim_net s;
+
+	(void)state;
+	assert_int_equal(sim_net_init(&s, 7, cap), 0);
+	assert_int_equal(sim_link_set(&s, 4, false), 0);
+	assert_int_equal(sim_flow_start(&s, a, NULL, 2, 1000000, 0), 0);
+	assert_int_equal(sim_flow_start(&s, b, w, 2, 1000000, 1), 1);
+	assert_int_equal(sim_flow_start(&s, &c, NULL, 1, 1000000, 2), 2);
+	assert_int_equal(sim_flow_start(&s, d, NULL, 2, 1000000, 3), 3);
+	assert_int_equal(sim_flow_start(&s, &e, NULL, 1, 1000000, 4), 4);
+	assert_int_equal(sim_flow_start(&s, &f, NULL, 1, 1000000, 5), 5);
+	t_settle_rates(&s);
+	assert_true(sim_flow_rate(&s, 0) == 4 * GBIT);
+	assert_true(sim_flow_rate(&s, 1) == 5 * GBIT);
+	assert_true(sim_flow_rate(&s, 2) == 0);
+	assert_true(sim_flow_rate(&s, 3) == GBIT && sim_flow_rate(&s, 4) == GBIT);
+	assert_true(sim_flow_rate(&s, 5) > 1e17);
+	sim_net_done(&s);
+}
+
 /* Refilling at most once per quantum: A (1 MB) and B (2 MB) share a 1 Gbit/s link from 0; A ends
  * at 16 ms, a timer at 17 ms starts C (1 MB). Exact: B and C share from 17 ms, B ends at 31 ms, C
  * at 32. With a 5 ms quantum (the last refill at 16 ms), C sends nothing and B keeps the link
@@ -424,11 +454,12 @@ static void test_quantum(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_one_flow),	cmocka_unit_test(test_equal_share),
-		cmocka_unit_test(test_freed_capacity),	cmocka_unit_test(test_parking_lot),
-		cmocka_unit_test(test_split_flow),	cmocka_unit_test(test_failure),
-		cmocka_unit_test(test_incremental),	cmocka_unit_test(test_deterministic),
-		cmocka_unit_test(test_maxmin_property), cmocka_unit_test(test_quantum),
+		cmocka_unit_test(test_one_flow),       cmocka_unit_test(test_equal_share),
+		cmocka_unit_test(test_freed_capacity), cmocka_unit_test(test_parking_lot),
+		cmocka_unit_test(test_split_flow),     cmocka_unit_test(test_alone),
+		cmocka_unit_test(test_failure),	       cmocka_unit_test(test_incremental),
+		cmocka_unit_test(test_deterministic),  cmocka_unit_test(test_maxmin_property),
+		cmocka_unit_test(test_quantum),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
