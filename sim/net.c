@@ -190,6 +190,8 @@ static void settle(struct sim_net *s, struct sim_flow *f)
 	double sent = f->rate * (double)(s->now - f->since) / NS / 8;
 	uint32_t h;
 
+	if (f->since == s->now) /* nothing to charge (a flow started or settled this instant) */
+		return;
 	if (sent > f->left)
 		sent = f->left;
 	f->left -= sent;
