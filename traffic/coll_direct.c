@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "traffic/coll_build.h"
 
@@ -39,7 +40,8 @@ static void dr_half(struct coll_bld *b, struct dr_gate *g, struct coll_deps *red
 		s = (uint32_t)((uint64_t)(t + 1) * st % n);
 		dst = (r + s) % n;
 		src = (r + n - s) % n;
-		dep = ag ? *red : (struct coll_deps){0};
+		dep.n = ag ? red->n : 0; /* red's entries, not its whole array: once per peer */
+		memcpy(dep.v, red->v, dep.n * sizeof(*dep.v));
 		gate_deps(b, g, &dep);
 		g->snd[g->nsnd++] = coll_bld_send(b, (uint16_t)(first + t), dst,
 						  coll_part(all, p->elem, n, ag ? r : dst), &dep);

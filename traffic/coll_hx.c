@@ -65,8 +65,9 @@ static void hx_ring_round(struct coll_bld *b, struct hx_ring *g, uint32_t t)
 	uint32_t k = rs ? t + 1 : t - (g->n - 1);
 	uint32_t out = hx_chunk_back(g, k), in = hx_chunk_back(g, k + 1);
 	uint32_t elem = b->p->elem;
-	struct coll_deps sd = {0};
+	struct coll_deps sd; /* only n set, as in coll_ring.c */
 
+	sd.n = 0;
 	coll_deps_add(b, &sd, g->prev_recv);
 	coll_bld_send(b, (uint16_t)t, g->next, coll_part(g->r, elem, g->n, out), &sd);
 	g->prev_recv = coll_bld_recv(b, (uint16_t)t, g->prev, rs ? COLL_F_REDUCE : COLL_F_COPY,
