@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "orchestrator/par.h"
 #include "orchestrator/run_int.h"
 #include "orchestrator/run_sim.h"
 
@@ -57,6 +58,7 @@ static int sim_prepare(struct run *r, struct diag *d)
 	err = err ? err : sim_exec_init(&s->x, r->t, r->plan, run_sim_goodput(mtu), &r->rec, d);
 	err = err ? err : run_sim_ocs_init(r, d);
 	s->x.budget = WORK_PER_WAIT;
+	s->x.each = par_each; /* each rank's plan, as a job starts, on every core */
 	s->x.net.quantum = (int64_t)(r->e->run.sim_quantum_ns < INT64_MAX ? r->e->run.sim_quantum_ns
 									  : INT64_MAX);
 	s->x.phases = r->e->s.routing.policy != SCN_POLICY_ECMP &&

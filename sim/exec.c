@@ -113,8 +113,9 @@ static struct sim_job *job_of(struct sim_exec *x, uint32_t id)
 	return id < x->jobs.n && x->jobs.v[id].active ? &x->jobs.v[id] : NULL;
 }
 
-static int rank_init(struct sim_job *j, uint32_t k)
+static int rank_init(void *arg, uint32_t k)
 {
+	struct sim_job *j = arg;
 	struct sim_rank *rk = &j->ranks[k];
 	uint32_t i, np;
 
@@ -131,6 +132,19 @@ static int rank_init(struct sim_job *j, uint32_t k)
 	return 0;
 }
 
+/* Every rank's plan and connections, by the caller's threads if it has some. */
+static int ranks_init(const struct sim_exec *x, struct sim_job *j)
+{
+	uint32_t k;
+	int r = 0;
+
+	if (x->each)
+		return x->each(j->nranks, rank_init, j);
+	for (k = 0; !r && k < j->nranks; k++)
+		r = rank_init(j, k);
+	return r;
+}
+
 /* Each iteration opens with its compute phase; a zero one is a timer too, so that a rank
  * without steps does not recurse from one iteration into the next. */
 static int iter_begin(struct sim_exec *x, struct sim_job *j, uint32_t k)
@@ -145,7 +159,6 @@ static int iter_begin(struct sim_exec *x, struct sim_job *j, uint32_t k)
 static int job_setup(struct sim_exec *x, struct sim_job *j, const struct sim_job_in *in,
 		     struct diag *d)
 {
-	uint32_t k;
 	int r;
 
 	j->id = in->id;
@@ -166,9 +179,8 @@ static int job_setup(struct sim_exec *x, struct sim_job *j, const struct sim_job
 	if (!j->ranks || !j->eps)
 		return diag_set(d, -ENOMEM, "out of memory");
 	memcpy(j->eps, in->eps, j->nranks * sizeof(*j->eps));
-	for (k = 0; k < j->nranks; k++)
-		if (rank_init(j, k))
-			return diag_set(d, -ENOMEM, "out of memory");
+	if (ranks_init(x, j))
+		return diag_set(d, -ENOMEM, "out of memory");
 	r = sim_link_peers(j, d);
 	return r ? r : sim_trace_paths(x, j, NULL, NULL, d);
 }

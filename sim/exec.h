@@ -120,6 +120,11 @@ enum sim_exec_what {
 	SIM_X_BUDGET, /* it did sim_exec.budget work: the caller may look up and go on */
 };
 
+/* Runs fn(arg, i) for every i < n and returns the first nonzero result, in any order and
+ * possibly several at once (the caller's threads: the simulator has none). fn's calls touch
+ * disjoint data (each rank's plan as a job starts), so the result is the same either way. */
+typedef int sim_each_fn(uint32_t n, int (*fn)(void *arg, uint32_t i), void *arg);
+
 /* Rank `rank` of job `job` entered (coll) or left an iteration's collective. */
 struct sim_phase {
 	uint32_t job, rank;
@@ -140,6 +145,7 @@ struct sim_exec {
 	uint64_t budget; /* work one sim_exec_run does at most (0: no limit): events plus flows
 			  * whose rates a refill set, so a caller can report progress and heed a
 			  * stop between instants far apart, or in a network of many flows */
+	sim_each_fn *each; /* the caller's way to run independent work, NULL: in order */
 };
 
 /* Over t's ports as links (link id = port id: the direction leaving it) at their rates;

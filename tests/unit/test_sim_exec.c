@@ -4,7 +4,7 @@
  * with compute and iterations, with link latency, and with two ring hops sharing an uplink;
  * an aborted job; a spine failing mid-transfer, its flows moved onto the other spine; and, as
  * properties, every message delivered exactly once and the same
- * inputs giving the same records. */
+ * inputs giving the same records, with the ranks' plans built on threads too. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +16,7 @@
 
 #include "model/gen.h"
 #include "model/scenario.h"
+#include "orchestrator/par.h"
 #include "sim/exec.h"
 
 #define GBIT 1000000000ULL
@@ -368,6 +369,40 @@ static void test_exactly_once_and_deterministic(void **state)
 	}
 }
 
+/* A ring of 128 ranks over two leaves whose plans are built by par_each's threads (as testbed
+ * sim builds them) records what it records with them built one after the other. */
+static void t_ring128(struct rec_run *out, sim_each_fn *each)
+{
+	uint32_t eps[128], i;
+	struct t_world w;
+
+	for (i = 0; i < 128; i++)
+		eps[i] = i;
+	t_world_init(&w, 64, 2, 2, 1000);
+	w.x.each = each;
+	t_start(&w, 1, COLL_RING, 128, 128 * 4096, 1, 0, eps);
+	t_until_done(&w, 1);
+	*out = w.rec;
+	memset(&w.rec, 0, sizeof(w.rec));
+	t_world_done(&w);
+}
+
+static void test_ranks_on_threads(void **state)
+{
+	struct rec_run a, b;
+
+	(void)state;
+	t_ring128(&a, NULL);
+	t_ring128(&b, par_each);
+	assert_int_equal(a.flows.n, 2 * 128 * 127);
+	assert_int_equal(a.flows.n, b.flows.n);
+	assert_int_equal(a.iters.n, b.iters.n);
+	assert_memory_equal(a.flows.v, b.flows.v, a.flows.n * sizeof(*a.flows.v));
+	assert_memory_equal(a.iters.v, b.iters.v, a.iters.n * sizeof(*a.iters.v));
+	rec_run_done(&a);
+	rec_run_done(&b);
+}
+
 /* Channels (traffic/plan.h): K connections per pair, each step's bytes split over them. On
  * one switch the parts share the pair's one path: the ring takes what it takes with one
  * connection, 6 rounds of 1 MiB, and records one flow per message. Between two leaves whose
@@ -414,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_abort),
 		cmocka_unit_test(test_spine_failure),
 		cmocka_unit_test(test_exactly_once_and_deterministic),
+		cmocka_unit_test(test_ranks_on_threads),
 		cmocka_unit_test(test_channels),
 	};
 
