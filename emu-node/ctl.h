@@ -37,7 +37,7 @@
 #include "traffic/plan.h"
 #include "traffic/sport.h"
 
-#define CTL_VERSION 2
+#define CTL_VERSION 3
 #define CTL_MAX_MSG (256 * 1024) /* largest packet either side sends */
 #define CTL_REASON_MAX 160
 #define CTL_FLOWS_MAX 512 /* flow records per CTL_REC_FLOWS packet */

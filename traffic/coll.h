@@ -113,7 +113,9 @@ struct coll_step {
 	uint8_t flags; /* RECV: COLL_F_COPY or COLL_F_REDUCE; SEND: 0 */
 	uint16_t phase; /* algorithm round, for records ("step" in flows.csv) */
 	uint32_t peer; /* rank */
-	uint64_t off, len; /* byte range of the buffer */
+	uint64_t len; /* bytes, from off in the buffer: before off, so that what an executor reads
+		       * of a step (its first 16 bytes) lies in one cache line */
+	uint64_t off;
 	uint32_t dep_off; /* dependencies: coll_sched.deps[dep_off .. dep_off+dep_n) */
 	uint32_t dep_n;
 };
