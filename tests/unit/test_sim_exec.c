@@ -350,6 +350,17 @@ static void t_hd_run(struct rec_run *out, uint32_t channels)
 	t_world_done(&w);
 }
 
+/* a and b hold the same flows and iterations, byte for byte; both released. */
+static void t_same_records(struct rec_run *a, struct rec_run *b)
+{
+	assert_int_equal(a->flows.n, b->flows.n);
+	assert_int_equal(a->iters.n, b->iters.n);
+	assert_memory_equal(a->flows.v, b->flows.v, a->flows.n * sizeof(*a->flows.v));
+	assert_memory_equal(a->iters.v, b->iters.v, a->iters.n * sizeof(*a->iters.v));
+	rec_run_done(a);
+	rec_run_done(b);
+}
+
 static void test_exactly_once_and_deterministic(void **state)
 {
 	static const uint32_t chans[] = {1, 5};
@@ -360,12 +371,7 @@ static void test_exactly_once_and_deterministic(void **state)
 	for (c = 0; c < 2; c++) { /* one connection per pair, and 5 (uneven parts) */
 		t_hd_run(&a, chans[c]);
 		t_hd_run(&b, chans[c]);
-		assert_int_equal(a.flows.n, b.flows.n);
-		assert_int_equal(a.iters.n, b.iters.n);
-		assert_memory_equal(a.flows.v, b.flows.v, a.flows.n * sizeof(*a.flows.v));
-		assert_memory_equal(a.iters.v, b.iters.v, a.iters.n * sizeof(*a.iters.v));
-		rec_run_done(&a);
-		rec_run_done(&b);
+		t_same_records(&a, &b);
 	}
 }
 
@@ -395,12 +401,7 @@ static void test_ranks_on_threads(void **state)
 	t_ring128(&a, NULL);
 	t_ring128(&b, par_each);
 	assert_int_equal(a.flows.n, 2 * 128 * 127);
-	assert_int_equal(a.flows.n, b.flows.n);
-	assert_int_equal(a.iters.n, b.iters.n);
-	assert_memory_equal(a.flows.v, b.flows.v, a.flows.n * sizeof(*a.flows.v));
-	assert_memory_equal(a.iters.v, b.iters.v, a.iters.n * sizeof(*a.iters.v));
-	rec_run_done(&a);
-	rec_run_done(&b);
+	t_same_records(&a, &b);
 }
 
 /* Channels (traffic/plan.h): K connections per pair, each step's bytes split over them. On
