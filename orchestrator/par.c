@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Independent work on several threads (see par.h). */
 #include <pthread.h>
+#include <stdbool.h>
 #include <unistd.h>
 
 #include "orchestrator/par.h"
@@ -13,7 +14,7 @@ struct par_range {
 	uint32_t lo, hi;
 	int r;
 	pthread_t th;
-	int started;
+	bool started;
 };
 
 static void *par_run(void *p)
@@ -42,13 +43,10 @@ int par_each(uint32_t n, int (*fn)(void *arg, uint32_t i), void *arg)
 	int r = 0;
 
 	for (k = 0; k < m; k++) {
-		g[k] = (struct par_range){fn,
-					  arg,
-					  (uint32_t)((uint64_t)n * k / m),
-					  (uint32_t)((uint64_t)n * (k + 1) / m),
-					  0,
-					  0,
-					  0};
+		g[k] = (struct par_range){.fn = fn,
+					  .arg = arg,
+					  .lo = (uint32_t)((uint64_t)n * k / m),
+					  .hi = (uint32_t)((uint64_t)n * (k + 1) / m)};
 		if (k)
 			g[k].started = !pthread_create(&g[k].th, NULL, par_run, &g[k]);
 	}

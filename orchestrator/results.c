@@ -242,7 +242,7 @@ static void *format_block(void *arg)
 	int len;
 
 	b->len = 0;
-	for (i = 0; i < b->n && b->err != -ENOMEM; i++) {
+	for (i = 0; i < b->n; i++) {
 		if (b->cap - b->len < LINE_MAX_REC) {
 			nb = realloc(b->buf, 2 * b->cap + LINE_MAX_REC);
 			if (!nb) {
