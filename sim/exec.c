@@ -87,7 +87,6 @@ static void job_free(struct sim_job *j)
 	free(j->eps);
 	vec_free(&j->paths);
 	vec_free(&j->wts);
-	coll_sched_done(&j->sched);
 	memset(j, 0, sizeof(*j));
 }
 
@@ -113,14 +112,25 @@ static struct sim_job *job_of(struct sim_exec *x, uint32_t id)
 	return id < x->jobs.n && x->jobs.v[id].active ? &x->jobs.v[id] : NULL;
 }
 
-static int rank_init(void *arg, uint32_t k)
+/* Building a job's ranks: their steps, by blocks of ranks or (TACOS, MSCCL: every rank at
+ * once) whole. */
+struct sim_build {
+	struct sim_job *j;
+	const struct sim_job_in *in;
+	const struct coll_sched *whole; /* NULL: by blocks */
+	uint32_t block; /* ranks per block */
+	struct diag *d; /* per block: its build's message */
+};
+
+/* Rank k's plan from s, which holds its steps, and its connections. */
+static int rank_init(struct sim_job *j, const struct coll_sched *s, uint32_t k)
 {
-	struct sim_job *j = arg;
 	struct sim_rank *rk = &j->ranks[k];
 	uint32_t i, np;
 
-	if (coll_plan_init(&rk->plan, &j->sched, k) || coll_plan_run_init(&rk->run, &rk->plan))
+	if (coll_plan_init(&rk->plan, s, k) || coll_plan_run_init(&rk->run, &rk->plan))
 		return -ENOMEM;
+	coll_plan_drop_sched(&rk->plan);
 	np = rk->plan.npeers;
 	rk->pr = calloc(np + 1, sizeof(*rk->pr));
 	rk->path = calloc((size_t)np * j->chans + 1, sizeof(*rk->path));
@@ -132,17 +142,85 @@ static int rank_init(void *arg, uint32_t k)
 	return 0;
 }
 
-/* Every rank's plan and connections, by the caller's threads if it has some. */
-static int ranks_init(const struct sim_exec *x, struct sim_job *j)
+static int rank_of_whole(void *arg, uint32_t k)
 {
-	uint32_t k;
+	struct sim_build *b = arg;
+
+	return rank_init(b->j, b->whole, k);
+}
+
+/* Block i's ranks: their steps built alone, their plans prepared, the steps let go. */
+static int block_init(void *arg, uint32_t i)
+{
+	struct sim_build *b = arg;
+	uint32_t lo = i * b->block, k;
+	uint32_t hi = b->j->nranks - lo < b->block ? b->j->nranks : lo + b->block;
+	struct coll_sched s;
+	int r = coll_sched_build_range_ext(&b->in->coll, &b->in->ext, lo, hi, &s, &b->d[i]);
+
+	for (k = lo; !r && k < hi; k++)
+		r = rank_init(b->j, &s, k);
+	coll_sched_done(&s);
+	return r == -ENOMEM ? diag_set(&b->d[i], r, "out of memory") : r;
+}
+
+/* Runs fn for i < n, by the caller's threads if it has some. */
+static int each(const struct sim_exec *x, uint32_t n, int (*fn)(void *arg, uint32_t i), void *arg)
+{
+	uint32_t i;
 	int r = 0;
 
 	if (x->each)
-		return x->each(j->nranks, rank_init, j);
-	for (k = 0; !r && k < j->nranks; k++)
-		r = rank_init(j, k);
+		return x->each(n, fn, arg);
+	for (i = 0; !r && i < n; i++)
+		r = fn(arg, i);
 	return r;
+}
+
+/* Every rank's plan and connections: the schedule built by blocks of ranks, or whole. */
+static int ranks_init(const struct sim_exec *x, struct sim_job *j, const struct sim_job_in *in,
+		      struct diag *d)
+{
+	uint32_t block = x->block ? x->block : SIM_BLOCK, n = (j->nranks + block - 1) / block, i;
+	struct sim_build b = {j, in, NULL, block, calloc(n, sizeof(*b.d))};
+	struct coll_sched whole;
+	int r;
+
+	if (!b.d)
+		return diag_set(d, -ENOMEM, "out of memory");
+	if (coll_sched_ranged(&in->coll)) {
+		r = each(x, n, block_init, &b);
+		for (i = 0; r && i < n && !b.d[i].err; i++)
+			;
+		if (r)
+			diag_set(d, r, "%s", i < n ? b.d[i].msg : "out of memory");
+	} else {
+		r = coll_sched_build_ext(&in->coll, &in->ext, &whole, d);
+		b.whole = &whole;
+		r = r ? r : each(x, j->nranks, rank_of_whole, &b);
+		if (r)
+			diag_set(d, r, "out of memory");
+		coll_sched_done(&whole);
+	}
+	free(b.d);
+	return r;
+}
+
+/* The steps of j's ranks: their total, and each rank's within what a flow's cookie counts. */
+static int count_steps(struct sim_job *j, struct diag *d)
+{
+	uint32_t k;
+
+	j->steps = 0;
+	for (k = 0; k < j->nranks; k++) {
+		j->steps += j->ranks[k].plan.n;
+		if (j->ranks[k].plan.n >= CK_STEPS / j->chans)
+			return diag_set(d, -EINVAL,
+					"job %u: rank %u has %u steps over %u channels, more "
+					"than the simulator counts (%u)",
+					j->id, k, j->ranks[k].plan.n, j->chans, CK_STEPS);
+	}
+	return 0;
 }
 
 /* Each iteration opens with its compute phase; a zero one is a timer too, so that a rank
@@ -166,21 +244,19 @@ static int job_setup(struct sim_exec *x, struct sim_job *j, const struct sim_job
 	j->iterations = in->iterations;
 	j->compute_ns = in->compute_ns;
 	j->chans = in->channels ? in->channels : 1;
-	r = coll_sched_build_ext(&in->coll, &in->ext, &j->sched, d);
-	if (r)
-		return r;
-	if (j->chans > COLL_CHANNELS_MAX || j->sched.steps.n >= CK_STEPS / j->chans)
-		return diag_set(d, -EINVAL,
-				"job %u: %zu steps over %u channels, more than the simulator "
-				"counts (%u)",
-				j->id, j->sched.steps.n, j->chans, CK_STEPS);
+	j->elem = in->coll.elem;
+	if (j->chans > COLL_CHANNELS_MAX)
+		return diag_set(d, -EINVAL, "job %u: %u channels, at most %u", j->id, j->chans,
+				COLL_CHANNELS_MAX);
 	j->ranks = calloc(j->nranks, sizeof(*j->ranks));
 	j->eps = malloc(j->nranks * sizeof(*j->eps));
 	if (!j->ranks || !j->eps)
 		return diag_set(d, -ENOMEM, "out of memory");
 	memcpy(j->eps, in->eps, j->nranks * sizeof(*j->eps));
-	if (ranks_init(x, j))
-		return diag_set(d, -ENOMEM, "out of memory");
+	r = ranks_init(x, j, in, d);
+	r = r ? r : count_steps(j, d);
+	if (r)
+		return r;
 	r = sim_link_peers(j, d);
 	return r ? r : sim_trace_paths(x, j, NULL, NULL, d);
 }
@@ -190,7 +266,7 @@ static int job_setup(struct sim_exec *x, struct sim_job *j, const struct sim_job
  * meets one. A hint: without the room, records grow as they come. */
 static void reserve_records(struct sim_exec *x, const struct sim_job *j)
 {
-	(void)vec_reserve(&x->rec->flows, x->rec->flows.n + j->sched.steps.n / 2);
+	(void)vec_reserve(&x->rec->flows, x->rec->flows.n + j->steps / 2);
 }
 
 int sim_exec_start(struct sim_exec *x, const struct sim_job_in *in, struct diag *d)
@@ -250,9 +326,9 @@ void sim_exec_abort(struct sim_exec *x, uint32_t id)
 static int start_send(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_t s)
 {
 	struct sim_rank *rk = &j->ranks[k];
-	const struct coll_step *st = &rk->plan.steps[s];
-	uint32_t m = coll_plan_parts(st->len, j->sched.params.elem, j->chans), c;
-	uint32_t pi = rk->plan.node[s].chan / 2, at;
+	const struct coll_plan_node *nd = &rk->plan.node[s];
+	uint32_t m = coll_plan_parts(nd->len, j->elem, j->chans), c;
+	uint32_t pi = nd->chan / 2, at;
 	uint64_t off, wire;
 	int r;
 
@@ -261,9 +337,8 @@ static int start_send(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_
 	rk->pr[pi].out.t_arrive = x->net.now;
 	for (c = 0; c < m; c++) {
 		at = rk->path[pi * j->chans + c];
-		wire = (uint64_t)ceil(
-			(double)coll_plan_part(st->len, j->sched.params.elem, m, c, &off) /
-			x->goodput);
+		wire = (uint64_t)ceil((double)coll_plan_part(nd->len, j->elem, m, c, &off) /
+				      x->goodput);
 		r = sim_flow_start(&x->net, j->paths.v + at + 1,
 				   j->wts.n ? j->wts.v + at + 1 : NULL, j->paths.v[at],
 				   wire ? wire : 1, cookie(K_FLOW, j->id, k, s * j->chans + c));
@@ -351,16 +426,16 @@ static int take_message(struct sim_exec *x, struct sim_job *j, uint32_t k, struc
 static int start_step(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_t s)
 {
 	struct sim_rank *rk = &j->ranks[k];
-	const struct coll_step *st = &rk->plan.steps[s];
+	const struct coll_plan_node *nd = &rk->plan.node[s];
 	struct sim_chan_in *in;
 	struct sim_recv rv;
 
-	if (st->op == COLL_SEND)
+	if (nd->op == COLL_SEND)
 		return start_send(x, j, k, s);
-	in = &rk->pr[rk->plan.node[s].chan / 2].in;
-	rv = (struct sim_recv){s, rk->plan.node[s].seq, st->len, st->phase};
+	in = &rk->pr[nd->chan / 2].in;
+	rv = (struct sim_recv){s, nd->seq, nd->len, nd->phase};
 	if (in->head < in->q.n)
-		return take_message(x, j, k, in, rv, st->peer);
+		return take_message(x, j, k, in, rv, rk->plan.peers[nd->chan / 2]);
 	in->w = rv;
 	return 0;
 }

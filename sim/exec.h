@@ -28,6 +28,10 @@
 #define SIM_JOBS_MAX (1u << 18) /* job ids the flow cookies can carry */
 #define SIM_PATH_MAX 64 /* hops */
 #define SIM_SPLIT_MAX 4096 /* link directions a sprayed connection crosses */
+/* Ranks whose steps are built at once as a job starts, then let go once their plans hold what
+ * the run reads: a job's whole schedule at once would be the run's largest allocation, and
+ * touched only to build the plans. */
+#define SIM_BLOCK 8
 
 /* A job as the runner hands it over: placed, in the backend's units (paper units here). */
 struct sim_job_in {
@@ -98,8 +102,7 @@ struct sim_rank {
 struct sim_job {
 	bool active;
 	uint32_t id;
-	struct coll_sched sched;
-	struct sim_rank *ranks;
+	struct sim_rank *ranks; /* each with its plan; the schedule is not kept (SIM_BLOCK) */
 	uint32_t *eps;
 	VEC(uint32_t) paths; /* each connection's path, traced once: hop count, then ports */
 	VEC(double)
@@ -107,6 +110,8 @@ struct sim_job {
 	      * index in paths (policy/route.h route_trace_split); empty without */
 	uint32_t nranks, iterations, ranks_done;
 	uint32_t chans; /* connections per pair */
+	uint32_t elem; /* the collective's element size (coll_params.elem) */
+	uint64_t steps; /* of all ranks */
 	uint64_t compute_ns;
 	uint32_t flows; /* flows of the job in the network */
 };
@@ -146,6 +151,8 @@ struct sim_exec {
 			  * whose rates a refill set, so a caller can report progress and heed a
 			  * stop between instants far apart, or in a network of many flows */
 	sim_each_fn *each; /* the caller's way to run independent work, NULL: in order */
+	uint32_t block; /* ranks whose steps are built at once as a job starts (0: SIM_BLOCK):
+			 * the records do not depend on it */
 };
 
 /* Over t's ports as links (link id = port id: the direction leaving it) at their rates;

@@ -259,7 +259,22 @@ int coll_sched_build_rank_ext(const struct coll_params *p, const struct coll_ext
 		memset(s, 0, sizeof(*s));
 		return diag_set(d, -EINVAL, "rank %u of %u ranks", rank, p->nranks);
 	}
-	return from_ext(p) ? build_from_ext(p, x, s, d) : build_range(p, rank, rank + 1, s, d);
+	return coll_sched_build_range_ext(p, x, rank, rank + 1, s, d);
+}
+
+int coll_sched_build_range_ext(const struct coll_params *p, const struct coll_ext *x, uint32_t lo,
+			       uint32_t hi, struct coll_sched *s, struct diag *d)
+{
+	if (lo >= hi || hi > p->nranks) {
+		memset(s, 0, sizeof(*s));
+		return diag_set(d, -EINVAL, "ranks %u to %u of %u ranks", lo, hi, p->nranks);
+	}
+	return from_ext(p) ? build_from_ext(p, x, s, d) : build_range(p, lo, hi, s, d);
+}
+
+bool coll_sched_ranged(const struct coll_params *p)
+{
+	return !from_ext(p);
 }
 
 int coll_sched_build(const struct coll_params *p, struct coll_sched *s, struct diag *d)

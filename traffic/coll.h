@@ -194,6 +194,12 @@ int coll_sched_build_ext(const struct coll_params *p, const struct coll_ext *x,
 			 struct coll_sched *s, struct diag *d);
 int coll_sched_build_rank_ext(const struct coll_params *p, const struct coll_ext *x, uint32_t rank,
 			      struct coll_sched *s, struct diag *d);
+/* Same for the ranks [lo, hi) (lo < hi <= p->nranks, else -EINVAL): each reads as in the full
+ * build, the others' entries are empty. */
+int coll_sched_build_range_ext(const struct coll_params *p, const struct coll_ext *x, uint32_t lo,
+			       uint32_t hi, struct coll_sched *s, struct diag *d);
+/* Whether p's algorithm builds a range of ranks alone; TACOS and MSCCL build every rank. */
+bool coll_sched_ranged(const struct coll_params *p);
 void coll_sched_done(struct coll_sched *s);
 
 /* Bytes rank sends in total over the whole schedule (0 for a rank out of range). */

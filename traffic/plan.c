@@ -65,6 +65,9 @@ static void plan_fill_channels(struct coll_plan *p, uint32_t *last, uint32_t *pr
 		p->chan_first[c] = last[c] = COLL_PLAN_NONE;
 	for (i = 0; i < p->n; i++) {
 		c = 2 * (uint32_t)coll_plan_peer(p, p->steps[i].peer) + p->steps[i].op;
+		p->node[i].len = p->steps[i].len;
+		p->node[i].phase = p->steps[i].phase;
+		p->node[i].op = p->steps[i].op;
 		p->node[i].chan = c;
 		p->node[i].next = COLL_PLAN_NONE;
 		prev[i] = last[c];
@@ -231,16 +234,21 @@ void coll_plan_done(struct coll_plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
-int coll_plan_run_init(struct coll_plan_run *r, const struct coll_plan *p)
+void coll_plan_drop_sched(struct coll_plan *p)
+{
+	p->steps = NULL;
+	p->deps = NULL;
+}
+
+int coll_plan_run_init(struct coll_plan_run *r, struct coll_plan *p)
 {
 	uint32_t nch = 2 * p->npeers + 1;
 
 	memset(r, 0, sizeof(*r));
 	r->p = p;
-	r->wait = calloc(p->n + 1, sizeof(*r->wait));
 	r->ch = calloc(nch, sizeof(*r->ch));
 	r->ready = calloc(nch, sizeof(*r->ready));
-	if (!r->wait || !r->ch || !r->ready) {
+	if (!r->ch || !r->ready) {
 		coll_plan_run_done(r);
 		return -ENOMEM;
 	}
@@ -251,7 +259,6 @@ void coll_plan_run_done(struct coll_plan_run *r)
 {
 	if (!r)
 		return;
-	free(r->wait);
 	free(r->ch);
 	free(r->ready);
 	memset(r, 0, sizeof(*r));
@@ -264,7 +271,7 @@ static void plan_run_consider(struct coll_plan_run *r, uint32_t c)
 	struct coll_plan_chan *ch = &r->ch[c];
 	uint32_t step = ch->head, slot;
 
-	if (ch->taken || step == COLL_PLAN_NONE || r->wait[step])
+	if (ch->taken || step == COLL_PLAN_NONE || r->p->node[step].wait)
 		return;
 	ch->taken = 1;
 	slot = r->rd + r->nq++;
@@ -273,11 +280,12 @@ static void plan_run_consider(struct coll_plan_run *r, uint32_t c)
 
 void coll_plan_run_reset(struct coll_plan_run *r)
 {
+	struct coll_plan_node *nd = r->p->node;
 	const struct coll_plan *p = r->p;
 	uint32_t i, nch = 2 * p->npeers;
 
 	for (i = 0; i < p->n; i++)
-		r->wait[i] = p->need[i];
+		nd[i].wait = p->need[i];
 	for (i = 0; i < nch; i++)
 		r->ch[i] = (struct coll_plan_chan){p->chan_first[i], 0};
 	r->rd = r->nq = 0;
@@ -301,17 +309,17 @@ uint32_t coll_plan_run_take(struct coll_plan_run *r)
 
 void coll_plan_run_complete(struct coll_plan_run *r, uint32_t step)
 {
-	const struct coll_plan *p = r->p;
-	const uint32_t *s = p->succ + p->node[step].succ_off;
-	const uint32_t *end = p->succ + p->node[step + 1].succ_off;
-	uint32_t c = p->node[step].chan;
+	struct coll_plan_node *nd = r->p->node;
+	const uint32_t *s = r->p->succ + nd[step].succ_off;
+	const uint32_t *end = r->p->succ + nd[step + 1].succ_off;
+	uint32_t c = nd[step].chan;
 
 	r->ch[c].taken = 0;
-	r->ch[c].head = p->node[step].next;
+	r->ch[c].head = nd[step].next;
 	r->done++;
 	for (; s < end; s++)
-		if (!--r->wait[*s])
-			plan_run_consider(r, p->node[*s].chan);
+		if (!--nd[*s].wait)
+			plan_run_consider(r, nd[*s].chan);
 	plan_run_consider(r, c);
 }
 

@@ -14,13 +14,21 @@
 
 #define COLL_PLAN_NONE UINT32_MAX
 
-/* A step as the executor sees it: its channel (2 * peer index + op), its position in that
- * channel (the k-th message), the channel's step after it (COLL_PLAN_NONE after the last), and
- * where its successors start in coll_plan.succ (step i's are succ[node[i].succ_off ..
- * node[i + 1].succ_off)). One record, so that completing a step reads one place. */
+/* A step as the executor sees it, in one record so that taking, starting and completing it
+ * read one place (the schedule's steps are not read while a run goes on): what it moves (its
+ * op, length and phase, from the coll_step), its channel (2 * peer index + op), its position
+ * in that channel (the k-th message), the channel's step after it (COLL_PLAN_NONE after the
+ * last), where its successors start in coll_plan.succ (step i's are succ[node[i].succ_off ..
+ * node[i + 1].succ_off)), and the run's count of its needed dependencies not yet completed. */
 struct coll_plan_node {
+	uint64_t len;
 	uint32_t chan, seq, next, succ_off;
+	uint32_t wait; /* the run's state (coll_plan_run): a plan has one run at a time */
+	uint16_t phase;
+	uint8_t op;
+	uint8_t pad_;
 };
+_Static_assert(sizeof(struct coll_plan_node) == 32, "two nodes per cache line");
 
 struct coll_plan {
 	const struct coll_step *steps; /* borrowed from the schedule: the rank's steps */
@@ -45,17 +53,21 @@ struct coll_plan_chan {
  * found startable until that step completes, so each channel has at most one step queued or
  * in flight, and the ready queue never holds more than one entry per channel. */
 struct coll_plan_run {
-	const struct coll_plan *p;
-	uint32_t *wait; /* per step: needed dependencies (coll_plan.need) not yet completed */
+	struct coll_plan *p; /* its nodes' wait counts are the run's */
 	struct coll_plan_chan *ch; /* per channel */
 	uint32_t *ready; /* ring of startable steps, one slot per channel */
 	uint32_t rd, nq; /* first queued slot, and how many are queued */
 	uint32_t done; /* steps completed */
 };
 
-/* Prepares rank's steps of s (s must outlive p). 0 or -ENOMEM; release with coll_plan_done. */
+/* Prepares rank's steps of s (s must outlive p, or see coll_plan_drop_sched). 0 or -ENOMEM;
+ * release with coll_plan_done. */
 int coll_plan_init(struct coll_plan *p, const struct coll_sched *s, uint32_t rank);
 void coll_plan_done(struct coll_plan *p);
+/* The schedule may go once p is prepared where only a run reads p from then on (the simulator:
+ * coll_plan_run_* read p's own arrays): p's steps and dependencies, borrowed from it, are
+ * dropped, so that a stray read of them faults rather than reads freed memory. */
+void coll_plan_drop_sched(struct coll_plan *p);
 
 /* The index of rank among p's peers, or -ENOENT. */
 int coll_plan_peer(const struct coll_plan *p, uint32_t rank);
@@ -67,7 +79,7 @@ static inline const uint32_t *coll_plan_deps(const struct coll_plan *p, uint32_t
 	return p->deps + p->steps[i].dep_off;
 }
 
-int coll_plan_run_init(struct coll_plan_run *r, const struct coll_plan *p);
+int coll_plan_run_init(struct coll_plan_run *r, struct coll_plan *p);
 void coll_plan_run_done(struct coll_plan_run *r);
 /* Starts an iteration: nothing done, every step without dependencies that heads its
  * channel is startable. */

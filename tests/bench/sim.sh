@@ -21,9 +21,14 @@ BUILD=$(cd "${1:-build}" && pwd)
 TMP=$(mktemp -d /tmp/tbsim.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
-# run LABEL FILE [WALL_TARGET_S]: one `testbed sim`, its figures on two lines
+# run LABEL FILE [WALL_TARGET_S]: one `testbed sim`, its figures on two lines. Each starts on a
+# settled machine: the previous run's results (hundreds of MB of CSV at paper scale) removed
+# and whatever else is dirty written out, so that the kernel's writeback of earlier runs does
+# not take a core during this one.
 run() {
 	local label=$1 file=$2 target=${3:-} wall kb
+	rm -rf "$TMP/r"
+	sync
 	/usr/bin/time -f '%e %M' -o "$TMP/time" "$BUILD/testbed" sim --results "$TMP/r" \
 		"$file" >/dev/null 2>"$TMP/err" || { tail "$TMP/err"; exit 1; }
 	read -r wall kb <"$TMP/time"

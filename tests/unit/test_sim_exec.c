@@ -4,7 +4,9 @@
  * with compute and iterations, with link latency, and with two ring hops sharing an uplink;
  * an aborted job; a spine failing mid-transfer, its flows moved onto the other spine; and, as
  * properties, every message delivered exactly once and the same
- * inputs giving the same records, with the ranks' plans built on threads too. */
+ * inputs giving the same records, with the ranks' plans built on threads too and their steps
+ * built in blocks of any size. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -404,6 +406,61 @@ static void test_ranks_on_threads(void **state)
 	t_same_records(&a, &b);
 }
 
+/* A ring of 13 ranks on one switch with its steps built block by block as the job starts,
+ * in blocks of b ranks (0: SIM_BLOCK), on par_each's threads or not. */
+static void t_ring13(struct rec_run *out, uint32_t b, sim_each_fn *each)
+{
+	static const uint32_t eps[13] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+	struct t_world w;
+
+	t_world_init(&w, 13, 1, 0, 1000);
+	w.x.block = b;
+	w.x.each = each;
+	t_start(&w, 1, COLL_RING, 13, 13 * 4096, 2, 0, eps);
+	t_until_done(&w, 1);
+	*out = w.rec;
+	memset(&w.rec, 0, sizeof(w.rec));
+	t_world_done(&w);
+}
+
+/* The blocks a job's steps are built in change nothing: one rank at a time, blocks that do
+ * not divide the ranks (5: 5 + 5 + 3), the default, and every rank at once record the same. */
+static void test_blocks(void **state)
+{
+	static const uint32_t blocks[] = {5, 0, 13, 64};
+	struct rec_run a, b;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++) {
+		t_ring13(&a, 1, NULL);
+		t_ring13(&b, blocks[i], i % 2 ? par_each : NULL);
+		assert_int_equal(a.flows.n, 2 * 2 * 13 * 12);
+		t_same_records(&a, &b);
+	}
+}
+
+/* A schedule that does not build is refused with the builder's message, from whichever block
+ * met it. */
+static void test_build_error(void **state)
+{
+	static const uint32_t eps[13] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+	struct sim_job_in j = {.id = 0,
+			       .coll = {COLL_ALLREDUCE, COLL_RING, 13, 4098, 4, 0},
+			       .iterations = 1,
+			       .eps = eps};
+	struct diag d = {0};
+	struct t_world w;
+
+	(void)state;
+	t_world_init(&w, 13, 1, 0, 0);
+	w.x.block = 4;
+	assert_int_equal(sim_exec_start(&w.x, &j, &d), -EINVAL);
+	assert_non_null(strstr(d.msg, "4098 bytes are not a whole number of 4-byte elements"));
+	assert_false(sim_exec_running(&w.x, 0));
+	t_world_done(&w);
+}
+
 /* Channels (traffic/plan.h): K connections per pair, each step's bytes split over them. On
  * one switch the parts share the pair's one path: the ring takes what it takes with one
  * connection, 6 rounds of 1 MiB, and records one flow per message. Between two leaves whose
@@ -451,6 +508,8 @@ int main(void)
 		cmocka_unit_test(test_spine_failure),
 		cmocka_unit_test(test_exactly_once_and_deterministic),
 		cmocka_unit_test(test_ranks_on_threads),
+		cmocka_unit_test(test_blocks),
+		cmocka_unit_test(test_build_error),
 		cmocka_unit_test(test_channels),
 	};
 
