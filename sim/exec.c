@@ -191,15 +191,14 @@ static int ranks_init(const struct sim_exec *x, struct sim_job *j, const struct 
 	if (coll_sched_ranged(&in->coll)) {
 		r = each(x, n, block_init, &b);
 		for (i = 0; r && i < n && !b.d[i].err; i++)
-			;
+			; /* the first block that failed: each block's failure has its message */
 		if (r)
 			diag_set(d, r, "%s", i < n ? b.d[i].msg : "out of memory");
 	} else {
 		r = coll_sched_build_ext(&in->coll, &in->ext, &whole, d);
 		b.whole = &whole;
-		r = r ? r : each(x, j->nranks, rank_of_whole, &b);
-		if (r)
-			diag_set(d, r, "out of memory");
+		if (!r && each(x, j->nranks, rank_of_whole, &b))
+			r = diag_set(d, -ENOMEM, "out of memory");
 		coll_sched_done(&whole);
 	}
 	free(b.d);
