@@ -54,6 +54,10 @@ int route_check_optimal(const struct cmd_world *w, struct diag *d);
  * of wall time here (...)" into buf. Returns whether it exceeds run.max_wall, in which case
  * `up` refuses the file and `testbed sim` is the way to run it. */
 bool cmd_emu_too_long(const struct cmd_world *w, char *buf, size_t len);
+/* Whether w's fastest shaped link, after emulation.rate_scale, is beyond what the kernel's
+ * shapers accept (SHAPE_MAX_BPS), in which case buf says by how much and which rate_scale
+ * would do: `up` refuses the file, `testbed sim` runs it. */
+bool cmd_emu_rate_over(const struct cmd_world *w, char *buf, size_t len);
 
 /* Prints d (or a fallback) as "testbed <cmd>: <message>" and returns the exit code for r. */
 int cmd_fail(const char *cmd, int r, const struct diag *d);

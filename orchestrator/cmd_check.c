@@ -142,7 +142,7 @@ static void print_counts(const struct cmd_world *w)
 {
 	const struct topo *t = w->t;
 	uint32_t shaped = 0;
-	char r1[32], kind[1024], wall[256];
+	char r1[32], kind[1024], wall[256], over[256];
 	size_t i;
 
 	for (i = 0; i < t->ports.n; i++)
@@ -171,6 +171,9 @@ static void print_counts(const struct cmd_world *w)
 	if (w->jobs.n && cmd_emu_too_long(w, wall, sizeof(wall)))
 		printf("emulation  %s: `up` refuses it, `testbed sim` runs it in virtual time\n",
 		       wall);
+	else if (cmd_emu_rate_over(w, over, sizeof(over)))
+		printf("emulation  %s: `up` refuses it, `testbed sim` runs it in virtual time\n",
+		       over);
 	else if (w->jobs.n)
 		printf("emulation  %s\n", wall);
 	if (w->jobs_skipped)

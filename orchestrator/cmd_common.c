@@ -2,12 +2,14 @@
 /* Helpers shared by the subcommands (see cmd.h). */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/units.h"
 #include "model/gen.h"
 #include "orchestrator/cmd.h"
 #include "orchestrator/emu_find.h"
@@ -16,6 +18,7 @@
 #include "orchestrator/failure.h"
 #include "orchestrator/run.h"
 #include "orchestrator/scenario_yaml.h"
+#include "policy/shape.h"
 
 /* Every variant of a sweep builds and its jobs fit (what `up` refuses before it runs one),
  * with its first seed combination; the error names the variant. */
@@ -165,6 +168,44 @@ bool cmd_emu_too_long(const struct cmd_world *w, char *buf, size_t len)
 		 "at least %s of wall time here (at link rates the machine keeps up with, time "
 		 "runs %.4gx slower than the papers'), over run.max_wall (%s)",
 		 t, scn_dilation(&w->e.s) / f, m);
+	return true;
+}
+
+/* The fastest link direction of t, bit/s. */
+static uint64_t max_rate(const struct topo *t)
+{
+	uint64_t m = 0;
+	size_t l;
+	int k;
+
+	for (l = 0; l < t->links.n; l++)
+		for (k = 0; k < 2; k++)
+			m = t->links.v[l].rate[k] > m ? t->links.v[l].rate[k] : m;
+	return m;
+}
+
+/* x rounded down to 3 significant digits, so that a printed bound is never over. */
+static double floor3(double x)
+{
+	double p = pow(10, floor(log10(x)) - 2);
+
+	return floor(x / p) * p;
+}
+
+bool cmd_emu_rate_over(const struct cmd_world *w, char *buf, size_t len)
+{
+	uint64_t m = max_rate(w->t);
+	double scale = w->e.s.emulation.rate_scale;
+	char a[32], b[32];
+
+	if (w->e.s.shaping.qdisc == SCN_QDISC_NONE || m <= SHAPE_MAX_BPS)
+		return false;
+	snprintf(buf, len,
+		 "links at up to %s after emulation.rate_scale %g, beyond the %s the kernel's "
+		 "shapers accept (emulation.rate_scale at most %.3g would do)",
+		 units_fmt_rate(a, sizeof(a), m), scale,
+		 units_fmt_rate(b, sizeof(b), SHAPE_MAX_BPS),
+		 floor3(scale * (double)SHAPE_MAX_BPS / (double)m));
 	return true;
 }
 

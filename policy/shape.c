@@ -6,7 +6,6 @@
 #include "policy/shape.h"
 
 /* tbf and htb in libnl take the rate as a 32-bit byte count per second */
-#define SHAPE_MAX_BYTES_PER_S 0x7fffffffULL
 
 static uint64_t max_u64(uint64_t a, uint64_t b)
 {
@@ -63,7 +62,7 @@ int shape_derive(uint64_t rate_bps, uint64_t delay_ns, const struct scn_shaping 
 		out->kind = SHAPE_NONE;
 		return 0;
 	}
-	if (bps > SHAPE_MAX_BYTES_PER_S)
+	if (rate_bps > SHAPE_MAX_BPS)
 		return diag_set(d, -ERANGE,
 				"link rate %llu bit/s is beyond what tbf/htb accept (17 Gbit/s); "
 				"lower emulation.rate_scale",

@@ -14,6 +14,8 @@
 #define SHAPE_FRAME (SHAPE_MTU + SHAPE_ETH_HLEN) /* a full frame at the default MTU */
 #define SHAPE_QUEUE_FRAMES 64 /* shallowest derived queue, see shape.c */
 #define SHAPE_BURST_MS 4 /* the derived bucket, ms of data (shape.c) */
+/* The fastest link tbf and htb shape: their rates are 32-bit bytes per second (17 Gbit/s). */
+#define SHAPE_MAX_BPS (8ULL * 0x7fffffffULL)
 /* Frames per GSO packet an endpoint sends under tbf. A NIC's TSO puts frames on the wire, so
  * switches queue and drop frames; a veth hands whole 64 KiB GSO packets on, and a full tbf
  * queue then drops 44 frames of one flow at once: two Reno flows sharing 1 Gbit/s split 39/56

@@ -8,7 +8,8 @@
 # promptly; a spine failing mid-run reroutes the
 # job's flows and slows it; on the ideal switch, jobs of the
 # vClos paper's cluster run exactly their drawn durations; `verify: true` is refused at its
-# file:line:col; `up` refuses the 512-GPU file as too long to emulate and suggests `sim`;
+# file:line:col; `up` refuses the 512-GPU file as too long to emulate, and a paper-scale file
+# as too fast for the kernel's shapers, and suggests `sim`;
 # an unknown option is a usage error.
 #
 #   quickstart: 4 leaves x 4 GPUs, 2 spines        sim-512: 32 leaves x 16 GPUs, 16 spines
@@ -241,6 +242,19 @@ case $out in
 *) fail "up sim-512: $out" ;;
 esac
 [ "$(ip netns list | wc -l)" -eq "$before" ] || fail "up sim-512 made namespaces"
+# at the papers' link rates, beyond what the kernel's shapers take: refused before building,
+# with the rate_scale that would do and the way to run it as it is; check says the same
+f=scenarios/paper/themis-3d-fcrs.yaml
+rc=0
+out=$(as_user "$TB" up "$f" 2>&1 >/dev/null) || rc=$?
+((rc == 2)) || fail "up $f: exit $rc, want 2 ($out)"
+case $out in
+*"links at up to 400Gbit after emulation.rate_scale 1, beyond the 17.18Gbit the kernel's shapers accept (emulation.rate_scale at most 0.0429 would do); lower it, or run the file in virtual time: testbed sim $f") ;;
+*) fail "up $f: $out" ;;
+esac
+[ "$(ip netns list | wc -l)" -eq "$before" ] || fail "up $f made namespaces"
+"$TB" check "$f" | grep -q '^emulation  links at up to 400Gbit.*`up` refuses it, `testbed sim` runs it' ||
+	fail "check $f does not say up refuses it"
 rc=0
 as_user "$TB" sim --bogus scenarios/quickstart.yaml >/dev/null 2>&1 || rc=$?
 ((rc == 2)) || fail "sim --bogus: exit $rc, want 2"
