@@ -377,50 +377,38 @@ static void test_exactly_once_and_deterministic(void **state)
 	}
 }
 
-/* A ring of 128 ranks over two leaves whose plans are built by par_each's threads (as testbed
- * sim builds them) records what it records with them built one after the other. */
-static void t_ring128(struct rec_run *out, sim_each_fn *each)
+/* A ring of n ranks on hpl hosts per leaf of `leaves` leaves under `spines` spines (0: one
+ * switch), `iters` iterations, its steps built in blocks of `block` ranks (0: SIM_BLOCK) and
+ * its plans by each (NULL: one after the other). */
+static void t_ring(struct rec_run *out, uint32_t n, uint32_t hpl, uint32_t leaves, uint32_t spines,
+		   uint32_t iters, uint32_t block, sim_each_fn *each)
 {
 	uint32_t eps[128], i;
 	struct t_world w;
 
-	for (i = 0; i < 128; i++)
+	for (i = 0; i < n; i++)
 		eps[i] = i;
-	t_world_init(&w, 64, 2, 2, 1000);
+	t_world_init(&w, hpl, leaves, spines, 1000);
+	w.x.block = block;
 	w.x.each = each;
-	t_start(&w, 1, COLL_RING, 128, 128 * 4096, 1, 0, eps);
+	t_start(&w, 1, COLL_RING, n, n * 4096, iters, 0, eps);
 	t_until_done(&w, 1);
 	*out = w.rec;
 	memset(&w.rec, 0, sizeof(w.rec));
 	t_world_done(&w);
 }
 
+/* A ring of 128 ranks over two leaves whose plans are built by par_each's threads (as testbed
+ * sim builds them) records what it records with them built one after the other. */
 static void test_ranks_on_threads(void **state)
 {
 	struct rec_run a, b;
 
 	(void)state;
-	t_ring128(&a, NULL);
-	t_ring128(&b, par_each);
+	t_ring(&a, 128, 64, 2, 2, 1, 0, NULL);
+	t_ring(&b, 128, 64, 2, 2, 1, 0, par_each);
 	assert_int_equal(a.flows.n, 2 * 128 * 127);
 	t_same_records(&a, &b);
-}
-
-/* A ring of 13 ranks on one switch with its steps built block by block as the job starts,
- * in blocks of b ranks (0: SIM_BLOCK), on par_each's threads or not. */
-static void t_ring13(struct rec_run *out, uint32_t b, sim_each_fn *each)
-{
-	static const uint32_t eps[13] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
-	struct t_world w;
-
-	t_world_init(&w, 13, 1, 0, 1000);
-	w.x.block = b;
-	w.x.each = each;
-	t_start(&w, 1, COLL_RING, 13, 13 * 4096, 2, 0, eps);
-	t_until_done(&w, 1);
-	*out = w.rec;
-	memset(&w.rec, 0, sizeof(w.rec));
-	t_world_done(&w);
 }
 
 /* The blocks a job's steps are built in change nothing: one rank at a time, blocks that do
@@ -433,8 +421,9 @@ static void test_blocks(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++) {
-		t_ring13(&a, 1, NULL);
-		t_ring13(&b, blocks[i], i % 2 ? par_each : NULL);
+		/* 13 ranks on one switch, two iterations */
+		t_ring(&a, 13, 13, 1, 0, 2, 1, NULL);
+		t_ring(&b, 13, 13, 1, 0, 2, blocks[i], i % 2 ? par_each : NULL);
 		assert_int_equal(a.flows.n, 2 * 2 * 13 * 12);
 		t_same_records(&a, &b);
 	}
