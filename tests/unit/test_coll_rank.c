@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* coll_sched_build_rank: for every algorithm, kind, rank count 1..17 and odd sizes, each
- * rank's build holds exactly that rank's slice of the full build (steps and dependencies),
- * every other rank empty; and it refuses what the full build refuses. */
+/* coll_sched_build_rank and coll_sched_build_range_ext: for every algorithm, kind, rank count
+ * 1..17 and odd sizes, each rank's build, and each range of up to three ranks, holds exactly
+ * those ranks' slices of the full build (steps and dependencies), every other rank empty; and
+ * they refuse what the full build refuses, and ranges out of bounds. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -50,6 +51,28 @@ static void t_same_rank(const struct coll_sched *full, const struct coll_sched *
 	}
 }
 
+/* Ranks [lo, hi) built alone: each as in the full build, every other rank empty. */
+static void t_range(const struct coll_params *p, const struct coll_sched *full, uint32_t lo,
+		    uint32_t hi)
+{
+	struct coll_sched part;
+	struct diag d = {0};
+	uint32_t q, steps = 0;
+
+	assert_int_equal(coll_sched_build_range_ext(p, NULL, lo, hi, &part, &d), 0);
+	assert_int_equal(part.ranks.n, p->nranks);
+	for (q = 0; q < p->nranks; q++) {
+		if (q < lo || q >= hi) {
+			assert_int_equal(part.ranks.v[q].step_n, 0);
+			continue;
+		}
+		t_same_rank(full, &part, q);
+		steps += full->ranks.v[q].step_n;
+	}
+	assert_int_equal(part.steps.n, steps);
+	coll_sched_done(&part);
+}
+
 static void t_check(const struct coll_params *p)
 {
 	struct coll_sched full, one;
@@ -68,6 +91,8 @@ static void t_check(const struct coll_params *p)
 		assert_int_equal(coll_sched_bytes_sent(&one, r), coll_sched_bytes_sent(&full, r));
 		coll_sched_done(&one);
 	}
+	for (r = 0; r < p->nranks; r++) /* ranges of up to three ranks, as the simulator builds */
+		t_range(p, &full, r, r + 3 < p->nranks ? r + 3 : p->nranks);
 	coll_sched_done(&full);
 }
 
@@ -116,6 +141,14 @@ static void test_refusals(void **state)
 	diag_clear(&d);
 	assert_int_equal(coll_sched_build_rank(&p, 6, &s, &d), -EINVAL);
 	assert_non_null(strstr(d.msg, "rank 6 of 6"));
+	diag_clear(&d); /* an empty range, and one past the ranks */
+	assert_int_equal(coll_sched_build_range_ext(&p, NULL, 3, 3, &s, &d), -EINVAL);
+	assert_non_null(strstr(d.msg, "ranks 3 to 3 of 6"));
+	diag_clear(&d);
+	assert_int_equal(coll_sched_build_range_ext(&p, NULL, 4, 7, &s, &d), -EINVAL);
+	assert_int_equal(s.steps.n, 0);
+	assert_int_equal(coll_sched_build_range_ext(&p, NULL, 3, 6, &s, &d), 0);
+	coll_sched_done(&s);
 	p.kind = COLL_ALLTOALL;
 	diag_clear(&d);
 	assert_int_equal(coll_sched_build_rank(&p, 0, &s, &d), -EINVAL);
