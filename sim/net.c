@@ -434,20 +434,23 @@ static int gather(struct sim_net *s)
 	return r;
 }
 
-/* A link's fair share while filling: stale once the link's version moved on. */
+/* A link's fair share while filling. */
 struct share_item {
 	double share;
 	uint32_t link; /* id: ties go to the lower */
 	uint32_t idx; /* comp index */
-	uint32_t ver;
 };
 
-/* What filling keeps per comp link, and the links by share (a heap with lazy deletion). */
+#define FILL_OUT UINT32_MAX /* a comp link not in the heap */
+
+/* What filling keeps per comp link, and the links by share: a heap holding each link with
+ * unfrozen flows once, at its current share (a share that changes moves its entry; with
+ * stale entries left in, a sprayed all-to-all's heap grew to millions, out of every cache). */
 struct fill {
 	double *rem; /* capacity left */
 	uint32_t *cnt; /* unfrozen flows */
 	double *wsum; /* their shares crossing it (cnt when every flow has one path) */
-	uint32_t *ver;
+	uint32_t *pos; /* its entry in q, or FILL_OUT */
 	uint32_t *seen; /* the freezing round that last changed it */
 	uint32_t round;
 	VEC(uint32_t) touched; /* comp links the current round changed */
@@ -459,53 +462,82 @@ static bool share_before(const struct share_item *a, const struct share_item *b)
 	return a->share != b->share ? a->share < b->share : a->link < b->link;
 }
 
-static int share_push(struct fill *x, struct share_item it)
+static void share_put(struct fill *x, size_t i, struct share_item it)
 {
-	size_t i;
-
-	if (vec_push(&x->q, it))
-		return -ENOMEM;
-	for (i = x->q.n - 1; i && share_before(&x->q.v[i], &x->q.v[(i - 1) / 2]); i = (i - 1) / 2) {
-		struct share_item t = x->q.v[i];
-
-		x->q.v[i] = x->q.v[(i - 1) / 2];
-		x->q.v[(i - 1) / 2] = t;
-	}
-	return 0;
+	x->q.v[i] = it;
+	x->pos[it.idx] = (uint32_t)i;
 }
 
-static struct share_item share_pop(struct fill *x)
+static void share_up(struct fill *x, size_t i)
 {
-	struct share_item top = x->q.v[0], t;
-	size_t i = 0, k;
+	struct share_item it = x->q.v[i];
 
-	x->q.v[0] = x->q.v[--x->q.n];
-	for (;;) {
+	for (; i && share_before(&it, &x->q.v[(i - 1) / 2]); i = (i - 1) / 2)
+		share_put(x, i, x->q.v[(i - 1) / 2]);
+	share_put(x, i, it);
+}
+
+static void share_down(struct fill *x, size_t i)
+{
+	struct share_item it = x->q.v[i];
+	size_t k;
+
+	for (;; i = k) {
 		k = 2 * i + 1;
 		if (k >= x->q.n)
 			break;
 		if (k + 1 < x->q.n && share_before(&x->q.v[k + 1], &x->q.v[k]))
 			k++;
-		if (!share_before(&x->q.v[k], &x->q.v[i]))
+		if (!share_before(&x->q.v[k], &it))
 			break;
-		t = x->q.v[i];
-		x->q.v[i] = x->q.v[k];
-		x->q.v[k] = t;
-		i = k;
+		share_put(x, i, x->q.v[k]);
 	}
+	share_put(x, i, it);
+}
+
+/* Takes comp link j's entry out of the heap. */
+static void share_remove(struct fill *x, uint32_t j)
+{
+	size_t i = x->pos[j];
+	uint32_t m;
+
+	x->pos[j] = FILL_OUT;
+	if (i == --x->q.n)
+		return;
+	m = x->q.v[x->q.n].idx; /* the last entry fills the hole, then finds its place */
+	share_put(x, i, x->q.v[x->q.n]);
+	share_up(x, i);
+	share_down(x, x->pos[m]);
+}
+
+static struct share_item share_pop(struct fill *x)
+{
+	struct share_item top = x->q.v[0];
+
+	share_remove(x, top.idx);
 	return top;
 }
 
-/* Comp link j's share changed: a fresh entry, the old ones stale. */
-static int requeue(const struct sim_net *s, struct fill *x, uint32_t j)
+/* Comp link j's share changed: its entry moves, comes in, or (no unfrozen flow left) goes. */
+static void requeue(const struct sim_net *s, struct fill *x, uint32_t j)
 {
-	x->ver[j]++;
-	if (!x->cnt[j])
-		return 0;
-	return share_push(x, (struct share_item){.share = x->rem[j] / x->wsum[j],
-						 .link = s->comp_links.v[j],
-						 .idx = j,
-						 .ver = x->ver[j]});
+	struct share_item it = {x->rem[j] / x->wsum[j], s->comp_links.v[j], j};
+	size_t i;
+
+	if (!x->cnt[j]) {
+		if (x->pos[j] != FILL_OUT)
+			share_remove(x, j);
+		return;
+	}
+	if (x->pos[j] == FILL_OUT) {
+		x->q.v[x->q.n++] = it; /* room for every comp link: reserved in fill */
+		share_up(x, x->q.n - 1);
+		return;
+	}
+	i = x->pos[j];
+	share_put(x, i, it);
+	share_up(x, i);
+	share_down(x, x->pos[j]);
 }
 
 /* Gives share to every unfrozen flow of comp link b, and takes it from their links, each of
@@ -540,7 +572,7 @@ static int freeze(struct sim_net *s, struct fill *x, uint32_t b, double share, u
 		}
 	}
 	for (k = 0; !r && k < x->touched.n; k++)
-		r = requeue(s, x, x->touched.v[k]);
+		requeue(s, x, x->touched.v[k]);
 	return r;
 }
 
@@ -587,7 +619,7 @@ static int fill(struct sim_net *s, struct fill *x)
 		x->rem[i] = !l->up ? 0 : l->cap > 0 ? l->cap : SIM_RATE_INF;
 		x->cnt[i] = (uint32_t)l->flows.n;
 		x->wsum[i] = 0;
-		x->ver[i] = 0;
+		x->pos[i] = FILL_OUT;
 		l->mark = (uint32_t)i;
 	}
 	for (i = 0; i < s->comp_flows.n; i++) {
@@ -599,12 +631,13 @@ static int fill(struct sim_net *s, struct fill *x)
 			x->wsum[s->links.v[f->path[h]].mark] += f->w ? f->w[h] : 1;
 	}
 	fix_alone(s, x, &left);
+	if (vec_reserve(&x->q, s->comp_links.n))
+		r = -ENOMEM;
 	for (i = 0; !r && i < s->comp_links.n; i++)
-		r = requeue(s, x, (uint32_t)i);
+		requeue(s, x, (uint32_t)i);
 	while (!r && left && x->q.n) {
 		it = share_pop(x);
-		if (it.ver == x->ver[it.idx] && x->cnt[it.idx])
-			r = freeze(s, x, it.idx, it.share, &left);
+		r = freeze(s, x, it.idx, it.share, &left);
 	}
 	for (i = 0; i < s->comp_links.n; i++)
 		s->links.v[s->comp_links.v[i]].mark = s->pass;
@@ -646,10 +679,10 @@ static int refill(struct sim_net *s)
 	x.rem = malloc((s->comp_links.n + 1) * sizeof(*x.rem));
 	x.cnt = malloc((s->comp_links.n + 1) * sizeof(*x.cnt));
 	x.wsum = malloc((s->comp_links.n + 1) * sizeof(*x.wsum));
-	x.ver = malloc((s->comp_links.n + 1) * sizeof(*x.ver));
+	x.pos = malloc((s->comp_links.n + 1) * sizeof(*x.pos));
 	x.seen = calloc(s->comp_links.n + 1, sizeof(*x.seen));
 	old = malloc((s->comp_flows.n + 1) * sizeof(*old));
-	r = x.rem && x.cnt && x.wsum && x.ver && x.seen && old ? 0 : -ENOMEM;
+	r = x.rem && x.cnt && x.wsum && x.pos && x.seen && old ? 0 : -ENOMEM;
 	for (i = 0; !r && i < s->comp_flows.n; i++) { /* what they sent at the old rates */
 		settle(s, &s->flows.v[s->comp_flows.v[i]]);
 		old[i] = s->flows.v[s->comp_flows.v[i]].rate;
@@ -670,7 +703,7 @@ static int refill(struct sim_net *s)
 	free(x.rem);
 	free(x.cnt);
 	free(x.wsum);
-	free(x.ver);
+	free(x.pos);
 	free(x.seen);
 	vec_free(&x.q);
 	vec_free(&x.touched);

@@ -343,29 +343,34 @@ static void t_check_maxmin(const struct sim_net *s)
 	}
 }
 
-/* 500 random instances, the rates checked after every event. */
-static void test_maxmin_property(void **state)
+/* Random instances, the rates checked after every event: `seeds` of them, each of 1 to
+ * max_links links and 1 to max_flows flows over 1 to max_hops of them, a flow's links `step`
+ * apart (1, or 1 to links / max_hops: scattered, never crossing a link twice). */
+static void t_maxmin_random(uint64_t seeds, uint32_t max_links, uint32_t max_flows,
+			    uint32_t max_hops, bool scatter)
 {
-	double cap[12];
-	uint32_t path[4], nl, nf, i, h, k;
+	double cap[64];
+	uint32_t path[8], nl, nf, i, h, k, step;
 	struct sim_net s;
 	struct sim_event ev;
 	uint64_t r;
 	uint64_t seed;
 
-	(void)state;
-	for (seed = 1; seed <= 500; seed++) {
+	for (seed = 1; seed <= seeds; seed++) {
 		r = seed * 7919;
-		nl = 1 + (uint32_t)t_below(&r, 12);
-		nf = 1 + (uint32_t)t_below(&r, 40);
+		nl = 1 + (uint32_t)t_below(&r, max_links);
+		nf = 1 + (uint32_t)t_below(&r, max_flows);
 		for (i = 0; i < nl; i++)
 			cap[i] = (double)(1 + t_below(&r, 1000)) * 1e6;
 		assert_int_equal(sim_net_init(&s, nl, cap), 0);
 		for (i = 0; i < nf; i++) {
-			h = 1 + (uint32_t)t_below(&r, nl < 4 ? nl : 4);
+			h = 1 + (uint32_t)t_below(&r, nl < max_hops ? nl : max_hops);
+			step = scatter && nl / max_hops > 1
+				       ? 1 + (uint32_t)t_below(&r, nl / max_hops)
+				       : 1;
 			path[0] = (uint32_t)t_below(&r, nl);
 			for (k = 1; k < h; k++)
-				path[k] = (path[k - 1] + 1) % nl;
+				path[k] = (path[k - 1] + step) % nl;
 			assert_true(sim_flow_start(&s, path, NULL, h, 1 + t_below(&r, 1000000),
 						   i) >= 0);
 		}
@@ -376,6 +381,15 @@ static void test_maxmin_property(void **state)
 		assert_int_equal(k, nf); /* every flow delivered exactly once */
 		sim_net_done(&s);
 	}
+}
+
+/* 500 small instances; then 40 of up to 64 links and 200 flows over up to 8 scattered links
+ * each, where filling moves links' shares about in its heap many times per round. */
+static void test_maxmin_property(void **state)
+{
+	(void)state;
+	t_maxmin_random(500, 12, 40, 4, false);
+	t_maxmin_random(40, 64, 200, 8, true);
 }
 
 /* Flows alone on their links take the tightest one's share at once; a component mixes them
