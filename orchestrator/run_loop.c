@@ -90,7 +90,7 @@ int run_loop(struct run *r, struct diag *d)
 		err = run_start_jobs(r, d);
 		r->be->tick(r, now);
 		err = err ? err : run_route_update(r, d);
-		if (!err)
+		if (!err && !all_ended(r)) /* a stop's last jobs just ended: the run ends now */
 			err = r->be->wait(r, next_due(r), d);
 		if (r->progress && wall_ns() - last_report >= REPORT_NS) {
 			r->progress(r->progress_arg, r);

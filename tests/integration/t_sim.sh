@@ -211,8 +211,9 @@ awk -v q="$f_q" -v e="$f_true" -v nq="$n_q" -v ne="$n_exact" \
 note "sim_quantum 2us: $f_q of injection bandwidth in $n_q refills (exact $f_true in $n_exact)"
 
 # a stop (SIGINT) ends even one long collective within a batch of events, not at its end:
-# Themis's 3D-FC_Ring_SW all-reduce (5.2 million messages, 10-17 s here) stopped 2 s in is
-# cancelled, "stopped by the user", with part of its flows written
+# Themis's 3D-FC_Ring_SW all-reduce (5.2 million messages, 5-10 s here) stopped 2 s in is
+# cancelled, "stopped by the user", with part of its flows written, and the run ends when the
+# job did (not at the next sampling instant: utilization is over the time that ran)
 sed -e '/^sweep:/,$d' -e 's/^name: .*/name: stop-fcrs/' scenarios/paper/themis-3d-fcrs.yaml >"$TB_TMP/stop.yaml"
 chmod 0644 "$TB_TMP/stop.yaml"
 rc=0
@@ -223,6 +224,8 @@ d=$(ls -d "$TB_TMP"/r9/stop-fcrs/*)
 	fail "stopped sim (exit $rc): $(cut -d, -f1-14 "$d/jobs.csv") $(tail -3 "$TB_TMP/stop.err")"
 n=$(($(wc -l <"$d/flows.csv") - 1))
 ((n < 5242880)) || fail "stopped sim ran every message ($n flows)"
+[ "$(jq '.run.end_ns == .jobs[0].finish_ns' "$d/summary.json")" = true ] ||
+	fail "stopped sim: the run ends at $(jq .run.end_ns "$d/summary.json") ns, the job at $(jq .jobs[0].finish_ns "$d/summary.json")"
 note "SIGINT 2 s into a 5.2-million-message all-reduce: cancelled after $n flows"
 
 # refusals: what virtual time cannot run, at its position; a bad option
