@@ -9,7 +9,8 @@
 
 static const char *const sched_names[] = {"baseline", "themis"};
 static const char *const intra_names[] = {"fifo", "scf"};
-static const char *const algo_names[] = {"ring", "direct"};
+/* enum coll_md_algo */
+static const char *const algo_names[] = {"ring", "direct", "hd"};
 
 static json_t *num(double x)
 {
@@ -24,7 +25,7 @@ static json_t *dims_json(const struct coll_md *md)
 	for (k = 0; a && k < md->ndims; k++)
 		if (json_array_append_new(a, json_pack("{s:I, s:s, s:I, s:I}", "size",
 						       (json_int_t)md->dim[k].size, "algorithm",
-						       algo_names[md->dim[k].algo & 1], "active",
+						       algo_names[md->dim[k].algo], "active",
 						       (json_int_t)md->dim[k].active, "rate_bps",
 						       (json_int_t)md->dim[k].rate))) {
 			json_decref(a);
@@ -133,7 +134,7 @@ static int parse_dims(const json_t *a, struct coll_md *md)
 	md->ndims = (uint8_t)json_array_size(a);
 	json_array_foreach(a, k, o)
 	{
-		int algo = find(algo_names, 2, json_string_value(json_object_get(o, "algorithm")));
+		int algo = find(algo_names, 3, json_string_value(json_object_get(o, "algorithm")));
 		json_int_t size = json_integer_value(json_object_get(o, "size"));
 		json_int_t active = json_integer_value(json_object_get(o, "active"));
 		json_int_t rate = json_integer_value(json_object_get(o, "rate_bps"));

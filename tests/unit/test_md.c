@@ -103,7 +103,8 @@ static void test_measure(void **state)
 	rec_run_done(&r);
 }
 
-/* The dump names the parameters, and reading it back gives the job as run. */
+/* The dump names the parameters, and reading it back gives the job as run (a ring, direct
+ * and halving-doubling dimension). */
 static void test_schedule_roundtrip(void **state)
 {
 	struct col_md_job j = t_job();
@@ -116,6 +117,9 @@ static void test_schedule_roundtrip(void **state)
 	j.md.sched = COLL_MD_THEMIS;
 	j.md.intra = COLL_MD_SCF;
 	j.md.dim[1].rate = 4;
+	j.md.dim[1].algo = COLL_MD_HD; /* each algorithm reads back as itself */
+	j.md.dim[2] = (struct coll_md_dim){.size = 4, .algo = COLL_MD_RING, .active = 2, .rate = 8};
+	j.md.ndims = 3;
 	j.bytes = 4096;
 	o = col_md_schedule_json(&j, 1, &d);
 	assert_non_null(o);
