@@ -34,17 +34,24 @@ void col_plots_done(struct col_plots *p);
 int col_plot_run(struct col_plots *p, const struct rec_run *r, const struct col_metrics *m,
 		 const struct col_topo_info *ti, const char *title);
 
-/* The runs of one variant of a sweep (one per seed). */
+/* Flow completion times in paper seconds, of the flows that completed. */
+typedef VEC(double) col_fcts;
+
+/* Appends r's FCTs to *out, in paper seconds by m's dilation. 0 or -ENOMEM. */
+int col_fcts_add(col_fcts *out, const struct rec_run *r, const struct col_metrics *m);
+
+/* One variant of a sweep: its runs' metrics (one per seed) and their FCTs together, gathered
+ * run by run (col_fcts_add) so that a sweep never holds every run's records at once. */
 struct col_plot_variant {
 	const char *name;
-	const struct rec_run *const *runs;
 	const struct col_metrics *const *metrics;
 	size_t n;
+	col_fcts fct; /* used up by col_plot_sweep (sorted and filtered in place); the
+		       * caller frees it */
 };
 
 /* Adds a sweep's plots to p: FCT CDF per variant and JCT per job per variant (means over the
  * variant's runs). 0 or -ENOMEM. */
-int col_plot_sweep(struct col_plots *p, const struct col_plot_variant *v, size_t nv,
-		   const char *title);
+int col_plot_sweep(struct col_plots *p, struct col_plot_variant *v, size_t nv, const char *title);
 
 #endif

@@ -25,7 +25,7 @@ const char *col_plot_num(char b[32], double v);
 /* FCT CDF: one curve per series of FCTs (paper seconds, any order; sorted in place). */
 struct col_plot_cdf {
 	char label[96];
-	VEC(double) v;
+	col_fcts v;
 };
 int col_plot_fct_cdf(struct col_plots *p, struct col_plot_cdf *s, size_t n, const char *title);
 

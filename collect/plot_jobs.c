@@ -141,30 +141,33 @@ int col_plot_bars(struct col_plots *p, const struct col_plot_bars *b)
 
 /* ---- a sweep ---- */
 
-static int sweep_fct(struct col_plots *p, const struct col_plot_variant *v, size_t nv,
-		     const char *title)
+int col_fcts_add(col_fcts *out, const struct rec_run *r, const struct col_metrics *m)
+{
+	size_t f;
+
+	for (f = 0; f < r->flows.n; f++) {
+		int64_t fct = col_flow_fct(&r->flows.v[f]);
+
+		if (fct != COL_NONE && vec_push(out, col_paper_s(m, (double)fct)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The variants' FCTs lent to the curves, which sort them in place. */
+static int sweep_fct(struct col_plots *p, struct col_plot_variant *v, size_t nv, const char *title)
 {
 	struct col_plot_cdf *s = calloc(nv + 1, sizeof(*s));
-	size_t k, i, f;
-	int err = s ? 0 : -ENOMEM;
+	size_t k;
+	int err;
 
-	for (k = 0; !err && k < nv; k++) {
+	if (!s)
+		return -ENOMEM;
+	for (k = 0; k < nv; k++) {
 		snprintf(s[k].label, sizeof(s[k].label), "%s", v[k].name);
-		for (i = 0; !err && i < v[k].n; i++) {
-			const struct rec_run *r = v[k].runs[i];
-
-			for (f = 0; !err && f < r->flows.n; f++) {
-				int64_t fct = col_flow_fct(&r->flows.v[f]);
-
-				if (fct != COL_NONE &&
-				    vec_push(&s[k].v, col_paper_s(v[k].metrics[i], (double)fct)))
-					err = -ENOMEM;
-			}
-		}
+		s[k].v = v[k].fct;
 	}
-	err = err ? err : col_plot_fct_cdf(p, s, nv, title);
-	for (k = 0; s && k < nv; k++)
-		vec_free(&s[k].v);
+	err = col_plot_fct_cdf(p, s, nv, title);
 	free(s);
 	return err;
 }
@@ -260,8 +263,7 @@ static int sweep_jct(struct col_plots *p, const struct col_plot_variant *v, size
 	return err;
 }
 
-int col_plot_sweep(struct col_plots *p, const struct col_plot_variant *v, size_t nv,
-		   const char *title)
+int col_plot_sweep(struct col_plots *p, struct col_plot_variant *v, size_t nv, const char *title)
 {
 	int err = sweep_fct(p, v, nv, title);
 

@@ -15,6 +15,7 @@
 #include "policy/torus_order.h"
 #include "traffic/msccl.h"
 #include "traffic/tacos.h"
+#include "traffic/themis.h"
 
 static void schedule_usage(FILE *f)
 {
@@ -27,6 +28,9 @@ static void schedule_usage(FILE *f)
 		"us\n"
 		"unless given), a pair's messages one after another. TACOS jobs are synthesized\n"
 		"over the topology as the runner would, their synthesized time printed beside.\n"
+		"Chunked multi-dimensional jobs (workload.schedule) also print the time their\n"
+		"schedule predicts, bandwidth only, against the ideal one (the average\n"
+		"bandwidth utilization Themis reports).\n"
 		"--msccl DIR also writes each schedule as an MSCCL algorithm XML,\n"
 		"DIR/<scenario>[-v<variant>]-job<N>.xml, which `algorithm: msccl` reads back.\n"
 		"Exit 0, or 2 for bad input.\n");
@@ -85,6 +89,23 @@ static void print_counts(const struct coll_sched *s)
 	}
 	printf("  steps      %zu (%u to %u per rank), %u messages\n", s->steps.n, lo, hi, msgs);
 	printf("  bytes      %s sent by a rank at most\n", units_fmt_size(sz, sizeof(sz), most));
+}
+
+/* A chunked multi-dimensional collective: the time its own schedule predicts (the offline
+ * simulation that fixes each dimension's order, Themis §4.6; bandwidth only) against the
+ * ideal one, their ratio the paper's average bandwidth utilization (Themis §6.1). */
+static int print_md(const struct coll_params *p, struct diag *d)
+{
+	struct themis_plan pl = {0};
+	int err = themis_plan_build(&p->md, (double)p->bytes, &pl, d);
+
+	if (err)
+		return err;
+	printf("  predicted  %.6g s, ideal %.6g s: utilization %.1f%% (%u chunks; bandwidth "
+	       "only)\n",
+	       pl.makespan, pl.t_ideal, 100 * pl.t_ideal / pl.makespan, pl.chunks);
+	themis_plan_done(&pl);
+	return 0;
 }
 
 /* Options: the job to print (-1: all), the directory for MSCCL files (NULL: none), and the
@@ -151,7 +172,9 @@ static int one_job(const struct cmd_world *w, const struct sched_opts *o, const 
 			printf("; synthesized over the topology's links: %.6g s",
 			       tr.t_rs + tr.t_ag);
 		printf("\n");
-		if (o->msccl)
+		if (j->algo == COLL_MULTIDIM)
+			err = print_md(&p, d);
+		if (!err && o->msccl)
 			err = write_msccl(w, o, j->id, &s, d);
 	}
 	coll_sched_done(&s);

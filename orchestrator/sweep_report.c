@@ -351,8 +351,11 @@ int sweep_plan_read(const char *dir, struct sweep_plan *p, struct diag *d)
 /* ---- the comparison ---- */
 
 /* Loads (or reports again) every run that finished; runs[i] stays zeroed for the others. */
+/* Loads every run that ended, computing its metrics, and gathers its FCTs into fct[its
+ * variant]; its records are let go once read, so that a sweep of many long runs holds one
+ * run's records at a time. */
 static int load_runs(const char *dir, const struct sweep_plan *p, bool rerender,
-		     struct res_run *runs, struct diag *d)
+		     struct res_run *runs, col_fcts *fct, struct diag *d)
 {
 	struct diag warn = {0};
 	char rdir[1100];
@@ -369,6 +372,9 @@ static int load_runs(const char *dir, const struct sweep_plan *p, bool rerender,
 			err = res_report(rdir, &info, NULL, &runs[i], NULL, &warn, d);
 		else if (!err)
 			err = res_load(rdir, &info, NULL, &runs[i], d);
+		if (!err && col_fcts_add(&fct[p->runs.v[i].variant], &runs[i].rec, &runs[i].m))
+			err = diag_set(d, -ENOMEM, "out of memory for the flows of %s", rdir);
+		rec_run_done(&runs[i].rec);
 	}
 	if (warn.msg[0])
 		fprintf(stderr, "testbed: plots: %s\n", warn.msg);
@@ -495,23 +501,21 @@ static int write_comparison(const char *dir, const struct sweep_plan *p, const s
 	return err;
 }
 
-/* FCT CDF per variant and JCT per job per variant. */
+/* FCT CDF per variant (fct: each variant's FCTs, used up) and JCT per job per variant. */
 static int sweep_plots(const char *dir, const struct sweep_plan *p, const struct res_run *runs,
-		       struct diag *d)
+		       col_fcts *fct, struct diag *d)
 {
 	struct col_plot_variant *v = calloc(p->variants.n + 1, sizeof(*v));
-	const struct rec_run **rr = calloc(p->runs.n + 1, sizeof(*rr));
 	const struct col_metrics **mm = calloc(p->runs.n + 1, sizeof(*mm));
 	struct col_plots pl = {0};
 	size_t i, k, n = 0;
-	int err = v && rr && mm ? 0 : -ENOMEM;
+	int err = v && mm ? 0 : -ENOMEM;
 
 	for (k = 0; !err && k < p->variants.n; k++) {
-		v[k] = (struct col_plot_variant){p->variants.v[k], rr + n, mm + n, 0};
+		v[k] = (struct col_plot_variant){p->variants.v[k], mm + n, 0, fct[k]};
 		for (i = 0; i < p->runs.n; i++) {
 			if (p->runs.v[i].variant != k || p->runs.v[i].status != SWEEP_OK)
 				continue;
-			rr[n] = &runs[i].rec;
 			mm[n++] = &runs[i].m;
 			v[k].n++;
 		}
@@ -523,7 +527,6 @@ static int sweep_plots(const char *dir, const struct sweep_plan *p, const struct
 		err = plot_write(dir, &pl, d);
 	col_plots_done(&pl);
 	free(v);
-	free(rr);
 	free(mm);
 	return err;
 }
@@ -534,6 +537,7 @@ int sweep_report(const char *dir, bool rerender, struct diag *d)
 	struct sweep_plan p;
 	struct res_run *runs;
 	struct diag warn = {0};
+	col_fcts *fct;
 	uint32_t *bases;
 	char *txt = NULL;
 	size_t i;
@@ -543,19 +547,23 @@ int sweep_report(const char *dir, bool rerender, struct diag *d)
 	if (err)
 		return err;
 	runs = calloc(p.runs.n + 1, sizeof(*runs));
+	fct = calloc(p.variants.n + 1, sizeof(*fct));
 	bases = variant_bases(&p);
-	err = runs && bases ? load_runs(dir, &p, rerender, runs, d)
-			    : diag_set(d, -ENOMEM, "out of memory");
+	err = runs && fct && bases ? load_runs(dir, &p, rerender, runs, fct, d)
+				   : diag_set(d, -ENOMEM, "out of memory");
 	err = err ? err : compare(&p, runs, &cs, d);
 	if (!err && write_comparison(dir, &p, runs, &cs, bases, &txt))
 		err = diag_set(d, -EIO, "writing the comparison to %s", dir);
-	if (!err && sweep_plots(dir, &p, runs, &warn))
+	if (!err && sweep_plots(dir, &p, runs, fct, &warn))
 		fprintf(stderr, "testbed: sweep plots: %s\n", warn.msg);
 	if (!err)
 		printf("\n%s\ncomparison: %s/comparison.txt\n", txt, dir);
 	for (i = 0; runs && i < p.runs.n; i++)
 		res_run_done(&runs[i]);
 	free(runs);
+	for (i = 0; fct && i < p.variants.n; i++)
+		vec_free(&fct[i]);
+	free(fct);
 	free(bases);
 	free(txt);
 	col_sweep_done(&cs);

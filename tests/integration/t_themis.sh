@@ -8,7 +8,8 @@
 # per-dimension activity, and Themis's all-reduce is faster than the baseline's; a
 # reduce-scatter and an all-gather alone under Themis+SCF, every node's share right; with a
 # ring dimension, its rings run both ways round (every ring link direction equally busy); with
-# halving-doubling in the switches, every result right.
+# halving-doubling in the switches, every result right and schedule.json naming it; `testbed
+# schedule` prints S3's predicted utilizations.
 . "$(dirname "$0")/lib.sh"
 
 "$TB" sim --results "$TB_TMP/sim" scenarios/themis-s2.yaml >"$TB_TMP/sim.log" 2>&1 ||
@@ -20,6 +21,10 @@ t=$(util "$sw/v2-s0")
 jq -en "$b > 0 and $t > 1.3 * $b" >/dev/null ||
 	fail "virtual time: utilization baseline $b, Themis+SCF $t"
 note "virtual time: utilization baseline $b, Themis+SCF $t"
+# testbed schedule prints each variant's prediction: S3's 71.4 / 96.2 / 98.0%, the paper's
+# algorithm on that platform (bandwidth only)
+pred=$("$TB" schedule scenarios/themis-s3.yaml | awk '/^  predicted/ { printf "%s ", $(NF - 4) }')
+[ "$pred" = "71.4% 96.2% 98.0% " ] || fail "schedule themis-s3: predicted $pred"
 # themis-rsag in virtual time: Themis+SCF's reduce-scatter and all-gather (v2, v5) take under
 # half their baselines' time (predicted 0.425, 0.416)
 "$TB" sim --results "$TB_TMP/sim" scenarios/themis-rsag.yaml >"$TB_TMP/sim.log" 2>&1 ||
@@ -88,4 +93,6 @@ note "ring dimension, Themis+SCF: verified; every ring link direction carried $l
 # switch: hd, halving-doubling inside every switch dimension: every rank's result right
 run hd 's/^  schedule: baseline/  schedule: themis\n  switch: hd/'
 [ "$(jq -r '.jobs[0].verified' "$RUN_DIR/summary.json")" = true ] || fail "switch: hd: not verified"
+jq -e '[.jobs[0].dims[].algorithm] == ["hd", "hd", "hd"]' "$RUN_DIR/schedule.json" >/dev/null ||
+	fail "switch: hd: schedule.json's dimensions $(jq -c '.jobs[0].dims' "$RUN_DIR/schedule.json")"
 note "switch: hd, Themis+SCF: verified; $(jq -c '.multidim[0] | [.collective_s, .utilization]' "$RUN_DIR/summary.json")"

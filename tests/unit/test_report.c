@@ -268,9 +268,8 @@ static void test_dims_and_none(void **state)
 static void test_sweep_plots_and_json(void **state)
 {
 	struct col_sweep_run sr[3] = {{0, 1, {0}, 0}, {1, 1, {0}, 0}, {1, 2, {0}, 0}};
-	const struct rec_run *rr[3];
 	const struct col_metrics *mm[3];
-	struct col_plot_variant v[2] = {{"base", rr, mm, 1}, {"other", rr + 1, mm + 1, 2}};
+	struct col_plot_variant v[2] = {{"base", mm, 1, {0}}, {"other", mm + 1, 2, {0}}};
 	const char *const names[2] = {"base", "other"};
 	struct col_metrics m[3];
 	struct col_plots p = {0};
@@ -285,8 +284,8 @@ static void test_sweep_plots_and_json(void **state)
 		t_run(&r[i]);
 		r[i].jobs.v[0].finish = (i + 1) * S; /* JCT 1, 2, 3 s = 0.1, 0.2, 0.3 paper s */
 		assert_int_equal(col_metrics_build(&r[i], NULL, NULL, &m[i], &d), 0);
-		rr[i] = &r[i];
 		mm[i] = &m[i];
+		assert_int_equal(col_fcts_add(&v[i > 0].fct, &r[i], &m[i]), 0);
 		for (k = 0; k < COL_M_N; k++)
 			sr[i].v[k] = NAN;
 		sr[i].v[COL_M_AVG_JCT] = col_paper_s(&m[i], m[i].totals.avg_jct);
@@ -296,7 +295,14 @@ static void test_sweep_plots_and_json(void **state)
 	assert_string_equal(t_file(&p, "jct.dat")->text, "3 0.1 0.25\n5* - -\n");
 	assert_non_null(strstr(t_file(&p, "jct.gp")->text, "title 'other'"));
 	assert_non_null(strstr(t_file(&p, "fct_cdf.gp")->text, "index 1 using 1:2"));
+	/* each run's 50 FCTs (1..50 ms, dilation 10): "other" has both of its runs' */
+	assert_non_null(strstr(t_file(&p, "fct_cdf.dat")->text, "# base\n0.0001 0.02\n"));
+	assert_non_null(strstr(t_file(&p, "fct_cdf.dat")->text,
+			       "# other\n0.0001 0.01\n0.0001 0.02\n0.0002 0.03\n"));
+	assert_non_null(strstr(t_file(&p, "fct_cdf.dat")->text, "\n0.005 1\n\n\n"));
 	col_plots_done(&p);
+	vec_free(&v[0].fct);
+	vec_free(&v[1].fct);
 	assert_int_equal(col_sweep_build(sr, 3, &cs, &d), 0);
 	j = col_sweep_json(&cs, names);
 	assert_string_equal(json_string_value(json_object_get(j, "schema")), COL_SWEEP_SCHEMA);
