@@ -27,7 +27,7 @@ struct progress {
 	uint32_t *done_units; /* per job: rank-iterations recorded */
 	size_t seen; /* r->rec.iters consumed so far */
 	uint64_t total; /* rank-iterations of the whole workload */
-	uint32_t last[3]; /* done, running, waiting at the last plain line */
+	struct run_tally last; /* the counts at the last plain line */
 	int64_t last_line;
 };
 
@@ -66,22 +66,27 @@ static void eta(char *buf, size_t len, double share, const struct run *r, int64_
 static void on_progress(void *arg, const struct run *r)
 {
 	struct progress *pg = arg;
-	uint32_t c[3];
+	struct run_tally c;
 	int64_t now = run_now(r), wall = netctl_now(); /* wall: also when virtual time crawls */
 	double share = progress_share(pg, r);
-	char left[32];
+	char left[32], failed[32] = "";
+	bool ended;
 
-	run_counts(r, &c[0], &c[1], &c[2]);
-	if (!pg->tty && !memcmp(c, pg->last, sizeof(c)) && wall - pg->last_line < PLAIN_EVERY_NS &&
-	    c[0] < r->njobs)
+	run_counts(r, &c);
+	ended = c.ok + c.failed == r->njobs;
+	if (!pg->tty && !memcmp(&c, &pg->last, sizeof(c)) &&
+	    wall - pg->last_line < PLAIN_EVERY_NS && !ended)
 		return;
-	memcpy(pg->last, c, sizeof(c));
+	pg->last = c;
 	pg->last_line = wall;
 	eta(left, sizeof(left), share, r, now);
-	fprintf(stderr, "%s  %s%sjobs %u/%u done, %u running, %u waiting  %.*fs %s, %s%s",
-		pg->tty ? "\r" : "", pg->label ? pg->label : "", pg->label ? ": " : "", c[0],
-		r->njobs, c[1], c[2], now < 10000000000LL ? 4 : 1, (double)now / 1e9, pg->clock,
-		c[0] == r->njobs ? "done" : left, pg->tty ? "\033[K" : "\n");
+	if (c.failed)
+		snprintf(failed, sizeof(failed), ", %u failed or stopped", c.failed);
+	fprintf(stderr, "%s  %s%sjobs %u/%u done%s, %u running, %u waiting  %.*fs %s, %s%s",
+		pg->tty ? "\r" : "", pg->label ? pg->label : "", pg->label ? ": " : "", c.ok,
+		r->njobs, failed, c.running, c.waiting, now < 10000000000LL ? 4 : 1,
+		(double)now / 1e9, pg->clock, ended ? (c.failed ? "ended" : "done") : left,
+		pg->tty ? "\033[K" : "\n");
 }
 
 void cmd_run_give_back(const struct experiment *e, const char *dir)

@@ -12,17 +12,19 @@ int64_t run_now(const struct run *r)
 	return r->be->now(r);
 }
 
-void run_counts(const struct run *r, uint32_t *done, uint32_t *running, uint32_t *waiting)
+void run_counts(const struct run *r, struct run_tally *t)
 {
 	uint32_t i;
 
-	*done = r->finished;
-	*running = *waiting = 0;
+	*t = (struct run_tally){0};
 	for (i = 0; i < r->njobs; i++) {
-		*running += r->jobs[i].running;
-		*waiting += r->jobs[i].submitted && !r->jobs[i].running &&
-			    r->jobs[i].status == REC_NOT_STARTED;
+		const struct run_job *j = &r->jobs[i];
+
+		t->running += j->running;
+		t->waiting += j->submitted && !j->running && j->status == REC_NOT_STARTED;
+		t->failed += !j->running && j->status != REC_NOT_STARTED && j->status != REC_OK;
 	}
+	t->ok = r->finished - t->failed;
 }
 
 static int make_jobs(struct run *r, struct diag *d)

@@ -187,7 +187,11 @@ int run_netev_write(const char *dir, const struct rec_netev *v, size_t n, struct
  * dozen, then how many more failures.csv has. Returns buf. */
 char *run_netev_summary(const struct rec_netev *v, size_t n, char *buf, size_t len);
 
-/* Counts for progress lines. */
-void run_counts(const struct run *r, uint32_t *done, uint32_t *running, uint32_t *waiting);
+/* Counts for progress lines: jobs ended ok, ended otherwise (failed, or stopped by the
+ * user), running and waiting. */
+struct run_tally {
+	uint32_t ok, failed, running, waiting;
+};
+void run_counts(const struct run *r, struct run_tally *t);
 
 #endif

@@ -350,10 +350,9 @@ int sweep_plan_read(const char *dir, struct sweep_plan *p, struct diag *d)
 
 /* ---- the comparison ---- */
 
-/* Loads (or reports again) every run that finished; runs[i] stays zeroed for the others. */
-/* Loads every run that ended, computing its metrics, and gathers its FCTs into fct[its
- * variant]; its records are let go once read, so that a sweep of many long runs holds one
- * run's records at a time. */
+/* Loads (or reports again) every run that finished, its metrics computed, and gathers its
+ * FCTs into fct[its variant]; runs[i] stays zeroed for the others. A run's records are let
+ * go once read, so that a sweep of many long runs holds one run's records at a time. */
 static int load_runs(const char *dir, const struct sweep_plan *p, bool rerender,
 		     struct res_run *runs, col_fcts *fct, struct diag *d)
 {

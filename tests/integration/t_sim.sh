@@ -213,7 +213,8 @@ note "sim_quantum 2us: $f_q of injection bandwidth in $n_q refills (exact $f_tru
 # a stop (SIGINT) ends even one long collective within a batch of events, not at its end:
 # Themis's 3D-FC_Ring_SW all-reduce (5.2 million messages, 5-10 s here) stopped 2 s in is
 # cancelled, "stopped by the user", with part of its flows written, and the run ends when the
-# job did (not at the next sampling instant: utilization is over the time that ran)
+# job did (not at the next sampling instant: utilization is over the time that ran), its last
+# progress line counting it stopped
 sed -e '/^sweep:/,$d' -e 's/^name: .*/name: stop-fcrs/' scenarios/paper/themis-3d-fcrs.yaml >"$TB_TMP/stop.yaml"
 chmod 0644 "$TB_TMP/stop.yaml"
 rc=0
@@ -226,6 +227,12 @@ n=$(($(wc -l <"$d/flows.csv") - 1))
 ((n < 5242880)) || fail "stopped sim ran every message ($n flows)"
 [ "$(jq '.run.end_ns == .jobs[0].finish_ns' "$d/summary.json")" = true ] ||
 	fail "stopped sim: the run ends at $(jq .run.end_ns "$d/summary.json") ns, the job at $(jq .jobs[0].finish_ns "$d/summary.json")"
+# the last progress line counts the job as stopped, not done (stderr is no terminal here)
+last=$(grep '  jobs ' "$TB_TMP/stop.err" | tail -1)
+case $last in
+*"jobs 0/1 done, 1 failed or stopped, 0 running, 0 waiting"*", ended") ;;
+*) fail "stopped sim's last progress line: $last" ;;
+esac
 note "SIGINT 2 s into a 5.2-million-message all-reduce: cancelled after $n flows"
 
 # refusals: what virtual time cannot run, at its position; a bad option
