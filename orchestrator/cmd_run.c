@@ -29,12 +29,24 @@ struct progress {
 	uint64_t total; /* rank-iterations of the whole workload */
 	struct run_tally last; /* the counts at the last plain line */
 	int64_t last_line;
+	int64_t wall0; /* netctl_now() as the run began */
 };
+
+/* Rank-iterations of running job j done: those recorded, or more by the backend's share
+ * of its steps (a long collective records nothing until an iteration ends). */
+static double running_units(const struct progress *pg, const struct run *r, uint32_t j,
+			    uint64_t all)
+{
+	double s = r->be->share ? r->be->share(r, j) : -1;
+
+	return s > 0 && s * (double)all > (double)pg->done_units[j] ? s * (double)all
+								    : (double)pg->done_units[j];
+}
 
 /* Share of the workload done: rank-iterations recorded, a finished job counting whole. */
 static double progress_share(struct progress *pg, const struct run *r)
 {
-	uint64_t done = 0;
+	double done = 0;
 	uint32_t j;
 
 	for (; pg->seen < r->rec.iters.n; pg->seen++)
@@ -43,19 +55,26 @@ static double progress_share(struct progress *pg, const struct run *r)
 	for (j = 0; j < r->njobs; j++) {
 		uint64_t all = (uint64_t)r->jobs[j].spec.gpus * r->jobs[j].spec.iterations;
 		bool ended = r->jobs[j].status != REC_NOT_STARTED && !r->jobs[j].running;
+		double units = r->jobs[j].running ? running_units(pg, r, j, all)
+						  : (double)pg->done_units[j];
 
-		done += ended || pg->done_units[j] > all ? all : pg->done_units[j];
+		done += ended || units > (double)all ? (double)all : units;
 	}
-	return pg->total ? (double)done / (double)pg->total : 0;
+	return pg->total ? done / (double)pg->total : 0;
 }
 
-/* "~12s left": from the share done so far, and at least until the last arrival. */
-static void eta(char *buf, size_t len, double share, const struct run *r, int64_t now)
+/* "~12s left" in wall time: from the share done so far over the time it took, and, when the
+ * run's clock is the wall's (emulation), at least until the last arrival. Under testbed sim
+ * the wall time spent counts, not the virtual clock, which says nothing of the wait. */
+static void eta(char *buf, size_t len, double share, const struct run *r, int64_t now,
+		int64_t wall_spent)
 {
-	double left = share > 0.02 ? (double)now * (1 - share) / share : -1;
+	bool virt = r->be != &run_emu_backend;
+	double spent = (double)(virt ? wall_spent : now);
+	double left = share > 0.02 ? spent * (1 - share) / share : -1;
 	int64_t last = r->njobs ? r->jobs[r->njobs - 1].arrival : 0;
 
-	if (last - now > 0 && (double)(last - now) > left)
+	if (!virt && last - now > 0 && (double)(last - now) > left)
 		left = (double)(last - now);
 	if (left < 0)
 		snprintf(buf, len, "estimating");
@@ -79,7 +98,7 @@ static void on_progress(void *arg, const struct run *r)
 		return;
 	pg->last = c;
 	pg->last_line = wall;
-	eta(left, sizeof(left), share, r, now);
+	eta(left, sizeof(left), share, r, now, wall - pg->wall0);
 	if (c.failed)
 		snprintf(failed, sizeof(failed), ", %u failed or stopped", c.failed);
 	fprintf(stderr, "%s  %s%sjobs %u/%u done%s, %u running, %u waiting  %.*fs %s, %s%s",
@@ -244,7 +263,8 @@ int cmd_run_on(struct run *r, const struct cmd_run_opts *o, struct cmd_run_out *
 	const char *who = r->be == &run_emu_backend ? "testbed up" : "testbed sim";
 	struct progress pg = {.tty = isatty(STDERR_FILENO),
 			      .clock = r->be == &run_emu_backend ? "elapsed" : "virtual",
-			      .label = o ? o->label : NULL};
+			      .label = o ? o->label : NULL,
+			      .wall0 = netctl_now()};
 	char dir[512];
 	int err, werr = 0;
 

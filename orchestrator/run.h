@@ -106,6 +106,9 @@ struct run_backend {
 	int (*circuits)(struct run *r, uint32_t j, const struct ocs_change *ch, size_t n,
 			struct diag *d);
 	void (*done)(struct run *r);
+	/* The share of running job j's work done over its iterations (0 to 1), for progress
+	 * within an iteration; -1 if it cannot tell. NULL: the backend never can. */
+	double (*share)(const struct run *r, uint32_t j);
 };
 
 struct run {

@@ -345,6 +345,11 @@ static void sim_done(struct run *r)
 	memset(n, 0, sizeof(*n));
 }
 
+static double sim_share(const struct run *r, uint32_t j)
+{
+	return sim_exec_share(&state(r)->x, j);
+}
+
 const struct run_backend run_sim_backend = {
 	.name = "sim",
 	.prepare = sim_prepare,
@@ -361,4 +366,5 @@ const struct run_backend run_sim_backend = {
 	.retag = sim_retag,
 	.circuits = run_sim_circuits,
 	.done = sim_done,
+	.share = sim_share,
 };

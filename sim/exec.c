@@ -107,6 +107,14 @@ bool sim_exec_running(const struct sim_exec *x, uint32_t id)
 	return id < x->jobs.n && x->jobs.v[id].active;
 }
 
+double sim_exec_share(const struct sim_exec *x, uint32_t id)
+{
+	const struct sim_job *j = sim_exec_running(x, id) ? &x->jobs.v[id] : NULL;
+	double all = j ? (double)j->steps * j->iterations : 0;
+
+	return !j ? -1 : all > 0 ? (double)j->steps_done / all : 0;
+}
+
 static struct sim_job *job_of(struct sim_exec *x, uint32_t id)
 {
 	return id < x->jobs.n && x->jobs.v[id].active ? &x->jobs.v[id] : NULL;
@@ -390,6 +398,7 @@ static int iter_end(struct sim_exec *x, struct sim_job *j, uint32_t k)
 static int step_done(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_t s)
 {
 	coll_plan_run_complete(&j->ranks[k].run, s);
+	j->steps_done++;
 	if (!coll_plan_run_finished(&j->ranks[k].run))
 		return kick(x, j, k);
 	return iter_end(x, j, k);

@@ -112,6 +112,7 @@ struct sim_job {
 	uint32_t chans; /* connections per pair */
 	uint32_t elem; /* the collective's element size (coll_params.elem) */
 	uint64_t steps; /* of all ranks */
+	uint64_t steps_done; /* completed, over all iterations */
 	uint64_t compute_ns;
 	uint32_t flows; /* flows of the job in the network */
 };
@@ -206,5 +207,9 @@ int sim_exec_port_state(struct sim_exec *x, uint32_t port, bool up);
 
 /* Whether job id is running. */
 bool sim_exec_running(const struct sim_exec *x, uint32_t id);
+
+/* The share of running job id's steps completed, over all its iterations (0 to 1), or -1 if
+ * it is not running: progress within an iteration, which a long collective needs. */
+double sim_exec_share(const struct sim_exec *x, uint32_t id);
 
 #endif

@@ -5,7 +5,7 @@
  * an aborted job; a spine failing mid-transfer, its flows moved onto the other spine; and, as
  * properties, every message delivered exactly once and the same
  * inputs giving the same records, with the ranks' plans built on threads too and their steps
- * built in blocks of any size. */
+ * built in blocks of any size; the share of a job's steps done, for progress. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -152,6 +152,43 @@ static void test_iterations(void **state)
 		assert_int_equal(it->t_start, (int64_t)it->iter * (10 * MS + 6 * T_MSG));
 	}
 	t_world_done(&w);
+}
+
+/* The share of a job's steps done, for progress within an iteration: a third of the three
+ * iterations' at each compute phase after the first, part of one mid-collective, rising;
+ * -1 for a job not running. */
+static void test_share(void **state)
+{
+	const int64_t iter = 10 * MS + 6 * T_MSG;
+	double last = 0, s;
+	uint32_t job;
+	struct t_world w;
+	int64_t t;
+
+	(void)state;
+	t_world_init(&w, 4, 1, 0, 0);
+	assert_true(sim_exec_share(&w.x, 7) == -1);
+	t_start(&w, 7, COLL_RING, 4, 4 * MB, 3, 10 * MS, t_eps4);
+	assert_true(sim_exec_share(&w.x, 7) == 0);
+	for (t = 10 * MS + T_MSG / 2; t < 3 * iter; t += T_MSG / 2) {
+		assert_int_equal(sim_exec_run(&w.x, t, &job), SIM_X_UNTIL);
+		s = sim_exec_share(&w.x, 7);
+		assert_true(s >= last && s < 1);
+		last = s;
+	}
+	t_world_done(&w);
+	for (int i = 1; i <= 2; i++) {
+		t_world_init(&w, 4, 1, 0, 0);
+		t_start(&w, 7, COLL_RING, 4, 4 * MB, 3, 10 * MS, t_eps4);
+		assert_int_equal(sim_exec_run(&w.x, 10 * MS + 3 * T_MSG, &job), SIM_X_UNTIL);
+		s = sim_exec_share(&w.x, 7);
+		assert_true(s > 0 && s < 1.0 / 3);
+		assert_int_equal(sim_exec_run(&w.x, i * iter + 5 * MS, &job), SIM_X_UNTIL);
+		assert_float_equal(sim_exec_share(&w.x, 7), i / 3.0, 1e-12);
+		assert_int_equal(t_until_done(&w, 7), 3 * iter);
+		assert_true(sim_exec_share(&w.x, 7) == -1);
+		t_world_done(&w);
+	}
 }
 
 /* Asked for phases, the run stops as each rank enters and leaves each iteration's
@@ -498,6 +535,7 @@ int main(void)
 		cmocka_unit_test(test_exactly_once_and_deterministic),
 		cmocka_unit_test(test_ranks_on_threads),
 		cmocka_unit_test(test_blocks),
+		cmocka_unit_test(test_share),
 		cmocka_unit_test(test_build_error),
 		cmocka_unit_test(test_channels),
 	};
