@@ -3,6 +3,8 @@
 #ifndef ORCH_CMD_H
 #define ORCH_CMD_H
 
+#include <stdbool.h>
+
 #include "lib/diag.h"
 #include "model/paths.h"
 #include "orchestrator/experiment.h"
@@ -70,12 +72,37 @@ void cmd_emu_path(char *buf, size_t len);
  * executable (../share/testbed/scenarios). 0, or -ENOENT when there is no such folder. */
 int cmd_scenarios_dir(const char *given, char *out, size_t len);
 
-/* Whether argv[i] asks for help. */
-int cmd_wants_help(int argc, char **argv);
+/* One option of a command, "--name": with arg it takes a value, kept in *arg (NULL until
+ * given); set, if not NULL, is set true when it is given. A table ends with a NULL name. */
+struct cmd_opt {
+	const char *name;
+	const char **arg;
+	bool *set;
+};
+#define CMD_OPTS_MAX 16
+
+/* Parses argv[1..argc) (argv[0]: the command's name) with getopt_long against opts and the
+ * options every command takes: -q/--quiet (progress off), -v/--verbose, -h/--help (*help
+ * set). Options may stand among the operands, or with first_only before the first only
+ * (`exec`'s command keeps its own); "--" ends them. An option with a value given twice, an
+ * unknown one or one missing its value is said on stderr. Returns the number of operands,
+ * left in order in argv[1..], or -EINVAL. */
+int cmd_opts_parse(const char *cmd, int argc, char **argv, const struct cmd_opt *opts,
+		   bool first_only, bool *help);
+
+/* Whether -q asked for quiet: progress and notes off, warnings, errors and results on. */
+bool cmd_quiet(void);
+
+/* A progress or informational line on stderr, unless -q. */
+void cmd_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 struct fabric_down_info;
 /* Says which namespaces named like the testbed's a teardown left alone, if any. */
 void cmd_said_foreign(const char *cmd, const struct fabric_down_info *in);
+
+/* A results folder refused before anything ran (d says why): the message made to say so and
+ * how to choose another, and -EINVAL (bad input: exit 2). */
+int cmd_results_refused(struct diag *d);
 
 /* Fails with a clear message unless running as root. */
 int cmd_need_root(const char *cmd);

@@ -266,21 +266,18 @@ static int print_loads(const struct cmd_world *w, struct diag *d)
 
 int cmd_check(int argc, char **argv)
 {
+	bool plan = false, loads = false, help;
+	const struct cmd_opt opts[] = {
+		{"plan", NULL, &plan}, {"loads", NULL, &loads}, {NULL, NULL, NULL}};
 	struct cmd_world w;
 	struct diag d = {0};
-	int plan = 0, loads = 0, r;
+	int n = cmd_opts_parse("check", argc, argv, opts, false, &help), r;
 
-	if (cmd_wants_help(argc, argv)) {
+	if (help) {
 		check_usage(stdout);
 		return CMD_OK;
 	}
-	if (argc == 3 && (!strcmp(argv[1], "--plan") || !strcmp(argv[1], "--loads"))) {
-		plan = !strcmp(argv[1], "--plan");
-		loads = !plan;
-		argv++;
-		argc--;
-	}
-	if (argc != 2) {
+	if (n != 1 || (plan && loads)) {
 		check_usage(stderr);
 		return CMD_USAGE;
 	}

@@ -267,17 +267,13 @@ int cmd_scenarios_dir(const char *given, char *out, size_t len)
 	return k > 0 && (size_t)k < len && is_dir(out) ? 0 : -ENOENT;
 }
 
-int cmd_wants_help(int argc, char **argv)
+int cmd_results_refused(struct diag *d)
 {
-	int i;
+	char why[sizeof(d->msg)];
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--"))
-			return 0;
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-			return 1;
-	}
-	return 0;
+	snprintf(why, sizeof(why), "%s", d->msg);
+	diag_clear(d);
+	return diag_set(d, -EINVAL, "results folder: %.900s; give --results DIR", why);
 }
 
 int cmd_need_root(const char *cmd)

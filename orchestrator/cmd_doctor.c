@@ -172,18 +172,19 @@ int cmd_doctor(int argc, char **argv)
 	bool want[DOCTOR_FEATS];
 	struct diag d = {0};
 	char emu[PATH_MAX], why[512] = "";
-	int r;
+	bool help;
+	int nops = cmd_opts_parse("doctor", argc, argv, NULL, false, &help), r;
 
-	if (cmd_wants_help(argc, argv)) {
+	if (help) {
 		doctor_usage(stdout);
 		return CMD_OK;
 	}
-	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
+	if (nops < 0 || nops > 1) {
 		doctor_usage(stderr);
 		return CMD_USAGE;
 	}
 	doctor_needs_core(&n);
-	r = argc == 2 ? load_needs(argv[1], &n, &d) : 0;
+	r = nops == 1 ? load_needs(argv[1], &n, &d) : 0;
 	if (r)
 		return cmd_fail("doctor", r, &d);
 	if (!doctor_probe_root(&res[DOCTOR_ROOT])) {

@@ -20,18 +20,20 @@ static void down_usage(FILE *f)
 static void down_said(const char *name, const struct fabric_down_info *in)
 {
 	if (in->runner)
-		fprintf(stderr, "testbed down: stopped the running 'up' of '%s' (pid %d)%s\n", name,
-			(int)in->runner,
-			in->runner_killed ? ", killed: it did not stop in time" : "");
+		cmd_note("testbed down: stopped the running 'up' of '%s' (pid %d)%s\n", name,
+			 (int)in->runner,
+			 in->runner_killed ? ", killed: it did not stop in time" : "");
 	cmd_said_foreign("down", in);
-	fprintf(stderr, "testbed down: '%s' removed\n", name);
+	cmd_note("testbed down: '%s' removed\n", name);
 }
 
 int cmd_down(int argc, char **argv)
 {
+	bool help;
 	int i, r, rc = CMD_OK;
 
-	if (cmd_wants_help(argc, argv)) {
+	argc = 1 + cmd_opts_parse("down", argc, argv, NULL, false, &help);
+	if (help) {
 		down_usage(stdout);
 		return CMD_OK;
 	}
@@ -52,7 +54,18 @@ int cmd_down(int argc, char **argv)
 		struct diag d = {0};
 
 		r = fabric_down(argv[i], &info, &d);
-		if (r == -ENOENT) {
+		if (r == -EALREADY) {
+			if (info.waited_for > 0)
+				fprintf(stderr,
+					"testbed down: '%s' was removed by another 'testbed down' "
+					"(pid %d), waited for\n",
+					argv[i], (int)info.waited_for);
+			else
+				fprintf(stderr,
+					"testbed down: '%s' was removed meanwhile by another "
+					"'testbed down'\n",
+					argv[i]);
+		} else if (r == -ENOENT) {
 			fprintf(stderr,
 				"testbed down: no testbed named '%s' ('testbed status' lists "
 				"them)\n",

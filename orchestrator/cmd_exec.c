@@ -65,13 +65,14 @@ static int node_name_check(const char *node, struct diag *d)
 int cmd_exec(int argc, char **argv)
 {
 	struct diag d = {0};
-	int fd, r;
+	bool help;
+	int n = cmd_opts_parse("exec", argc, argv, NULL, true, &help), fd, r;
 
-	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+	if (help) {
 		exec_usage(stdout);
 		return CMD_OK;
 	}
-	if (argc < 5 || strcmp(argv[3], "--")) {
+	if (n < 4 || strcmp(argv[3], "--")) {
 		exec_usage(stderr);
 		return CMD_USAGE;
 	}

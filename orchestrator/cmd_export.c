@@ -10,6 +10,7 @@
 #include "model/gen.h"
 #include "orchestrator/cmd.h"
 #include "orchestrator/scenario_sweep.h"
+#include "orchestrator/wdir.h"
 
 static void export_usage(FILE *f)
 {
@@ -35,31 +36,26 @@ struct export_args {
 	const char *out, *file;
 };
 
-/* argv into a: one format, --out FILE at most once, one scenario. 0, or -EINVAL. */
-static int export_args_parse(int argc, char **argv, struct export_args *a)
+/* argv into a: one format, --out FILE at most once, one scenario. 0, or -EINVAL (also for
+ * --help, with *help set). */
+static int export_args_parse(int argc, char **argv, struct export_args *a, bool *help)
 {
-	int i;
+	bool dot = false, clab = false;
+	const struct cmd_opt opts[] = {{"dot", NULL, &dot},
+				       {"containerlab", NULL, &clab},
+				       {"out", &a->out, NULL},
+				       {NULL, NULL, NULL}};
+	int n;
 
 	memset(a, 0, sizeof(*a));
-	for (i = 1; i < argc; i++) {
-		const char *s = argv[i];
-
-		if (!strcmp(s, "--dot") || !strcmp(s, "--containerlab")) {
-			if (a->fmt)
-				return -EINVAL;
-			a->fmt = s[2] == 'd' ? EXPORT_DOT : EXPORT_CLAB;
-		} else if (!strcmp(s, "--out") && i + 1 < argc && !a->out) {
-			a->out = argv[++i];
-		} else if (s[0] == '-' || a->file) {
-			return -EINVAL;
-		} else {
-			a->file = s;
-		}
-	}
-	return a->fmt && a->file && (!a->out || a->out[0]) ? 0 : -EINVAL;
+	n = cmd_opts_parse("export", argc, argv, opts, false, help);
+	if (n != 1 || *help || dot == clab || (a->out && !a->out[0]))
+		return -EINVAL;
+	a->fmt = dot ? EXPORT_DOT : EXPORT_CLAB;
+	a->file = argv[1];
+	return 0;
 }
 
-/* w's topology again at the scenario's own rates: emulation.rate_scale 1, all else alike. */
 static int paper_topo(const struct cmd_world *w, struct topo **out, struct diag *d)
 {
 	struct scenario s = w->e.s; /* a shallow copy, only read: it owns nothing of its own */
@@ -90,20 +86,27 @@ static void export_notes(const struct cmd_world *w)
 			w->e.s.emulation.rate_scale);
 }
 
-/* The text into path, or to standard output if path is NULL. 0, or -errno with d set. */
+/* The text into path (over a file of ours or yours, never through a link: wdir.h), or to
+ * standard output if path is NULL. 0, or -errno with d set. */
 static int export_write(const char *path, const char *text, size_t len, struct diag *d)
 {
-	FILE *f = path ? fopen(path, "we") : stdout;
-	int r = f ? 0 : -errno;
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	char folder[WDIR_PATH_MAX];
+	struct wdir dir;
+	int r;
 
-	if (!r && fwrite(text, 1, len, f) != len)
-		r = -EIO;
-	if (f && (path ? fclose(f) : fflush(f)) && !r)
-		r = -errno;
-	if (r == -EINVAL) /* cmd_fail would call a failed write bad input */
-		r = -EIO;
-	return r ? diag_set(d, r, "writing %s: %s", path ? path : "standard output", strerror(-r))
-		 : 0;
+	if (!path) {
+		r = fwrite(text, 1, len, stdout) == len && !fflush(stdout) ? 0
+		    : errno && errno != EINVAL				   ? -errno
+									   : -EIO;
+		return r ? diag_set(d, r, "writing standard output: %s", strerror(-r)) : 0;
+	}
+	snprintf(folder, sizeof(folder), "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+		 slash ? path : ".");
+	r = wdir_open(&dir, folder, WDIR_GIVE, d);
+	r = r ? r : wdir_write(&dir, slash ? slash + 1 : path, text, len, WDIR_REPLACE, d);
+	wdir_close(&dir);
+	return r;
 }
 
 /* The export of w in format fmt, written to out. 0, or -errno with d set. */
@@ -139,11 +142,14 @@ int cmd_export(int argc, char **argv)
 	struct diag d = {0};
 	int r;
 
-	if (cmd_wants_help(argc, argv)) {
+	bool help;
+	int err = export_args_parse(argc, argv, &a, &help);
+
+	if (help) {
 		export_usage(stdout);
 		return CMD_OK;
 	}
-	if (export_args_parse(argc, argv, &a)) {
+	if (err) {
 		export_usage(stderr);
 		return CMD_USAGE;
 	}

@@ -32,28 +32,28 @@ static int parse_u(const char *s, unsigned long max, unsigned long *out)
 	return (errno || *end || !*s || *out > max) ? -EINVAL : 0;
 }
 
-static int parse_opts(int argc, char **argv, struct route_flow *f)
+/* The flow's options (NULL: not given) into f, with the defaults. 0 or -EINVAL. */
+static int flow_opts(const char *const v[4], struct route_flow *f)
 {
-	unsigned long v;
-	int i;
+	unsigned long n;
 
 	f->proto = 6;
 	f->sport = 40000;
 	f->dport = 5201;
-	for (i = 0; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--proto") &&
-		    (!strcmp(argv[i + 1], "tcp") || !strcmp(argv[i + 1], "udp")))
-			f->proto = argv[i + 1][0] == 't' ? 6 : 17;
-		else if (!strcmp(argv[i], "--sport") && !parse_u(argv[i + 1], 65535, &v))
-			f->sport = (uint16_t)v;
-		else if (!strcmp(argv[i], "--dport") && !parse_u(argv[i + 1], 65535, &v))
-			f->dport = (uint16_t)v;
-		else if (!strcmp(argv[i], "--tag") && !parse_u(argv[i + 1], 63, &v))
-			f->tag = (uint8_t)v;
-		else
-			return -EINVAL;
-	}
-	return i == argc ? 0 : -EINVAL;
+	if (v[0] && strcmp(v[0], "tcp") && strcmp(v[0], "udp"))
+		return -EINVAL;
+	if (v[0])
+		f->proto = v[0][0] == 't' ? 6 : 17;
+	if (v[1] && parse_u(v[1], 65535, &n))
+		return -EINVAL;
+	f->sport = v[1] ? (uint16_t)n : f->sport;
+	if (v[2] && parse_u(v[2], 65535, &n))
+		return -EINVAL;
+	f->dport = v[2] ? (uint16_t)n : f->dport;
+	if (v[3] && parse_u(v[3], 63, &n))
+		return -EINVAL;
+	f->tag = v[3] ? (uint8_t)n : 0;
+	return 0;
 }
 
 /* A file path, or the saved scenario of a testbed with that name. */
@@ -103,14 +103,21 @@ int cmd_path(int argc, char **argv)
 	struct route_flow f = {0};
 	struct cmd_world w;
 	struct diag d = {0};
+	const char *v[4] = {NULL};
+	const struct cmd_opt opts[] = {{"proto", &v[0], NULL},
+				       {"sport", &v[1], NULL},
+				       {"dport", &v[2], NULL},
+				       {"tag", &v[3], NULL},
+				       {NULL, NULL, NULL}};
 	char file[512];
-	int r, rc;
+	bool help;
+	int r = cmd_opts_parse("path", argc, argv, opts, false, &help), rc;
 
-	if (cmd_wants_help(argc, argv)) {
+	if (help) {
 		path_usage(stdout);
 		return CMD_OK;
 	}
-	if (argc < 4 || parse_opts(argc - 4, argv + 4, &f)) {
+	if (r != 3 || flow_opts(v, &f)) {
 		path_usage(stderr);
 		return CMD_USAGE;
 	}

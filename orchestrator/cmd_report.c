@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "orchestrator/cmd.h"
 #include "orchestrator/cmd_run.h"
@@ -43,43 +42,47 @@ static int64_t last_time(const struct rec_run *rec)
 
 /* A folder written before summary.json existed: the dilation from its scenario.yaml, the end
  * from its records, the names from the scenario and the folder. */
-static int info_fallback(const char *dir, struct res_info *info, struct diag *d)
+static int info_fallback(const struct wdir *dir, struct res_info *info, struct diag *d)
 {
 	struct rec_run rec = {0};
 	struct experiment e;
-	const char *slash = strrchr(dir, '/');
-	char path[1100];
+	char path[WDIR_PATH_MAX + 32], *text = NULL;
+	size_t len;
 	int r;
 
-	snprintf(path, sizeof(path), "%s/scenario.yaml", dir);
-	r = exp_parse_file(path, &e, d);
+	exp_init(&e);
+	wdir_join(path, sizeof(path), dir, "scenario.yaml");
+	r = wdir_read(dir, "scenario.yaml", &text, &len);
+	if (r)
+		r = diag_set(d, r, "%s: %s", path, wdir_read_error(r));
+	r = r ? r : exp_parse_buffer(path, text, len, &e, d);
 	if (!r && !(e.s.emulation.rate_scale > 0))
 		r = diag_set(d, -EINVAL, "%s: rate_scale auto: the dilation is unknown", path);
 	r = r ? r : res_records_read(dir, &rec, d);
 	if (!r) {
 		memset(info, 0, sizeof(*info));
 		snprintf(info->scenario, sizeof(info->scenario), "%.63s", e.s.name);
-		snprintf(info->run_id, sizeof(info->run_id), "%.127s", slash ? slash + 1 : dir);
+		snprintf(info->run_id, sizeof(info->run_id), "%.127s", dir->name);
 		info->dilation = scn_dilation(&e.s);
 		info->t_end = last_time(&rec);
 		res_info_normalize(info);
 	}
+	free(text);
 	exp_done(&e);
 	rec_run_done(&rec);
 	return r;
 }
 
-static int report_run(const char *dir, struct diag *d)
+static int report_run(const struct wdir *dir, struct diag *d)
 {
 	struct diag warn = {0};
 	struct res_info info;
 	struct res_run x;
-	char path[1100];
 	char *txt = NULL;
 	int r;
 
-	snprintf(path, sizeof(path), "%s/summary.json", dir);
-	r = access(path, F_OK) ? info_fallback(dir, &info, d) : res_info_read(dir, &info, d);
+	r = wdir_has(dir, "summary.json") ? res_info_read(dir, &info, d)
+					  : info_fallback(dir, &info, d);
 	r = r ? r : res_report(dir, &info, NULL, &x, &txt, &warn, d);
 	if (r)
 		return r;
@@ -96,21 +99,23 @@ static int report_run(const char *dir, struct diag *d)
 int cmd_report(int argc, char **argv)
 {
 	struct diag d = {0};
-	char path[1100];
-	int r;
+	struct wdir dir;
+	bool help;
+	int r = cmd_opts_parse("report", argc, argv, NULL, false, &help);
 
-	if (cmd_wants_help(argc, argv)) {
+	if (help) {
 		report_usage(stdout);
 		return CMD_OK;
 	}
-	if (argc != 2) {
+	if (r != 1) {
 		report_usage(stderr);
 		return CMD_USAGE;
 	}
-	snprintf(path, sizeof(path), "%s/%s", argv[1], SWEEP_FILE);
-	if (!access(path, F_OK))
-		r = sweep_report(argv[1], true, &d);
-	else
-		r = report_run(argv[1], &d);
+	r = wdir_open(&dir, argv[1], WDIR_GIVE, &d);
+	if (!r && wdir_has(&dir, SWEEP_FILE))
+		r = sweep_report(&dir, true, &d);
+	else if (!r)
+		r = report_run(&dir, &d);
+	wdir_close(&dir);
 	return r ? cmd_fail("report", r, &d) : CMD_OK;
 }

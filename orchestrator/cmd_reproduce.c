@@ -20,6 +20,8 @@
 
 #include "orchestrator/cmd.h"
 #include "orchestrator/repro.h"
+#include "orchestrator/results.h"
+#include "orchestrator/wdir.h"
 
 static volatile sig_atomic_t repro_stop;
 
@@ -62,41 +64,35 @@ struct opts {
 	size_t np;
 };
 
-static int parse(int argc, char **argv, struct opts *o)
+/* argv into o. 0, or -EINVAL (also for --help, with *help set). */
+static int parse(int argc, char **argv, struct opts *o, bool *help)
 {
-	int i;
+	const struct cmd_opt opts[] = {{"quick", NULL, &o->quick},
+				       {"sim", NULL, &o->sim},
+				       {"results", &o->results, NULL},
+				       {"scenarios", &o->scenarios, NULL},
+				       {NULL, NULL, NULL}};
+	int n = cmd_opts_parse("reproduce", argc, argv, opts, false, help), i;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--quick")) {
-			o->quick = true;
-		} else if (!strcmp(argv[i], "--sim")) {
-			o->sim = true;
-		} else if ((!strcmp(argv[i], "--results") || !strcmp(argv[i], "--scenarios")) &&
-			   i + 1 < argc) {
-			*(argv[i][2] == 'r' ? &o->results : &o->scenarios) = argv[i + 1];
-			i++;
-		} else if (argv[i][0] == '-' || o->np == sizeof(o->papers) / sizeof(o->papers[0])) {
-			return -EINVAL;
-		} else {
-			o->papers[o->np++] = argv[i];
-		}
-	}
+	if (n < 0 || *help || (size_t)n > sizeof(o->papers) / sizeof(o->papers[0]))
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		o->papers[o->np++] = argv[1 + i];
 	return 0;
 }
 
-/* Runs `testbed up|sim --results dir file` with its output into log; its exit code. The
+/* Runs `testbed up|sim --results dir file` with its output into log_fd; its exit code. The
  * child is this very executable (/proc/self/exe), also if a rebuild replaced its file. */
-static int run_child(enum repro_backend be, const char *dir, const char *file, const char *log)
+static int run_child(enum repro_backend be, const char *dir, const char *file, int log_fd)
 {
 	pid_t pid;
-	int st, fd;
+	int st;
 
 	pid = fork();
 	if (pid < 0)
 		return -errno;
 	if (!pid) {
-		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+		if (dup2(log_fd, 1) < 0 || dup2(log_fd, 2) < 0)
 			_exit(126);
 		execl("/proc/self/exe", "testbed", be == REPRO_SIM ? "sim" : "up", "--results", dir,
 		      file, (char *)NULL);
@@ -108,18 +104,14 @@ static int run_child(enum repro_backend be, const char *dir, const char *file, c
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-/* The folder the child named last in its log: "comparison: DIR/comparison.txt" for a sweep,
- * "results: DIR" for one run. */
-static bool child_dir(const char *log, char *out, size_t len, bool *sweep)
+/* The folder the child named last in its log (text): "comparison: DIR/comparison.txt" for a
+ * sweep, "results: DIR" for one run. */
+static bool child_dir(char *text, char *out, size_t len, bool *sweep)
 {
-	FILE *f = fopen(log, "r");
-	char line[1024], *p;
+	char *line, *save = NULL, *p;
 	bool found = false;
 
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (!strncmp(line, "comparison: ", 12) && (p = strrchr(line, '/'))) {
 			*p = '\0';
 			snprintf(out, len, "%s", line + 12);
@@ -130,8 +122,43 @@ static bool child_dir(const char *log, char *out, size_t len, bool *sweep)
 			*sweep = false;
 		}
 	}
-	fclose(f);
 	return found;
+}
+
+/* What the child wrote into the log it was given, read back through that very file (opened
+ * again from our own descriptor: nobody else could have changed or swapped it).
+ * NUL-terminated, malloc'd, or NULL. */
+static char *log_text(int log_fd)
+{
+	char self[64], *text = NULL;
+	struct stat st;
+	size_t len = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", log_fd); /* it is write-only */
+	fd = open(self, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && !fstat(fd, &st) && (text = malloc((size_t)st.st_size + 1)))
+		for (; len < (size_t)st.st_size; len += (size_t)n)
+			if ((n = read(fd, text + len, (size_t)st.st_size - len)) <= 0)
+				break;
+	if (text)
+		text[len] = '\0';
+	if (fd >= 0)
+		close(fd);
+	return text;
+}
+
+/* path's name as JSON (NULL if it cannot be read), without following a link as root. */
+static json_t *load_json(const char *dir, const char *name)
+{
+	struct wdir w;
+	json_t *j = NULL;
+
+	if (!wdir_open(&w, dir, 0, NULL))
+		(void)res_json_read(&w, name, &j, NULL);
+	wdir_close(&w);
+	return j;
 }
 
 /* The runs of a sweep and their verdicts (sweep.json, each run's summary.json). */
@@ -142,19 +169,16 @@ static void read_runs(const char *dir, struct repro_result *r)
 	const char *verdict;
 	size_t i;
 
-	if (join(path, sizeof(path), dir, "sweep.json"))
-		return;
-	sw = json_load_file(path, 0, NULL);
+	sw = load_json(dir, "sweep.json");
 	runs = json_object_get(sw, "runs");
 	json_array_foreach(runs, i, run)
 	{
 		r->runs++;
 		r->ok += !strcmp(json_string_value(json_object_get(run, "status")) ?: "", "ok");
 		if (join(path, sizeof(path), dir,
-			 json_string_value(json_object_get(run, "dir")) ?: "") ||
-		    join(path + strlen(path), sizeof(path) - strlen(path), "", "summary.json"))
+			 json_string_value(json_object_get(run, "dir")) ?: ""))
 			continue;
-		sum = json_load_file(path, 0, NULL);
+		sum = load_json(path, "summary.json");
 		verdict = json_string_value(
 			json_object_get(json_object_get(sum, "fidelity"), "verdict"));
 		r->degraded += verdict && !strcmp(verdict, "degraded");
@@ -166,13 +190,10 @@ static void read_runs(const char *dir, struct repro_result *r)
 /* One run's verdict (no sweep): its summary.json. */
 static void read_one(const char *dir, struct repro_result *r)
 {
-	char path[PATH_MAX];
 	json_t *sum, *tot;
 	const char *verdict;
 
-	if (join(path, sizeof(path), dir, "summary.json"))
-		return;
-	sum = json_load_file(path, 0, NULL);
+	sum = load_json(dir, "summary.json");
 	tot = json_object_get(sum, "totals");
 	if (!sum)
 		return;
@@ -192,15 +213,12 @@ static double num(const json_t *v)
 /* The comparison's figures the report lists (repro_row_wanted). */
 static int read_rows(const char *dir, struct repro_result *r)
 {
-	char path[PATH_MAX];
 	json_t *cmp, *vars, *v, *cell;
 	const char *metric;
 	size_t i;
 	int err = 0;
 
-	if (join(path, sizeof(path), dir, "comparison.json"))
-		return 0;
-	cmp = json_load_file(path, 0, NULL);
+	cmp = load_json(dir, "comparison.json");
 	vars = json_object_get(cmp, "variants");
 	json_array_foreach(vars, i, v)
 	{
@@ -237,42 +255,56 @@ static void relative(const char *root, const char *dir, char *out, size_t len)
 	snprintf(out, len, "%s", dir);
 }
 
-static int run_item(const char *root, const char *scen, struct repro_result *r, uint32_t k,
-		    uint32_t n)
+/* Runs item k of n with its log in root (over an earlier run's), reads what it left. */
+static int run_item(const struct wdir *root, const char *scen, struct repro_result *r, uint32_t k,
+		    uint32_t n, struct diag *d)
 {
-	char dir[PATH_MAX], file[PATH_MAX], log[PATH_MAX], out[PATH_MAX], name[64];
+	char dir[PATH_MAX], file[PATH_MAX], out[PATH_MAX], name[64], *text = NULL;
 	struct timespec t0, t1;
+	struct wdir pd;
+	struct wfile log;
 	bool sweep = false;
+	int err;
 
 	snprintf(name, sizeof(name), "%s-%u.log", r->it->paper, k + 1);
-	if (join(dir, sizeof(dir), root, r->it->paper) ||
-	    join(file, sizeof(file), scen, r->it->file) || join(log, sizeof(log), root, name))
-		return -ENAMETOOLONG;
-	relative(root, log, r->log, sizeof(r->log));
-	relative(root, file, r->file, sizeof(r->file));
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return -errno;
-	printf("[%u/%u] %s: testbed %s %s ...", k + 1, n, r->it->paper,
-	       r->be == REPRO_SIM ? "sim" : "up", file);
+	if (join(dir, sizeof(dir), root->path, r->it->paper) ||
+	    join(file, sizeof(file), scen, r->it->file))
+		return diag_set(d, -ENAMETOOLONG, "%s: the name is too long", r->it->file);
+	snprintf(r->log, sizeof(r->log), "%s", name);
+	relative(root->path, file, r->file, sizeof(r->file));
+	err = wdir_sub(&pd, root, r->it->paper, WDIR_CREATE, d);
+	wdir_close(&pd);
+	err = err ? err : wfile_open(&log, root, name, WDIR_REPLACE, d);
+	if (err)
+		return err;
+	if (!cmd_quiet()) /* progress: one line an item, on stdout beside the report's path */
+		printf("[%u/%u] %s: testbed %s %s ...", k + 1, n, r->it->paper,
+		       r->be == REPRO_SIM ? "sim" : "up", file);
 	fflush(stdout);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	r->status = run_child(r->be, dir, file, log);
+	r->status = run_child(r->be, dir, file, log.fd);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	r->secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	if (r->status < 0)
-		return r->status;
-	if (child_dir(log, out, sizeof(out), &sweep)) {
-		relative(root, out, r->dir, sizeof(r->dir));
+	text = log_text(log.fd);
+	err = wfile_commit(&log, d);
+	if (!err && r->status < 0)
+		err = diag_set(d, r->status, "%s: %s", r->it->file, strerror(-r->status));
+	if (!err && text && child_dir(text, out, sizeof(out), &sweep)) {
+		relative(root->path, out, r->dir, sizeof(r->dir));
 		if (sweep) {
 			read_runs(out, r);
 			if (read_rows(out, r))
-				return -ENOMEM;
+				err = diag_set(d, -ENOMEM, "out of memory");
 		} else {
 			read_one(out, r);
 		}
 	}
+	free(text);
+	if (err)
+		return err;
 	repro_verdict(r, out, sizeof(out));
-	printf(" %s, %.0f s (log %s)\n", out, r->secs, log);
+	if (!cmd_quiet())
+		printf(" %s, %.0f s (log %s/%s)\n", out, r->secs, root->path, name);
 	return 0;
 }
 
@@ -293,38 +325,50 @@ static void header(char *buf, size_t len, const struct opts *o, const char *root
 		 sysconf(_SC_NPROCESSORS_ONLN), u.release);
 }
 
-static int write_report(const char *root, const struct opts *o, const struct repro_result *res,
-			size_t n, char *path, size_t len)
+/* report.md in root (over an earlier one). 0 or -errno with d set. */
+static int write_report(const struct wdir *root, const struct opts *o,
+			const struct repro_result *res, size_t n, struct diag *d)
 {
-	char head[PATH_MAX + 1024];
-	FILE *f;
+	char head[PATH_MAX + 1024], *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int err;
 
-	if (join(path, len, root, "report.md"))
-		return -ENAMETOOLONG;
-	f = fopen(path, "w");
 	if (!f)
-		return -errno;
-	header(head, sizeof(head), o, root);
+		return diag_set(d, -ENOMEM, "out of memory for report.md");
+	header(head, sizeof(head), o, root->path);
 	repro_report(f, head, res, n);
-	return fclose(f) ? -errno : 0;
+	err = fclose(f) ? diag_set(d, -ENOMEM, "out of memory for report.md")
+			: wdir_write(root, "report.md", text, len, WDIR_REPLACE, d);
+	free(text);
+	return err;
 }
 
-static int default_root(char *out, size_t len)
+/* The report's folder: DIR as given (made if missing), or a new results/reproduce/<date-time>;
+ * proven to take files before anything runs. */
+static int open_root(const struct opts *o, struct wdir *root, struct diag *d)
 {
 	time_t now = time(NULL);
+	struct wdir parent;
 	char stamp[32];
+	int r;
 
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
-	if (mkdir("results", 0755) && errno != EEXIST)
-		return -errno;
-	if (mkdir("results/reproduce", 0755) && errno != EEXIST)
-		return -errno;
-	snprintf(out, len, "results/reproduce/%s", stamp);
-	return 0;
+	if (o->results) {
+		r = wdir_open(root, o->results, WDIR_CREATE | WDIR_GIVE, d);
+	} else {
+		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
+		r = wdir_open(&parent, "results/reproduce", WDIR_CREATE | WDIR_GIVE, d);
+		r = r ? r : wdir_new(root, &parent, stamp, "", d);
+		wdir_close(&parent);
+	}
+	r = r ? r : wdir_prove(root, d);
+	if (r)
+		wdir_prune(root);
+	return r ? cmd_results_refused(d) : 0;
 }
 
 static int prepare(const struct opts *o, const uint32_t *idx, size_t n, char *scen, size_t slen,
-		   char *root, size_t rlen, struct diag *d)
+		   struct wdir *root, struct diag *d)
 {
 	size_t i;
 
@@ -339,13 +383,7 @@ static int prepare(const struct opts *o, const uint32_t *idx, size_t n, char *sc
 		return diag_set(d, -ENOENT, "no scenarios folder: %s (give --scenarios DIR)",
 				o->scenarios ? o->scenarios
 					     : "neither ./scenarios nor the installed one");
-	if (o->results)
-		snprintf(root, rlen, "%s", o->results);
-	else if (default_root(root, rlen))
-		return diag_set(d, -errno, "results/reproduce: %s", strerror(errno));
-	if (mkdir(root, 0755) && errno != EEXIST)
-		return diag_set(d, -errno, "%s: %s", root, strerror(errno));
-	return 0;
+	return open_root(o, root, d);
 }
 
 int cmd_reproduce(int argc, char **argv)
@@ -354,48 +392,52 @@ int cmd_reproduce(int argc, char **argv)
 	struct diag d = {0};
 	uint32_t idx[REPRO_ITEMS_MAX];
 	struct repro_result res[REPRO_ITEMS_MAX];
-	char scen[PATH_MAX], root[PATH_MAX], report[PATH_MAX];
+	char scen[PATH_MAX];
+	struct wdir root = WDIR_INIT;
 	size_t n = 0, i;
-	int r, err, failed = 0;
+	bool help;
+	int r = parse(argc, argv, &o, &help), err, failed = 0;
 
-	if (cmd_wants_help(argc, argv)) {
+	if (help) {
 		usage(stdout);
 		return CMD_OK;
 	}
-	if (parse(argc, argv, &o)) {
+	if (r) {
 		usage(stderr);
 		return CMD_USAGE;
 	}
 	r = repro_select(o.papers, o.np, o.quick, idx, &n, &d);
-	r = r ? r : prepare(&o, idx, n, scen, sizeof(scen), root, sizeof(root), &d);
+	r = r ? r : prepare(&o, idx, n, scen, sizeof(scen), &root, &d);
 	if (r)
 		return cmd_fail("reproduce", r, &d);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	memset(res, 0, sizeof(res));
-	printf("testbed reproduce: %zu scenarios into %s\n", n, root);
+	if (!cmd_quiet())
+		printf("testbed reproduce: %zu scenarios into %s\n", n, root.path);
 	for (i = 0; i < n; i++) {
 		res[i].it = &repro_items[idx[i]];
 		res[i].be = repro_backend_of(res[i].it, o.quick, o.sim);
 		res[i].status = -1;
 		if (repro_stop)
 			continue;
-		r = run_item(root, scen, &res[i], (uint32_t)i, (uint32_t)n);
+		r = run_item(&root, scen, &res[i], (uint32_t)i, (uint32_t)n, &d);
 		if (r) {
-			printf("\n");
-			diag_set(&d, r, "%s: %s", res[i].it->file, strerror(-r));
+			if (!cmd_quiet())
+				printf("\n");
 			break;
 		}
 		failed += res[i].status != 0 || res[i].ok < res[i].runs;
 	}
 	/* what ran is reported, also when the rest could not run */
-	err = write_report(root, &o, res, n, report, sizeof(report));
+	err = write_report(&root, &o, res, n, &d);
 	for (i = 0; i < n; i++)
 		vec_free(&res[i].rows);
-	if (err)
-		diag_set(&d, err, "%s/report.md: %s", root, strerror(-err));
+	if (!r && !err)
+		printf("report: %s/report.md%s\n", root.path,
+		       repro_stop ? " (interrupted: the rest not run)" : "");
+	wdir_close(&root);
 	if (r || err)
 		return cmd_fail("reproduce", r ? r : err, &d);
-	printf("report: %s%s\n", report, repro_stop ? " (interrupted: the rest not run)" : "");
 	return failed || repro_stop ? CMD_FAIL : CMD_OK;
 }

@@ -93,6 +93,8 @@ static void on_progress(void *arg, const struct run *r)
 
 	run_counts(r, &c);
 	ended = c.ok + c.failed == r->njobs;
+	if (cmd_quiet())
+		return;
 	if (!pg->tty && !memcmp(&c, &pg->last, sizeof(c)) &&
 	    wall - pg->last_line < PLAIN_EVERY_NS && !ended)
 		return;
@@ -108,23 +110,34 @@ static void on_progress(void *arg, const struct run *r)
 		pg->tty ? "\033[K" : "\n");
 }
 
-void cmd_run_give_back(const struct experiment *e, const char *dir)
-{
-	res_give_back(e->run.results, dir);
-}
-
-void cmd_run_results_dir(const struct experiment *e, const char *suffix, char *buf, size_t len)
+int cmd_run_folder_open(struct cmd_run_folder *f, const struct experiment *e, const char *suffix,
+			struct diag *d)
 {
 	time_t now = time(NULL);
 	struct tm tm;
 	char stamp[32];
-	int k;
+	int r;
 
+	*f = (struct cmd_run_folder)CMD_RUN_FOLDER_INIT;
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	snprintf(buf, len, "%s/%s/%s%s", e->run.results, e->s.name, stamp, suffix);
-	for (k = 2; access(buf, F_OK) == 0 && k < 100; k++)
-		snprintf(buf, len, "%s/%s/%s-%d%s", e->run.results, e->s.name, stamp, k, suffix);
+	r = wdir_open(&f->root, e->run.results, WDIR_CREATE | WDIR_GIVE, d);
+	r = r ? r : wdir_sub(&f->scen, &f->root, e->s.name, WDIR_CREATE, d);
+	r = r ? r : wdir_new(&f->run, &f->scen, stamp, suffix, d);
+	r = r ? r : wdir_prove(&f->run, d);
+	if (!r)
+		return 0;
+	cmd_run_folder_close(f);
+	return cmd_results_refused(d);
+}
+
+void cmd_run_folder_close(struct cmd_run_folder *f)
+{
+	if (!f)
+		return;
+	wdir_prune(&f->run);
+	wdir_prune(&f->scen);
+	wdir_prune(&f->root);
 }
 
 void cmd_run_verdict(const char *who, const struct col_metrics *m)
@@ -140,8 +153,8 @@ void cmd_run_verdict(const char *who, const struct col_metrics *m)
 		return;
 	}
 	if (!f->degraded) {
-		fprintf(stderr, "%s: fidelity ok (CPU busy mean %.0f%%, peak %.0f%%)\n", who,
-			100 * f->busy_mean, 100 * f->busy_peak);
+		cmd_note("%s: fidelity ok (CPU busy mean %.0f%%, peak %.0f%%)\n", who,
+			 100 * f->busy_mean, 100 * f->busy_peak);
 		return;
 	}
 	fprintf(stderr,
@@ -180,12 +193,12 @@ static int execute(struct run *r, struct progress *pg, const char *who, struct d
 	if (!err && r->njobs && !pg->done_units)
 		err = diag_set(d, -ENOMEM, "out of memory");
 	if (!err) {
-		fprintf(stderr, "%s: %s%srunning %u jobs on %u %s\n", who,
-			pg->label ? pg->label : "", pg->label ? ": " : "", r->njobs, r->nnodes,
-			r->be == &run_emu_backend ? "emu-nodes" : "endpoints in virtual time");
+		cmd_note("%s: %s%srunning %u jobs on %u %s\n", who, pg->label ? pg->label : "",
+			 pg->label ? ": " : "", r->njobs, r->nnodes,
+			 r->be == &run_emu_backend ? "emu-nodes" : "endpoints in virtual time");
 		err = run_loop(r, d);
 		if (pg->tty)
-			fputc('\n', stderr);
+			cmd_note("\n");
 	}
 	sample_report(r, who);
 	r->rec.t_end = run_now(r);
@@ -214,32 +227,31 @@ static void print_results(const struct run *r, const struct res_run *x, const ch
 }
 
 /* Writes the folder and its reports, prints them. */
-static int report(struct run *r, const char *dir, const struct cmd_run_opts *o, const char *who,
+static int report(struct run *r, const struct cmd_run_opts *o, const char *who,
 		  struct cmd_run_out *out, struct diag *d)
 {
 	struct res_info info = {.dilation = r->dilation, .t_end = r->rec.t_end};
+	const struct wdir *dir = o->dir;
 	struct diag warn = {0};
 	struct res_run x;
-	const char *slash = strrchr(dir, '/');
 	char *txt = NULL;
 	int err;
 
 	snprintf(info.scenario, sizeof(info.scenario), "%.63s", r->e->s.name);
-	snprintf(info.run_id, sizeof(info.run_id), "%.127s", slash ? slash + 1 : dir);
+	snprintf(info.run_id, sizeof(info.run_id), "%.127s", dir->name);
 	snprintf(info.backend, sizeof(info.backend), "%s", r->be->name);
 	info.sched = (struct col_sched_counts){.known = true,
 					       .frag_jobs = r->sched.frag_jobs,
 					       .frag_tries = r->sched.frag_tries,
 					       .rewires = r->rewires};
 	res_info_normalize(&info);
-	err = run_write(r, dir, d);
+	err = run_write(r, dir, o->note, d);
 	err = err ? err : res_report(dir, &info, &r->rec, &x, &txt, &warn, d);
-	run_give_back(r, dir);
 	if (err)
 		return err;
 	if (warn.msg[0])
 		fprintf(stderr, "%s: plots: %s\n", who, warn.msg);
-	print_results(r, &x, txt, dir, o, who);
+	print_results(r, &x, txt, dir->path, o, who);
 	if (r->be->netevs) {
 		size_t nev;
 		const struct rec_netev *v = r->be->netevs(r, &nev);
@@ -250,7 +262,7 @@ static int report(struct run *r, const char *dir, const struct cmd_run_opts *o, 
 			       run_netev_summary(v, nev, ev, sizeof(ev)));
 	}
 	if (out) {
-		snprintf(out->dir, sizeof(out->dir), "%s", dir);
+		snprintf(out->dir, sizeof(out->dir), "%s", dir->path);
 		out->degraded = x.m.fid.degraded;
 	}
 	free(txt);
@@ -263,20 +275,15 @@ int cmd_run_on(struct run *r, const struct cmd_run_opts *o, struct cmd_run_out *
 	const char *who = r->be == &run_emu_backend ? "testbed up" : "testbed sim";
 	struct progress pg = {.tty = isatty(STDERR_FILENO),
 			      .clock = r->be == &run_emu_backend ? "elapsed" : "virtual",
-			      .label = o ? o->label : NULL,
+			      .label = o->label,
 			      .wall0 = netctl_now()};
-	char dir[512];
 	int err, werr = 0;
 
 	r->progress = on_progress;
 	r->progress_arg = &pg;
 	err = execute(r, &pg, who, d);
-	if (o && o->dir)
-		snprintf(dir, sizeof(dir), "%s", o->dir);
-	else
-		cmd_run_results_dir(r->e, "", dir, sizeof(dir));
 	if (r->njobs && !(r->stop && *r->stop == RUN_STOP_DOWN))
-		werr = report(r, dir, o, who, out, err ? NULL : d);
+		werr = report(r, o, who, out, err ? NULL : d);
 	run_done(r);
 	free(pg.done_units);
 	return err ? err : werr;

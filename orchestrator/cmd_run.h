@@ -8,22 +8,51 @@
 
 #include "collect/metrics.h"
 #include "orchestrator/cmd.h"
+#include "orchestrator/wdir.h"
+
+#define CMD_RUN_FOLDERS 3
 
 struct cmd_run_opts {
-	const char *dir; /* results folder; NULL: <run.results>/<scenario>/<date-time> */
+	const struct wdir *dir; /* the run's results folder, made before it (cmd_run_folder_open) */
 	const char *label; /* prefixed to progress lines ("variant 2/6"), or NULL */
+	const char *note; /* written above its scenario.yaml (a sweep's run), or NULL */
 	bool brief; /* one line of results instead of the whole summary (sweeps) */
+	/* the folders made for this run, outermost first (NULL: none): `up` journals them, so
+	 * that `down` removes those a killed run left empty */
+	const struct wdir *folders[CMD_RUN_FOLDERS];
 };
+
+/* A run's results folder and the folders it is made in. */
+struct cmd_run_folder {
+	struct wdir root; /* run.results (--results) */
+	struct wdir scen; /* <root>/<scenario name> */
+	struct wdir run; /* <scen>/<YYYYmmdd-HHMMSS>[-k]<suffix>: made new */
+};
+
+#define CMD_RUN_FOLDER_INIT                     \
+	{                                       \
+		WDIR_INIT, WDIR_INIT, WDIR_INIT \
+	}
+
+/* Makes e's new results folder, <run.results>/<scenario>/<date-time>[-k]<suffix>, never
+ * reusing one that exists (wdir.h), and proves it takes files: a folder that cannot be written
+ * is refused here, before anything is built or run. Under sudo what it makes goes to the user
+ * who asked. 0, or -EINVAL with d naming the folder and the reason (bad input: exit 2). */
+int cmd_run_folder_open(struct cmd_run_folder *f, const struct experiment *e, const char *suffix,
+			struct diag *d);
+/* Closes them; those made here and left empty (the run wrote nothing) are removed.
+ * NULL-safe. */
+void cmd_run_folder_close(struct cmd_run_folder *f);
 
 /* What a run left, for a sweep's table. */
 struct cmd_run_out {
-	char dir[512];
+	char dir[WDIR_PATH_MAX];
 	bool degraded;
 };
 
 /* Runs w's workload on the built testbed (nsfd: its namespaces, per node) with counter
- * sampling, writes the results folder with its summary and plots, prints the summary and the
- * fidelity verdict. o and out may be NULL. 0 or -errno with d set. */
+ * sampling, writes the results folder o->dir with its summary and plots, prints the summary
+ * and the fidelity verdict. out may be NULL. 0 or -errno with d set. */
 int cmd_run(struct cmd_world *w, const int *nsfd, volatile sig_atomic_t *stop,
 	    const struct cmd_run_opts *o, struct cmd_run_out *out, struct diag *d);
 
@@ -36,11 +65,5 @@ int cmd_run_on(struct run *r, const struct cmd_run_opts *o, struct cmd_run_out *
 /* Prints a run's fidelity verdict to stderr: one line when ok, loudly
  * when degraded. */
 void cmd_run_verdict(const char *who, const struct col_metrics *m);
-
-/* A new results folder's path: <run.results>/<scenario>/<YYYYmmdd-HHMMSS>[-k]<suffix>. */
-void cmd_run_results_dir(const struct experiment *e, const char *suffix, char *buf, size_t len);
-
-/* Under sudo, gives a results folder to the user who asked (results.h, res_give_back). */
-void cmd_run_give_back(const struct experiment *e, const char *dir);
 
 #endif

@@ -41,36 +41,27 @@ static void sample_usage(FILE *f)
 		"every direction every round, not only those that may have changed.\n");
 }
 
-/* The option at argv[i] (its value, if any, at argv[i + 1]); how many words it took, or 0. */
-static int option(int argc, char **argv, int i, struct sample_opts *o)
+/* NAME [--seconds S] [--interval T] [--out DIR] [--full] into o. 0, or -EINVAL (also for
+ * --help, with *help set). */
+static int parse(int argc, char **argv, struct sample_opts *o, bool *help)
 {
-	if (!strcmp(argv[i], "--full")) {
-		o->full = true;
-		return 1;
-	}
-	if (i + 1 >= argc)
-		return 0;
-	if (!strcmp(argv[i], "--seconds"))
-		o->seconds = atof(argv[i + 1]);
-	else if (!strcmp(argv[i], "--interval"))
-		return units_parse_time(argv[i + 1], &o->interval_ns) ? 0 : 2;
-	else if (!strcmp(argv[i], "--out"))
-		o->out = argv[i + 1];
-	else
-		return 0;
-	return 2;
-}
+	const char *secs = NULL, *interval = NULL;
+	const struct cmd_opt opts[] = {{"seconds", &secs, NULL},
+				       {"interval", &interval, NULL},
+				       {"out", &o->out, NULL},
+				       {"full", NULL, &o->full},
+				       {NULL, NULL, NULL}};
+	int n;
 
-static int parse(int argc, char **argv, struct sample_opts *o)
-{
-	int i, k;
-
-	*o = (struct sample_opts){.name = argv[1], .seconds = 10};
-	for (i = 2; i < argc; i += k) {
-		k = option(argc, argv, i, o);
-		if (!k)
-			return -EINVAL;
-	}
+	*o = (struct sample_opts){.seconds = 10};
+	n = cmd_opts_parse("sample", argc, argv, opts, false, help);
+	if (n != 1 || *help)
+		return -EINVAL;
+	o->name = argv[1];
+	if (secs)
+		o->seconds = atof(secs);
+	if (interval && units_parse_time(interval, &o->interval_ns))
+		return -EINVAL;
 	return o->seconds > 0 ? 0 : -EINVAL;
 }
 
@@ -152,7 +143,7 @@ static int sample_loop(struct sampler *s, const struct sample_opts *o, int64_t i
 
 /* A results folder of the sampled span: no jobs, the links' counters and the CPU, and the
  * summary and plots made from them. */
-static int write_out(const struct sample_opts *o, const struct cmd_world *w, struct rec_run *rec,
+static int write_out(const struct wdir *dir, const struct cmd_world *w, struct rec_run *rec,
 		     struct diag *d)
 {
 	struct res_info info = {.dilation = scn_dilation(&w->e.s)};
@@ -165,13 +156,9 @@ static int write_out(const struct sample_opts *o, const struct cmd_world *w, str
 	snprintf(info.scenario, sizeof(info.scenario), "%.63s", w->e.s.name);
 	snprintf(info.run_id, sizeof(info.run_id), "sample");
 	res_info_normalize(&info);
-	err = res_mkdirs(o->out);
-	if (err)
-		return diag_set(d, err, "%s: %s", o->out, strerror(-err));
-	err = res_records_write(o->out, rec, d);
-	if (!err && res_write_topology(o->out, w->t, &w->e.s.shaping))
-		err = diag_set(d, -EIO, "writing %s/topology.json", o->out);
-	err = err ? err : res_report(o->out, &info, NULL, NULL, NULL, &warn, d);
+	err = res_records_write(dir, rec, d);
+	err = err ? err : res_write_topology(dir, w->t, &w->e.s.shaping, d);
+	err = err ? err : res_report(dir, &info, NULL, NULL, NULL, &warn, d);
 	if (!err && warn.msg[0])
 		fprintf(stderr, "testbed sample: plots: %s\n", warn.msg);
 	return err;
@@ -183,18 +170,24 @@ static int run(const struct sample_opts *o, struct cmd_world *w, struct diag *d)
 	int *nsfd = calloc(w->t->nodes.n + 1, sizeof(*nsfd));
 	struct sampler *s = NULL;
 	struct rec_run rec = {0};
+	struct wdir dir = WDIR_INIT;
 	size_t i;
 	int err = nsfd ? 0 : diag_set(d, -ENOMEM, "out of memory");
 
 	for (i = 0; nsfd && i < w->t->nodes.n; i++)
 		nsfd[i] = -1;
+	if (!err && o->out) { /* before the span, not after it */
+		err = wdir_open(&dir, o->out, WDIR_CREATE | WDIR_GIVE, d);
+		err = err ? err : wdir_prove(&dir, d);
+	}
 	err = err ? err : open_nodes(o->name, w->t, nsfd, d);
 	err = err ? err : sampler_open(&s, w->t, &w->e.s.shaping, nsfd, interval, d);
 	if (!err)
 		sampler_set_full(s, o->full);
 	err = err ? err : sample_loop(s, o, interval, &rec, d);
 	if (!err && o->out)
-		err = write_out(o, w, &rec, d);
+		err = write_out(&dir, w, &rec, d);
+	wdir_close(&dir);
 	sampler_free(s);
 	for (i = 0; nsfd && i < w->t->nodes.n; i++)
 		if (nsfd[i] >= 0)
@@ -210,13 +203,14 @@ int cmd_sample(int argc, char **argv)
 	struct cmd_world w;
 	struct diag d = {0};
 	char path[512];
-	int r;
+	bool help;
+	int r = parse(argc, argv, &o, &help);
 
-	if (cmd_wants_help(argc, argv)) {
+	if (help) {
 		sample_usage(stdout);
 		return CMD_OK;
 	}
-	if (argc < 2 || parse(argc, argv, &o)) {
+	if (r) {
 		sample_usage(stderr);
 		return CMD_USAGE;
 	}

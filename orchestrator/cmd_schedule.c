@@ -10,7 +10,7 @@
 
 #include "lib/units.h"
 #include "orchestrator/cmd.h"
-#include "orchestrator/results.h"
+#include "orchestrator/wdir.h"
 #include "orchestrator/scenario_sweep.h"
 #include "policy/torus_order.h"
 #include "traffic/msccl.h"
@@ -122,6 +122,7 @@ static int write_msccl(const struct cmd_world *w, const struct sched_opts *o, ui
 {
 	size_t len = msccl_format(s, NULL, NULL, 0);
 	char *text = malloc(len + 1), name[160], v[24] = "";
+	struct wdir dir;
 	int err;
 
 	if (!text || !len) {
@@ -132,10 +133,12 @@ static int write_msccl(const struct cmd_world *w, const struct sched_opts *o, ui
 	if (o->variant >= 0)
 		snprintf(v, sizeof(v), "-v%ld", o->variant);
 	snprintf(name, sizeof(name), "%s%s-job%u.xml", w->e.s.name, v, job);
-	err = res_write_file(o->msccl, name, text, len);
+	err = wdir_open(&dir, o->msccl, WDIR_CREATE | WDIR_GIVE, d);
+	err = err ? err : wdir_write(&dir, name, text, len, WDIR_REPLACE, d);
+	wdir_close(&dir);
 	free(text);
 	if (err)
-		return diag_set(d, err, "writing %s/%s: %s", o->msccl, name, strerror(-err));
+		return err;
 	printf("  msccl      %s/%s\n", o->msccl, name);
 	return 0;
 }
@@ -228,33 +231,31 @@ static int schedule_file(const char *path, struct sched_opts *o, struct diag *d)
 int cmd_schedule(int argc, char **argv)
 {
 	struct sched_opts o = {-1, NULL, -1};
+	const char *job = NULL;
+	const struct cmd_opt opts[] = {
+		{"job", &job, NULL}, {"msccl", &o.msccl, NULL}, {NULL, NULL, NULL}};
 	struct diag d = {0};
 	char *end;
-	int r;
+	bool help;
+	int r = cmd_opts_parse("schedule", argc, argv, opts, false, &help);
 
-	if (cmd_wants_help(argc, argv)) {
+	if (help) {
 		schedule_usage(stdout);
 		return CMD_OK;
 	}
-	while (argc > 3 && (!strcmp(argv[1], "--job") || !strcmp(argv[1], "--msccl"))) {
-		if (!strcmp(argv[1], "--msccl")) {
-			o.msccl = argv[2];
-		} else {
-			o.job = strtol(argv[2], &end, 10);
-			if (*end || o.job < 0) {
-				fprintf(stderr,
-					"testbed schedule: --job: expected a job number, found "
-					"'%s'\n",
-					argv[2]);
-				return CMD_USAGE;
-			}
-		}
-		argv += 2;
-		argc -= 2;
-	}
-	if (argc != 2 || argv[1][0] == '-') {
+	if (r != 1) {
 		schedule_usage(stderr);
 		return CMD_USAGE;
+	}
+	if (job) {
+		errno = 0;
+		o.job = strtol(job, &end, 10);
+		if (errno || !*job || *end || o.job < 0) {
+			fprintf(stderr,
+				"testbed schedule: --job: expected a job number, found '%s'\n",
+				job);
+			return CMD_USAGE;
+		}
 	}
 	r = schedule_file(argv[1], &o, &d);
 	return r ? cmd_fail("schedule", r, &d) : CMD_OK;

@@ -6,12 +6,10 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 #include <time.h>
 
 #include "lib/units.h"
 #include "orchestrator/cmd.h"
-#include "orchestrator/results.h"
 #include "orchestrator/cmd_run.h"
 #include "orchestrator/cmd_sweep.h"
 #include "orchestrator/run_sim.h"
@@ -79,12 +77,11 @@ static int sim_one(void *arg, struct cmd_world *w, const struct cmd_run_opts *ro
 	err = cmd_run_on(&r, ro, out, d);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	wall = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	fprintf(stderr,
-		"testbed sim: %llu events (%llu rate recomputations over %llu flows) in %.2f s "
-		"wall: %.0f events/s\n",
-		(unsigned long long)s.st.events, (unsigned long long)s.st.recomputes,
-		(unsigned long long)s.st.flows_touched, wall,
-		wall > 0 ? (double)s.st.events / wall : 0);
+	cmd_note("testbed sim: %llu events (%llu rate recomputations over %llu flows) in %.2f s "
+		 "wall: %.0f events/s\n",
+		 (unsigned long long)s.st.events, (unsigned long long)s.st.recomputes,
+		 (unsigned long long)s.st.flows_touched, wall,
+		 wall > 0 ? (double)s.st.events / wall : 0);
 	return err;
 }
 
@@ -100,16 +97,16 @@ static int set_opts(struct cmd_world *w, const char *name, const char *results, 
 	return 0;
 }
 
-/* The results folder can be written, before a run that may take minutes needs it. */
-static int writable(const struct cmd_world *w, struct diag *d)
+/* One run, into its results folder made (and proven writable) before it starts. */
+static int sim_single(struct cmd_world *w, struct diag *d)
 {
-	const char *dir = w->e.run.results;
-	int r = res_mkdirs(dir);
+	struct cmd_run_folder f;
+	struct cmd_run_opts ro = {.dir = &f.run};
+	int r = cmd_run_folder_open(&f, &w->e, "", d);
 
-	if (!r && access(dir, W_OK))
-		r = -errno;
-	return r ? diag_set(d, r, "results folder %s: %s; give --results DIR", dir, strerror(-r))
-		 : 0;
+	r = r ? r : sim_one(NULL, w, &ro, NULL, d);
+	cmd_run_folder_close(&f);
+	return r;
 }
 
 static int sim_file(const char *path, const char *name, const char *results, struct diag *d)
@@ -121,17 +118,15 @@ static int sim_file(const char *path, const char *name, const char *results, str
 	r = cmd_world_load_sim(path, NULL, &w, d);
 	r = r ? r : set_opts(&w, name, results, d);
 	r = r ? r : refuse(&w, d);
-	r = r ? r : writable(&w, d);
 	if (!r && w.ignored[0])
-		fprintf(stderr, "testbed sim: note: %s %s to emulation only: ignored\n", w.ignored,
-			strchr(w.ignored, ',') ? "apply" : "applies");
+		cmd_note("testbed sim: note: %s %s to emulation only: ignored\n", w.ignored,
+			 strchr(w.ignored, ',') ? "apply" : "applies");
 	if (!r && w.e.run.sim_quantum_ns) {
 		char q[32];
 
-		fprintf(stderr,
-			"testbed sim: note: rates refilled at most once per %s of virtual time "
-			"(run.sim_quantum)\n",
-			units_fmt_time(q, sizeof(q), w.e.run.sim_quantum_ns));
+		cmd_note("testbed sim: note: rates refilled at most once per %s of virtual time "
+			 "(run.sim_quantum)\n",
+			 units_fmt_time(q, sizeof(q), w.e.run.sim_quantum_ns));
 	}
 	if (!r && w.jobs_skipped)
 		fprintf(stderr,
@@ -139,8 +134,7 @@ static int sim_file(const char *path, const char *name, const char *results, str
 			"out\n",
 			w.jobs_skipped);
 	if (!r)
-		r = w.e.sweep.axes.n ? cmd_sweep_run(&sw, path, &w, d)
-				     : sim_one(NULL, &w, NULL, NULL, d);
+		r = w.e.sweep.axes.n ? cmd_sweep_run(&sw, path, &w, d) : sim_single(&w, d);
 	cmd_world_done(&w);
 	return r;
 }
@@ -149,19 +143,17 @@ int cmd_sim(int argc, char **argv)
 {
 	const char *name = NULL, *results = NULL, *why;
 	struct diag d = {0};
+	const struct cmd_opt opts[] = {
+		{"name", &name, NULL}, {"results", &results, NULL}, {NULL, NULL, NULL}};
 	char buf[32];
-	int r;
+	bool help;
+	int r = cmd_opts_parse("sim", argc, argv, opts, false, &help);
 
-	if (cmd_wants_help(argc, argv)) {
+	if (help) {
 		sim_usage(stdout);
 		return CMD_OK;
 	}
-	while (argc > 3 && (!strcmp(argv[1], "--name") || !strcmp(argv[1], "--results"))) {
-		*(!strcmp(argv[1], "--name") ? &name : &results) = argv[2];
-		argv += 2;
-		argc -= 2;
-	}
-	if (argc != 2 || argv[1][0] == '-') {
+	if (r != 1) {
 		sim_usage(stderr);
 		return CMD_USAGE;
 	}

@@ -30,11 +30,15 @@ static size_t live_netns(const struct state_journal *j)
 }
 
 /* up: built and left up on purpose; running: its `up` is at work; orphaned: its `up` died
- * (killed, or the machine's processes were) before finishing or leaving it up. */
+ * (killed, or the machine's processes were) before finishing or leaving it up; removing: a
+ * `down` is at work; incomplete: not completely built, or a `down` was killed partway. */
 static const char *state_word(const struct state_journal *j, bool *orphaned)
 {
 	bool alive = state_runner_alive(j);
 
+	*orphaned = false;
+	if (j->down) /* a `down` began removing it: at work, or killed partway */
+		return state_down_alive(j) ? "removing" : "incomplete";
 	*orphaned = j->runner && !alive && !j->detached;
 	if (*orphaned)
 		return "orphaned";
@@ -58,7 +62,13 @@ static int show_one(const char *name, int detail)
 	word = state_word(&j, &orphaned);
 	printf("%-14s %-10s %6zu namespaces  %s\n", name, word, live_netns(&j),
 	       j.scenario ? j.scenario : "-");
-	if (orphaned)
+	if (j.down && state_down_alive(&j))
+		printf("  ('testbed down' pid %d is removing it)\n", (int)j.down);
+	else if (j.down)
+		printf("  (partly removed: its 'testbed down' (pid %d) was stopped; 'testbed down "
+		       "%s' removes the rest)\n",
+		       (int)j.down, name);
+	else if (orphaned)
 		printf("  orphaned (runner gone): 'testbed down %s' removes it (its 'up' was pid "
 		       "%d)\n",
 		       name, (int)j.runner);
@@ -77,15 +87,16 @@ int cmd_status(int argc, char **argv)
 {
 	char **names;
 	size_t n, i;
-	int rc = CMD_OK;
+	bool help;
+	int rc = CMD_OK, ops = cmd_opts_parse("status", argc, argv, NULL, false, &help);
 
-	if (cmd_wants_help(argc, argv)) {
+	if (help) {
 		status_usage(stdout);
 		return CMD_OK;
 	}
-	if (argc == 2)
+	if (ops == 1)
 		return show_one(argv[1], 1);
-	if (argc != 1) {
+	if (ops != 0) {
 		status_usage(stderr);
 		return CMD_USAGE;
 	}

@@ -17,6 +17,7 @@
 #include "orchestrator/cmd_sweep.h"
 #include "orchestrator/doctor_probe.h"
 #include "orchestrator/fabric.h"
+#include "orchestrator/input.h"
 #include "orchestrator/scenario_yaml.h"
 #include "orchestrator/results.h"
 #include "orchestrator/run.h"
@@ -60,6 +61,9 @@ static void on_progress(void *arg, enum fabric_phase ph, size_t done, size_t tot
 {
 	struct progress *p = arg;
 
+	p->last = ph;
+	if (cmd_quiet())
+		return;
 	if (p->tty) {
 		fprintf(stderr, "\r  %-24s %6zu/%-6zu %6.2fs", fabric_phase_name(ph), done, total,
 			since(&p->t0));
@@ -69,7 +73,6 @@ static void on_progress(void *arg, enum fabric_phase ph, size_t done, size_t tot
 		fprintf(stderr, "  %-24s %6zu done at %6.2fs\n", fabric_phase_name(ph), total,
 			since(&p->t0));
 	}
-	p->last = ph;
 }
 
 static void up_usage(FILE *f)
@@ -98,24 +101,15 @@ static void catch_signals(void)
 	sigaction(SIGPIPE, &sa, NULL); /* else it kills, and the testbed is left orphaned */
 }
 
-static int copy_scenario(const char *name, const char *path)
+/* The scenario as built, kept beside the journal for `status` and `down`. */
+static int copy_scenario(const struct state *st, const char *path, struct diag *d)
 {
-	char dst[512], buf[8192];
-	int in, out, r = 0;
-	ssize_t n;
+	char *text;
+	size_t len;
+	int r = input_read(path, SCN_YAML_FILE_MAX, "not a scenario", &text, &len, d);
 
-	state_path(dst, sizeof(dst), name, "scenario.yaml");
-	in = open(path, O_RDONLY | O_CLOEXEC);
-	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n)
-			r = -EIO;
-	if (in < 0 || out < 0)
-		r = -errno;
-	if (in >= 0)
-		close(in);
-	if (out >= 0)
-		close(out);
+	r = r ? r : wdir_write(&st->dir, "scenario.yaml", text, len, 0, d);
+	free(text);
 	return r;
 }
 
@@ -131,12 +125,12 @@ static int finish(struct cmd_world *w, const char *name, bool keep, struct diag 
 	struct diag dd = {0};
 
 	if (left_up(w, keep)) {
-		fprintf(stderr, "testbed up: 'testbed down %s' removes it\n", name);
+		cmd_note("testbed up: 'testbed down %s' removes it\n", name);
 		return 0;
 	}
 	if (fabric_down(name, &info, &dd))
 		return diag_set(d, dd.err, "tearing down: %s", dd.msg);
-	fprintf(stderr, "testbed up: '%s' torn down\n", name);
+	cmd_note("testbed up: '%s' torn down\n", name);
 	cmd_said_foreign("up", &info);
 	if (stop_requested)
 		return diag_set(d, -EINTR, "stopped by the user; the results so far are written");
@@ -185,7 +179,7 @@ static int up_check(const struct cmd_world *w, struct diag *d)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	if (took >= SLOW_PROBE_S) /* its namespace waits for the kernel's cleanup of others */
-		fprintf(stderr,
+		cmd_note(
 			"testbed up: probing the kernel took %.1fs (it was probably still removing "
 			"the namespaces of a testbed taken down just before)\n",
 			took);
@@ -216,7 +210,9 @@ static int build(struct cmd_world *w, const char *name, bool keep, const struct 
 	if (r)
 		return r;
 	(void)state_record(&st, "scenario %s", w->e.s.path);
-	(void)copy_scenario(name, w->e.s.path);
+	for (i = 0; ro && i < CMD_RUN_FOLDERS; i++)
+		(void)state_record_folder(&st, ro->folders[i]);
+	(void)copy_scenario(&st, w->e.s.path, NULL);
 	f.root_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	f.nsfd = malloc(w->t->nodes.n * sizeof(int) + 1);
 	if (f.root_fd < 0 || !f.nsfd) {
@@ -224,12 +220,11 @@ static int build(struct cmd_world *w, const char *name, bool keep, const struct 
 	} else {
 		for (i = 0; i < w->t->nodes.n; i++)
 			f.nsfd[i] = -1;
-		fprintf(stderr, "testbed up: building '%s' (%zu namespaces, %zu links)\n", name,
-			w->t->nodes.n, w->t->links.n);
+		cmd_note("testbed up: building '%s' (%zu namespaces, %zu links)\n", name,
+			 w->t->nodes.n, w->t->links.n);
 		r = fabric_up(&f, d);
 		if (!r)
-			fprintf(stderr, "testbed up: '%s' is up after %.2fs\n", name,
-				since(&pg.t0));
+			cmd_note("testbed up: '%s' is up after %.2fs\n", name, since(&pg.t0));
 		if (!r && exp_has_workload(&w->e))
 			r = cmd_run(w, f.nsfd, &stop_requested, ro, out, d);
 		fabric_close(&f);
@@ -272,6 +267,20 @@ static int up_sweep(const char *path, struct cmd_world *w, const char *name, boo
 	return cmd_sweep_run(&sw, path, w, d);
 }
 
+/* One run: its results folder made (and proven writable) before anything is built. */
+static int up_single(struct cmd_world *w, const char *name, bool keep, struct diag *d)
+{
+	struct cmd_run_folder f = CMD_RUN_FOLDER_INIT;
+	struct cmd_run_opts ro = {.dir = &f.run, .folders = {&f.root, &f.scen, &f.run}};
+	int r = 0;
+
+	if (exp_has_workload(&w->e))
+		r = cmd_run_folder_open(&f, &w->e, "", d);
+	r = r ? r : build(w, name, keep, exp_has_workload(&w->e) ? &ro : NULL, NULL, d);
+	cmd_run_folder_close(&f);
+	return r;
+}
+
 /* --results DIR: where this run writes, whatever the scenario's run.results says. */
 static int set_results(struct cmd_world *w, const char *dir, struct diag *d)
 {
@@ -289,32 +298,19 @@ int cmd_up(int argc, char **argv)
 	struct cmd_world w;
 	struct diag d = {0};
 	const char *name = NULL, *results = NULL, *why;
-	bool keep = false;
+	bool keep = false, help;
+	const struct cmd_opt opts[] = {{"name", &name, NULL},
+				       {"results", &results, NULL},
+				       {"keep", NULL, &keep},
+				       {NULL, NULL, NULL}};
 	char buf[32], wall[256];
-	int r;
+	int r = cmd_opts_parse("up", argc, argv, opts, false, &help);
 
-	if (cmd_wants_help(argc, argv)) {
+	if (help) {
 		up_usage(stdout);
 		return CMD_OK;
 	}
-	while (argc > 2 && argv[1][0] == '-') {
-		if (!strcmp(argv[1], "--keep")) {
-			keep = true;
-			argv++;
-			argc--;
-		} else if (argc > 3 && !strcmp(argv[1], "--name")) {
-			name = argv[2];
-			argv += 2;
-			argc -= 2;
-		} else if (argc > 3 && !strcmp(argv[1], "--results")) {
-			results = argv[2];
-			argv += 2;
-			argc -= 2;
-		} else {
-			break;
-		}
-	}
-	if (argc != 2) {
+	if (r != 1) {
 		up_usage(stderr);
 		return CMD_USAGE;
 	}
@@ -346,7 +342,7 @@ int cmd_up(int argc, char **argv)
 		catch_signals();
 		name = name ? name : w.e.s.name;
 		r = w.e.sweep.axes.n ? up_sweep(argv[1], &w, name, keep, &d)
-				     : build(&w, name, keep, NULL, NULL, &d);
+				     : up_single(&w, name, keep, &d);
 	}
 	cmd_world_done(&w);
 	if (stop_requested == RUN_STOP_DOWN && !d.msg[0])

@@ -52,12 +52,14 @@ struct fabric_down_info {
 	size_t removed; /* namespaces removed */
 	size_t foreign; /* journal entries it could not prove `up` made: left alone */
 	char first_foreign[128];
+	pid_t waited_for; /* another `down` at work when it came, waited for (0: none) */
 };
 
 /* Stops the testbed's running `up` if there is one, kills processes inside its namespaces,
  * deletes the namespaces and the state. Acts only on namespaces whose identity the journal
- * recorded as they were made (state.h); tolerates what is already gone. info may be NULL.
- * Returns 0, -ENOENT (no such testbed), -EINVAL (a bad name) or -errno. */
+ * recorded as they were made (state.h); tolerates what is already gone. One `down` at a time:
+ * another at work is waited for (info->waited_for). info may be NULL. Returns 0, -ENOENT (no
+ * such testbed), -EALREADY (the `down` waited for removed it), -EINVAL (a bad name) or -errno. */
 int fabric_down(const char *name, struct fabric_down_info *info, struct diag *d);
 
 /* Name of a build phase, for progress lines. */

@@ -15,6 +15,7 @@
 
 #include "orchestrator/fabric.h"
 #include "orchestrator/netns.h"
+#include "orchestrator/wdir.h"
 
 #define DOWN_GRACE_MS 1500 /* a running `up` gets this long to stop and roll back */
 
@@ -227,32 +228,88 @@ static int remove_namespaces(const struct state_journal *j, struct fabric_down_i
 	return first;
 }
 
+/* The results folders a killed run made and left empty go, innermost first; one written
+ * into, or no longer the one made, stays. */
+static void prune_folders(const struct state_journal *j)
+{
+	size_t i;
+
+	for (i = j->folders.n; i-- > 0;)
+		(void)wdir_prune_path(j->folders.v[i].path, j->folders.v[i].dev,
+				      j->folders.v[i].ino);
+}
+
+/* One `down` at a time: the journal's lock, then the journal read afresh and the testbed's
+ * running `up` stopped. 0 with *fd held; -EALREADY when the `down` waited for removed it. */
+static int claim(const char *name, struct fabric_down_info *info, int *fd, struct diag *d)
+{
+	struct state_journal j;
+	bool waited;
+	int r = state_lock(name, "journal", fd, &waited);
+
+	if (!waited)
+		info->waited_for = 0;
+	else if (!info->waited_for)
+		info->waited_for = -1; /* one that began after the journal was first read */
+	if (r == -ENOENT)
+		return -EALREADY;
+	if (r)
+		return diag_set(d, r, "locking the journal of '%s': %s", name, strerror(-r));
+	r = state_journal_read(name, &j, d);
+	if (!r)
+		stop_runner(&j, info);
+	state_journal_done(&j);
+	return r == -ENOENT ? -EALREADY : r;
+}
+
+/* Removes what the journal lists, holding the remover's lock (which a stopped `up` holds
+ * while it rolls back: 0 once it has, and nothing is left to do). */
+static int remove_all(const char *name, struct fabric_down_info *info, struct diag *d)
+{
+	struct state_journal j;
+	bool waited;
+	int fd, r = state_lock(name, NULL, &fd, &waited);
+
+	if (r == -ENOENT)
+		return info->runner ? 0 : -EALREADY;
+	if (r)
+		return diag_set(d, r, "locking the state of '%s': %s", name, strerror(-r));
+	(void)state_record_down(name); /* from here on a kill leaves it incomplete */
+	r = state_journal_read(name, &j, d); /* what is left now */
+	r = r ? r : remove_namespaces(&j, info, d);
+	if (!r)
+		prune_folders(&j);
+	state_journal_done(&j);
+	r = r ? r : state_remove(name);
+	close(fd);
+	if (r && !d->msg[0])
+		diag_set(d, r, "removing the state of '%s': %s", name, strerror(-r));
+	return r;
+}
+
 int fabric_down(const char *name, struct fabric_down_info *info, struct diag *d)
 {
 	struct fabric_down_info none;
 	struct state_journal j;
-	int r;
+	int r, fd = -1;
+	bool runner;
 
 	info = info ? info : &none;
 	memset(info, 0, sizeof(*info));
 	r = state_journal_read(name, &j, d);
-	if (r)
-		return r;
-	stop_runner(&j, info);
-	if (info->runner) { /* it rolled back, or was killed: read what is left */
-		state_journal_done(&j);
-		r = state_journal_read(name, &j, NULL);
-		if (r)
-			return r == -ENOENT
-				       ? 0
-				       : diag_set(d, r, "reading the journal of '%s' again", name);
+	if (r == -ENOENT && state_exists(name)) { /* a `down` killed as it removed the folder */
+		diag_clear(d);
+		r = state_remove(name);
+		return r ? diag_set(d, r, "removing the state of '%s': %s", name, strerror(-r)) : 0;
 	}
-	r = remove_namespaces(&j, info, d);
-	state_journal_done(&j);
 	if (r)
 		return r;
-	r = state_remove(name);
-	if (r)
-		return diag_set(d, r, "removing the state of '%s': %s", name, strerror(-r));
-	return 0;
+	runner = j.runner == getpid(); /* `up` rolling back or tearing down its own */
+	info->waited_for = state_down_alive(&j) ? j.down : 0;
+	state_journal_done(&j);
+	r = runner ? 0 : claim(name, info, &fd, d);
+	r = r ? r : remove_all(name, info, d);
+	if (fd >= 0)
+		close(fd);
+	return r;
 }

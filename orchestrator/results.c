@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The results folder's files (results.h): CSV records written and read back, summary.json's
  * run object, and the reports made from the files alone. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -21,106 +20,24 @@
 
 #define LINE_MAX_REC 4096
 
-int res_mkdirs(const char *dir)
+/* name in dir as JSON; -ENOENT quietly when absent, else 0 or -errno with d set. */
+int res_json_read(const struct wdir *dir, const char *name, json_t **out, struct diag *d)
 {
-	char path[1024];
-	char *p;
+	char p[WDIR_PATH_MAX + 64];
+	json_error_t e;
+	size_t len;
+	char *text;
+	int r = wdir_read(dir, name, &text, &len);
 
-	if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	for (p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	return mkdir(path, 0755) && errno != EEXIST ? -errno : 0;
-}
-
-int res_write_file(const char *dir, const char *name, const char *text, size_t len)
-{
-	char path[1200];
-	FILE *f;
-	int r = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "we");
-	if (!f)
-		return -errno;
-	if (len && fwrite(text, 1, len, f) != len)
-		r = -EIO;
-	if (fclose(f) && !r)
-		r = -errno;
-	return r;
-}
-
-int res_read_file(const char *dir, const char *name, char **out, size_t *len)
-{
-	char path[1200];
-	struct stat st;
-	char *buf;
-	ssize_t n;
-	int fd, r = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	buf = fstat(fd, &st) ? NULL : malloc((size_t)st.st_size + 1);
-	if (!buf)
-		r = -ENOMEM;
-	for (*len = 0; !r && *len < (size_t)st.st_size; *len += (size_t)n) {
-		n = read(fd, buf + *len, (size_t)st.st_size - *len);
-		if (n <= 0)
-			r = n < 0 ? -errno : -EIO;
-	}
-	close(fd);
-	if (r) {
-		free(buf);
+	*out = NULL;
+	if (r == -ENOENT)
 		return r;
-	}
-	buf[*len] = '\0';
-	*out = buf;
-	return 0;
-}
-
-/* Under sudo, the results belong to the user who asked for them: the run's folder, its
- * files, and the folders above it up to the results root. */
-static void give_back(const char *root, const char *dir)
-{
-	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
-	char path[512];
-	struct dirent *e;
-	char *slash;
-	DIR *dd;
-
-	if (!u || !g || atoi(u) <= 0)
-		return;
-	dd = opendir(dir);
-	while (dd && (e = readdir(dd)))
-		if (e->d_name[0] != '.')
-			(void)fchownat(dirfd(dd), e->d_name, (uid_t)atoi(u), (gid_t)atoi(g), 0);
-	if (dd)
-		closedir(dd);
-	snprintf(path, sizeof(path), "%s", dir);
-	do {
-		(void)chown(path, (uid_t)atoi(u), (gid_t)atoi(g));
-		slash = strrchr(path, '/');
-		if (slash)
-			*slash = '\0';
-	} while (slash && strlen(path) >= strlen(root));
-}
-
-void res_give_back(const char *root, const char *dir)
-{
-	char plots[1100];
-
-	snprintf(plots, sizeof(plots), "%s/plots", dir);
-	if (!access(plots, F_OK))
-		give_back(dir, plots);
-	give_back(root, dir);
+	wdir_join(p, sizeof(p), dir, name);
+	if (r)
+		return diag_set(d, r, "%s: %s", p, wdir_read_error(r));
+	*out = json_loadb(text, len, 0, &e);
+	free(text);
+	return *out ? 0 : diag_set(d, -EINVAL, "%s:%d: %s", p, e.line, e.text);
 }
 
 /* ---- CSV files ---- */
@@ -294,33 +211,36 @@ static int blocks_err(const struct csv_block *b)
 	return b[0].err ? b[0].err : b[1].err;
 }
 
-static int write_csv(const char *dir, const struct csv_kind *k, const void *recs, size_t n)
+static int write_csv(const struct wdir *dir, const struct csv_kind *k, const void *recs, size_t n,
+		     struct diag *d)
 {
 	struct csv_block b[2] = {{.k = k}, {.k = k}};
-	char path[1200];
-	FILE *f;
+	char p[WDIR_PATH_MAX + 64];
+	struct wfile f;
 	size_t i;
-	int r;
+	int r = wfile_open(&f, dir, k->file, WDIR_REPLACE, d); /* ours only (wdir.h) */
 
-	snprintf(path, sizeof(path), "%s/%s", dir, k->file);
-	f = fopen(path, "we");
-	if (!f)
-		return -errno;
-	fprintf(f, "%s\n", k->header);
-	for (i = 0; i < n && blocks_err(b) != -ENOMEM; i += 2 * CSV_BLOCK) {
+	if (r)
+		return r;
+	wfile_write(&f, k->header, strlen(k->header));
+	wfile_write(&f, "\n", 1);
+	for (i = 0; i < n && !blocks_err(b) && !f.err; i += 2 * CSV_BLOCK) {
 		format_pair(b, recs, n, i);
-		fwrite(b[0].buf, 1, b[0].len, f);
-		fwrite(b[1].buf, 1, b[1].len, f);
+		wfile_write(&f, b[0].buf, b[0].len);
+		wfile_write(&f, b[1].buf, b[1].len);
 	}
 	r = blocks_err(b);
 	free(b[0].buf);
 	free(b[1].buf);
-	if (fclose(f) && !r)
-		r = -errno;
-	return r;
+	if (r) {
+		wfile_abort(&f);
+		return diag_set(d, r, "writing %s: %s", wdir_join(p, sizeof(p), dir, k->file),
+				r == -EOVERFLOW ? "a record longer than a line" : strerror(-r));
+	}
+	return wfile_commit(&f, d);
 }
 
-int res_records_write(const char *dir, const struct rec_run *rec, struct diag *d)
+int res_records_write(const struct wdir *dir, const struct rec_run *rec, struct diag *d)
 {
 	struct rec_run *w = (struct rec_run *)rec; /* vec_of is shared with the reader */
 	size_t *n, *cap;
@@ -331,12 +251,9 @@ int res_records_write(const char *dir, const struct rec_run *rec, struct diag *d
 		vec_of(w, k, &data, &n, &cap);
 		if (k == K_ROUTES && !*n)
 			continue; /* no routing policy decided anything */
-		r = write_csv(dir, &kinds[k], *data, *n);
-		if (r)
-			return diag_set(d, r, "writing %s/%s: %s", dir, kinds[k].file,
-					strerror(-r));
+		r = write_csv(dir, &kinds[k], *data, *n, d);
 	}
-	return 0;
+	return r;
 }
 
 /* Parses every record after the header of text into the vector for kind k. */
@@ -365,8 +282,9 @@ static int parse_csv(char *text, size_t len, int k, struct rec_run *rec, size_t 
 }
 
 /* res_records_read, but flows.csv only if flows is set. */
-static int records_read(const char *dir, struct rec_run *rec, bool flows, struct diag *d)
+static int records_read(const struct wdir *dir, struct rec_run *rec, bool flows, struct diag *d)
 {
+	char p[WDIR_PATH_MAX + 64];
 	size_t len, line = 0;
 	char *text;
 	int k, r;
@@ -374,24 +292,25 @@ static int records_read(const char *dir, struct rec_run *rec, bool flows, struct
 	for (k = 0; k < K_N; k++) {
 		if (k == K_FLOWS && !flows)
 			continue;
-		r = res_read_file(dir, kinds[k].file, &text, &len);
+		wdir_join(p, sizeof(p), dir, kinds[k].file);
+		r = wdir_read(dir, kinds[k].file, &text, &len);
 		if (r == -ENOENT && (k == K_LINKS || k == K_CPU || k == K_ROUTES))
 			continue; /* a run without sampling, or without a routing policy */
 		if (r)
-			return diag_set(d, r, "%s/%s: %s", dir, kinds[k].file, strerror(-r));
+			return diag_set(d, r, "%s: %s", p, wdir_read_error(r));
 		r = parse_csv(text, len, k, rec, &line);
 		free(text);
 		if (r == -EBADMSG)
-			return diag_set(d, -EINVAL, "%s/%s: the header is not '%s'", dir,
-					kinds[k].file, kinds[k].header);
+			return diag_set(d, -EINVAL, "%s: the header is not '%s'", p,
+					kinds[k].header);
 		if (r)
-			return diag_set(d, r, "%s/%s:%zu: %s", dir, kinds[k].file, line,
+			return diag_set(d, r, "%s:%zu: %s", p, line,
 					r == -EINVAL ? "not a record of this file" : strerror(-r));
 	}
 	return 0;
 }
 
-int res_records_read(const char *dir, struct rec_run *rec, struct diag *d)
+int res_records_read(const struct wdir *dir, struct rec_run *rec, struct diag *d)
 {
 	return records_read(dir, rec, true, d);
 }
@@ -413,12 +332,14 @@ static uint8_t *shaped_dirs(const struct topo *t, const struct scn_shaping *cfg)
 	return sh;
 }
 
-int res_write_topology(const char *dir, const struct topo *t, const struct scn_shaping *cfg)
+int res_write_topology(const struct wdir *dir, const struct topo *t, const struct scn_shaping *cfg,
+		       struct diag *d)
 {
 	uint8_t *sh = shaped_dirs(t, cfg);
 	json_t *j = sh ? col_topo_json(t, sh) : NULL;
 	char *text = j ? json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
-	int err = text ? res_write_file(dir, "topology.json", text, strlen(text)) : -ENOMEM;
+	int err = text ? wdir_write(dir, "topology.json", text, strlen(text), WDIR_REPLACE, d)
+		       : diag_set(d, -ENOMEM, "out of memory for topology.json");
 
 	free(text);
 	json_decref(j);
@@ -472,75 +393,63 @@ static int info_from(const json_t *j, struct res_info *info)
 	return info->dilation > 0 ? 0 : -EINVAL;
 }
 
-int res_info_read(const char *dir, struct res_info *info, struct diag *d)
+int res_info_read(const struct wdir *dir, struct res_info *info, struct diag *d)
 {
-	char path[1200];
-	json_error_t e;
+	char p[WDIR_PATH_MAX + 64];
 	json_t *j;
-	int r;
+	int r = res_json_read(dir, "summary.json", &j, d);
 
-	snprintf(path, sizeof(path), "%s/summary.json", dir);
-	j = json_load_file(path, 0, &e);
-	if (!j)
-		return diag_set(d, access(path, R_OK) ? -errno : -EINVAL, "%s:%d: %s", path, e.line,
-				e.text);
+	wdir_join(p, sizeof(p), dir, "summary.json");
+	if (r == -ENOENT)
+		return diag_set(d, r, "%s: %s", p, strerror(-r));
+	if (r)
+		return r;
 	r = info_from(j, info);
 	json_decref(j);
 	if (r)
-		return diag_set(d, r, "%s: no run object with a dilation above 0", path);
+		return diag_set(d, r, "%s: no run object with a dilation above 0", p);
 	return 0;
 }
 
 /* ---- reports ---- */
 
 /* topology.json into ti; a folder without one (records only) has no rates. */
-static int read_topo(const char *dir, struct col_topo_info *ti, struct diag *d)
+static int read_topo(const struct wdir *dir, struct col_topo_info *ti, struct diag *d)
 {
-	char path[1200];
-	json_error_t e;
 	json_t *j;
-	int r;
+	int r = res_json_read(dir, "topology.json", &j, d);
 
 	memset(ti, 0, sizeof(*ti));
-	snprintf(path, sizeof(path), "%s/topology.json", dir);
-	if (access(path, F_OK))
-		return 0;
-	j = json_load_file(path, 0, &e);
-	if (!j)
-		return diag_set(d, -EINVAL, "%s:%d: %s", path, e.line, e.text);
+	if (r)
+		return r == -ENOENT ? 0 : r;
 	r = col_topo_info_parse(j, ti, d);
 	json_decref(j);
-	return r ? diag_wrap(d, r, "%s: ", dir) : 0;
+	return r ? diag_wrap(d, r, "%s: ", dir->path) : 0;
 }
 
 /* The chunked multi-dimensional collectives of schedule.json, measured in rec (none
  * without the file). */
-static int read_md(const char *dir, const struct rec_run *rec, col_md_results *out, struct diag *d)
+static int read_md(const struct wdir *dir, const struct rec_run *rec, col_md_results *out,
+		   struct diag *d)
 {
 	col_md_jobs jobs = {0};
-	char path[1200];
-	json_error_t e;
 	json_t *j;
-	int r;
+	int r = res_json_read(dir, "schedule.json", &j, d);
 
-	snprintf(path, sizeof(path), "%s/schedule.json", dir);
-	if (access(path, F_OK))
-		return 0;
-	j = json_load_file(path, 0, &e);
-	if (!j)
-		return diag_set(d, -EINVAL, "%s:%d: %s", path, e.line, e.text);
+	if (r)
+		return r == -ENOENT ? 0 : r;
 	r = col_md_schedule_parse(j, &jobs, d);
 	json_decref(j);
 	r = r ? r : col_md_measure(rec, jobs.v, jobs.n, out);
 	vec_free(&jobs);
 	if (r == -ENOMEM)
 		diag_set(d, r, "out of memory");
-	return r ? diag_wrap(d, r, "%s: ", dir) : 0;
+	return r ? diag_wrap(d, r, "%s: ", dir->path) : 0;
 }
 
-static int write_summary(const char *dir, const struct rec_run *rec, const struct col_metrics *m,
-			 const struct res_info *info, const col_md_results *md, char **txt,
-			 struct diag *d)
+static int write_summary(const struct wdir *dir, const struct rec_run *rec,
+			 const struct col_metrics *m, const struct res_info *info,
+			 const col_md_results *md, char **txt, struct diag *d)
 {
 	struct col_summary_meta meta = {
 		info->scenario, info->run_id, info->backend[0] ? info->backend : NULL,
@@ -552,18 +461,20 @@ static int write_summary(const char *dir, const struct rec_run *rec, const struc
 		text = malloc((size_t)n + 1);
 	if (text) {
 		col_summary_txt(text, (size_t)n + 1, rec, m, &meta);
-		r = res_write_file(dir, "summary.json", json, strlen(json));
-		r = r ? r : res_write_file(dir, "summary.txt", text, (size_t)n);
+		r = wdir_write(dir, "summary.json", json, strlen(json), WDIR_REPLACE, d);
+		r = r ? r : wdir_write(dir, "summary.txt", text, (size_t)n, WDIR_REPLACE, d);
+	} else {
+		r = diag_set(d, -ENOMEM, "out of memory for the summary");
 	}
 	free(json);
 	if (!r && txt)
 		*txt = text;
 	else
 		free(text);
-	return r ? diag_set(d, r, "writing the summary to %s: %s", dir, strerror(-r)) : 0;
+	return r;
 }
 
-int res_load(const char *dir, const struct res_info *info, struct rec_run *wrote,
+int res_load(const struct wdir *dir, const struct res_info *info, struct rec_run *wrote,
 	     struct res_run *out, struct diag *d)
 {
 	struct col_links_cfg lc;
@@ -598,7 +509,7 @@ void res_run_done(struct res_run *x)
 	memset(x, 0, sizeof(*x));
 }
 
-int res_report(const char *dir, const struct res_info *info, struct rec_run *wrote,
+int res_report(const struct wdir *dir, const struct res_info *info, struct rec_run *wrote,
 	       struct res_run *out, char **txt, struct diag *warn, struct diag *d)
 {
 	struct res_run x;

@@ -6,6 +6,7 @@
 #ifndef ORCH_RESULTS_H
 #define ORCH_RESULTS_H
 
+#include <jansson.h>
 #include <stdint.h>
 
 #include "collect/metrics.h"
@@ -15,6 +16,7 @@
 #include "lib/diag.h"
 #include "model/scenario.h"
 #include "model/topo.h"
+#include "orchestrator/wdir.h"
 
 /* What summary.json says about the run beyond its records. */
 struct res_info {
@@ -31,16 +33,23 @@ struct res_info {
 void res_info_normalize(struct res_info *info);
 
 /* Reads the run object and names of dir/summary.json. 0 or -errno with d set. */
-int res_info_read(const char *dir, struct res_info *info, struct diag *d);
+int res_info_read(const struct wdir *dir, struct res_info *info, struct diag *d);
 
-/* Writes jobs.csv, iterations.csv, flows.csv, links.csv and cpu.csv of rec into dir. */
-int res_records_write(const char *dir, const struct rec_run *rec, struct diag *d);
+/* Writes jobs.csv, iterations.csv, flows.csv, links.csv and cpu.csv of rec into dir (over
+ * earlier ones of ours: wdir.h). 0 or -errno with d naming the file. */
+int res_records_write(const struct wdir *dir, const struct rec_run *rec, struct diag *d);
 
-/* topology.json of t into dir, with each direction's shaping as cfg makes it. 0 or -errno. */
-int res_write_topology(const char *dir, const struct topo *t, const struct scn_shaping *cfg);
+/* topology.json of t into dir, with each direction's shaping as cfg makes it. 0 or -errno with
+ * d set. */
+int res_write_topology(const struct wdir *dir, const struct topo *t, const struct scn_shaping *cfg,
+		       struct diag *d);
 
 /* Reads them back into rec (emptied first; rec_run_done releases it either way). */
-int res_records_read(const char *dir, struct rec_run *rec, struct diag *d);
+int res_records_read(const struct wdir *dir, struct rec_run *rec, struct diag *d);
+
+/* name in dir parsed as JSON into *out (release with json_decref): -ENOENT quietly when there
+ * is no such file, else 0 or -errno with d set. */
+int res_json_read(const struct wdir *dir, const char *name, json_t **out, struct diag *d);
 
 /* A run as the reports see it: its records, topology and metrics. */
 struct res_run {
@@ -56,29 +65,16 @@ struct res_run {
  * dir holds: their flows are moved into out (wrote's left empty) instead of read back from
  * flows.csv, which holds them exactly (integers only), and the largest file of a run. 0 or
  * -errno with d set; res_run_done either way. */
-int res_load(const char *dir, const struct res_info *info, struct rec_run *wrote,
+int res_load(const struct wdir *dir, const struct res_info *info, struct rec_run *wrote,
 	     struct res_run *out, struct diag *d);
 void res_run_done(struct res_run *x);
 
 /* Makes the reports of dir from its files (res_load, with wrote's flows when not NULL: the
- * same reports): summary.json, summary.txt and the plots. A plot that could not be made (no
- * gnuplot) is reported in warn, not as a failure. The loaded run goes into out if out is not
- * NULL (release with res_run_done), the summary text into *txt if txt is not NULL
+ * same reports): summary.json, summary.txt and the plots, replacing those there. A plot that could
+ * not be made (no gnuplot) is reported in warn, not as a failure. The loaded run goes into out if
+ * out is not NULL (release with res_run_done), the summary text into *txt if txt is not NULL
  * (malloc'd). 0 or -errno with d set. */
-int res_report(const char *dir, const struct res_info *info, struct rec_run *wrote,
+int res_report(const struct wdir *dir, const struct res_info *info, struct rec_run *wrote,
 	       struct res_run *out, char **txt, struct diag *warn, struct diag *d);
-
-/* Under sudo, gives dir, its files and its plots/ (and the folders above it up to root) to
- * the user who asked for them. */
-void res_give_back(const char *root, const char *dir);
-
-/* mkdir -p; 0 or -errno. */
-int res_mkdirs(const char *dir);
-
-/* Writes len bytes of text to dir/name (replacing it). 0 or -errno. */
-int res_write_file(const char *dir, const char *name, const char *text, size_t len);
-
-/* Reads dir/name whole into *out (malloc'd, NUL-terminated; *len without the NUL). */
-int res_read_file(const char *dir, const char *name, char **out, size_t *len);
 
 #endif

@@ -18,6 +18,7 @@
 #include "model/ocs.h"
 #include "model/topo.h"
 #include "orchestrator/experiment.h"
+#include "orchestrator/wdir.h"
 #include "policy/route.h"
 #include "policy/sched.h"
 #include "traffic/job.h"
@@ -91,7 +92,7 @@ struct run_backend {
 	/* The run ended: last counters, records completed. */
 	void (*finish)(struct run *r);
 	/* Its own files in the results folder (failures.csv), or NULL. */
-	int (*write)(struct run *r, const char *dir, struct diag *d);
+	int (*write)(struct run *r, const struct wdir *dir, struct diag *d);
 	/* The network events it carried out (failures.csv's rows, *n of them), or NULL. */
 	const struct rec_netev *(*netevs)(const struct run *r, size_t *n);
 	/* The topology and routing plan in force now (failures change them). */
@@ -165,13 +166,10 @@ int run_prepare(struct run *r, struct diag *d);
 /* Runs until every job ended or a stop was requested. 0 or -errno. */
 int run_loop(struct run *r, struct diag *d);
 
-/* Writes the records under dir (created): jobs.csv, iterations.csv, flows.csv, links.csv,
- * cpu.csv (r->rec, the jobs gathered into it first), topology.json, the scenario, and the
- * backend's own files. 0 or -errno with d set. */
-int run_write(struct run *r, const char *dir, struct diag *d);
-
-/* Under sudo, gives dir and what is in it (and its plots) to the user who asked. */
-void run_give_back(const struct run *r, const char *dir);
+/* Writes the records into the run's folder dir: jobs.csv, iterations.csv, flows.csv,
+ * links.csv, cpu.csv (r->rec, the jobs gathered into it first), topology.json, the scenario
+ * (after note, if not NULL), and the backend's own files. 0 or -errno with d set. */
+int run_write(struct run *r, const struct wdir *dir, const char *note, struct diag *d);
 
 /* Stops the backend (every emu-node reaped) and frees the state. */
 void run_done(struct run *r);
@@ -184,7 +182,7 @@ int64_t run_now(const struct run *r);
 void run_rank_ended(struct run *r, uint32_t j, int status, bool verified, const char *reason);
 
 /* Writes dir/failures.csv from the rows v[0..n). 0 or -errno with d set. */
-int run_netev_write(const char *dir, const struct rec_netev *v, size_t n, struct diag *d);
+int run_netev_write(const struct wdir *dir, const struct rec_netev *v, size_t n, struct diag *d);
 
 /* One line per row for the terminal, into buf (at least 128 bytes): whole lines, at most a
  * dozen, then how many more failures.csv has. Returns buf. */

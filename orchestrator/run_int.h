@@ -25,7 +25,7 @@ int run_tacos_synth(struct run *r, uint32_t j, struct diag *d);
 /* What the job's ranks build their schedule from besides run_job_coll (coll_sched_build_ext). */
 struct coll_ext run_job_ext(const struct run_job *rj);
 /* Writes tacos-<job>.txt under dir for every synthesized job (tacos_result_format). */
-int run_tacos_write(const struct run *r, const char *dir, struct diag *d);
+int run_tacos_write(const struct run *r, const struct wdir *dir, struct diag *d);
 /* An MSCCL algorithm XML is read whole, up to this size. */
 #define RUN_MSCCL_MAX (256u << 20)
 /* Job j is placed: with algorithm msccl, reads its XML (workload.msccl.file), else nothing.

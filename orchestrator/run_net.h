@@ -71,7 +71,7 @@ int run_net_circuits(struct run *r, uint32_t j, const struct ocs_change *ch, siz
 bool run_ocs_pending(const struct run *r);
 
 /* Waits for the probes under way, then writes dir/failures.csv. 0 or -errno with d set. */
-int run_net_write(struct run *r, const char *dir, struct diag *d);
+int run_net_write(struct run *r, const struct wdir *dir, struct diag *d);
 
 /* "after link l0-s1 down at 2.000 s (failures.csv): " for the latest event, if it came at or
  * after emulated time since, else "": the context of a job that stopped making progress, put

@@ -120,7 +120,7 @@ void run_net_probes(struct run_net *n, bool wait)
 	}
 }
 
-int run_net_write(struct run *r, const char *dir, struct diag *d)
+int run_net_write(struct run *r, const struct wdir *dir, struct diag *d)
 {
 	struct run_net *n = run_emu(r)->net;
 

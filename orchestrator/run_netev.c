@@ -8,27 +8,26 @@
 
 #define NETEV_LINES 12 /* on the terminal at most, the rest counted */
 
-int run_netev_write(const char *dir, const struct rec_netev *v, size_t n, struct diag *d)
+int run_netev_write(const struct wdir *dir, const struct rec_netev *v, size_t n, struct diag *d)
 {
-	char path[512], line[1024];
-	FILE *f;
+	char line[1024], p[WDIR_PATH_MAX + 32];
+	struct wfile f;
 	size_t i;
-	int err = 0;
+	int err = wfile_open(&f, dir, "failures.csv", 0, d);
 
-	snprintf(path, sizeof(path), "%s/failures.csv", dir);
-	f = fopen(path, "we");
-	if (!f)
-		return diag_set(d, -errno, "writing %s: %s", path, strerror(errno));
-	fprintf(f, "%s\n", REC_NETEV_HEADER);
-	for (i = 0; i < n; i++) {
+	if (err)
+		return err;
+	wfile_write(&f, REC_NETEV_HEADER "\n", strlen(REC_NETEV_HEADER) + 1);
+	for (i = 0; !err && i < n; i++) {
 		if (rec_netev_format(line, sizeof(line), &v[i]) >= (int)sizeof(line))
-			err = -EOVERFLOW;
+			err = diag_set(d, -EOVERFLOW, "writing %s: row %zu is too long",
+				       wdir_join(p, sizeof(p), dir, "failures.csv"), i + 1);
 		else
-			fputs(line, f); /* rows end in a newline */
+			wfile_write(&f, line, strlen(line)); /* rows end in a newline */
 	}
-	if (fclose(f) && !err)
-		err = -errno;
-	return err ? diag_set(d, err, "writing %s: %s", path, strerror(-err)) : 0;
+	if (err)
+		wfile_abort(&f);
+	return err ? err : wfile_commit(&f, d);
 }
 
 static void ms(char *buf, size_t len, int64_t ns)

@@ -11,8 +11,10 @@
 #include <unistd.h>
 
 #include "collect/md.h"
+#include "orchestrator/input.h"
 #include "orchestrator/results.h"
 #include "orchestrator/run_int.h"
+#include "orchestrator/scenario_yaml.h"
 
 static void placement(const struct run *r, const struct run_job *rj, char *buf, size_t len)
 {
@@ -51,24 +53,24 @@ static void job_record(const struct run *r, const struct run_job *rj, struct rec
 	placement(r, rj, j->placement, sizeof(j->placement));
 }
 
-static int copy_file(const char *from, const char *dir, const char *name)
+/* scenario.yaml: the file as run, after note (a sweep's run says which values it set). */
+static int copy_scenario(const struct run *r, const struct wdir *dir, const char *note,
+			 struct diag *d)
 {
-	char path[600], buf[8192];
-	FILE *in = fopen(from, "re"), *out;
-	size_t n;
-	int r = 0;
+	struct wfile f;
+	char *text;
+	size_t len;
+	int err = input_read(r->e->s.path, SCN_YAML_FILE_MAX, "not a scenario", &text, &len, d);
 
-	if (!in)
-		return -errno;
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	out = fopen(path, "we");
-	while (out && (n = fread(buf, 1, sizeof(buf), in)) > 0)
-		if (fwrite(buf, 1, n, out) != n)
-			r = -EIO;
-	if (!out || fclose(out))
-		r = -errno;
-	fclose(in);
-	return r;
+	err = err ? err : wfile_open(&f, dir, "scenario.yaml", 0, d);
+	if (!err && note)
+		wfile_write(&f, note, strlen(note));
+	if (!err) {
+		wfile_write(&f, text, len);
+		err = wfile_commit(&f, d);
+	}
+	free(text);
+	return err;
 }
 
 /* The jobs as records, into r->rec. */
@@ -89,7 +91,7 @@ static int gather(struct run *r)
 
 /* schedule.json: each chunked multi-dimensional job's schedule as its ranks ran it (none
  * without such jobs). */
-static int write_schedules(const struct run *r, const char *dir, struct diag *d)
+static int write_schedules(const struct run *r, const struct wdir *dir, struct diag *d)
 {
 	col_md_jobs jobs = {0};
 	char *text = NULL;
@@ -107,9 +109,8 @@ static int write_schedules(const struct run *r, const char *dir, struct diag *d)
 	if (!err && jobs.n) {
 		j = col_md_schedule_json(jobs.v, jobs.n, d);
 		text = j ? json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
-		err = text ? res_write_file(dir, "schedule.json", text, strlen(text)) : -ENOMEM;
-		if (err)
-			diag_set(d, err, "writing %s/schedule.json: %s", dir, strerror(-err));
+		err = text ? wdir_write(dir, "schedule.json", text, strlen(text), 0, d)
+			   : diag_set(d, -ENOMEM, "out of memory for schedule.json");
 	}
 	free(text);
 	json_decref(j);
@@ -117,29 +118,16 @@ static int write_schedules(const struct run *r, const char *dir, struct diag *d)
 	return err;
 }
 
-int run_write(struct run *r, const char *dir, struct diag *d)
+int run_write(struct run *r, const struct wdir *dir, const char *note, struct diag *d)
 {
-	int err;
+	int err = gather(r);
 
-	err = res_mkdirs(dir);
-	err = err ? err : gather(r);
 	if (err)
-		return diag_set(d, err, "writing results to %s: %s", dir, strerror(-err));
+		return diag_set(d, err, "out of memory for the records of %s", dir->path);
 	err = res_records_write(dir, &r->rec, d);
-	if (err)
-		return err;
-	err = copy_file(r->e->s.path, dir, "scenario.yaml");
-	err = err ? err : res_write_topology(dir, r->t, &r->e->s.shaping);
-	if (err)
-		return diag_set(d, err, "writing results to %s: %s", dir, strerror(-err));
-	err = write_schedules(r, dir, d);
+	err = err ? err : copy_scenario(r, dir, note, d);
+	err = err ? err : res_write_topology(dir, r->t, &r->e->s.shaping, d);
+	err = err ? err : write_schedules(r, dir, d);
 	err = err ? err : run_tacos_write(r, dir, d);
-	if (err)
-		return err;
-	return r->be->write ? r->be->write(r, dir, d) : 0;
-}
-
-void run_give_back(const struct run *r, const char *dir)
-{
-	res_give_back(r->e->run.results, dir);
+	return err || !r->be->write ? err : r->be->write(r, dir, d);
 }

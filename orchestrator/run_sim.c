@@ -201,7 +201,7 @@ static void net_tick(struct run *r, int64_t now)
 	run_sim_ocs_tick(r, now);
 }
 
-static int sim_write(struct run *r, const char *dir, struct diag *d)
+static int sim_write(struct run *r, const struct wdir *dir, struct diag *d)
 {
 	const struct run_sim_net *n = &state(r)->net;
 

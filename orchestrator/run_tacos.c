@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "orchestrator/input.h"
-#include "orchestrator/results.h"
 #include "orchestrator/run_int.h"
 #include "policy/torus_order.h"
 #include "traffic/tacos.h"
@@ -66,7 +65,7 @@ int run_msccl_load(struct run *r, uint32_t j, struct diag *d)
 			  &rj->msccl_len, d);
 }
 
-static int write_one(const struct run_job *rj, const char *dir, struct diag *d)
+static int write_one(const struct run_job *rj, const struct wdir *dir, struct diag *d)
 {
 	size_t len = tacos_result_format(rj->tacos, NULL, 0);
 	char *text = malloc(len + 1), name[32];
@@ -76,12 +75,12 @@ static int write_one(const struct run_job *rj, const char *dir, struct diag *d)
 		return diag_set(d, -ENOMEM, "out of memory");
 	tacos_result_format(rj->tacos, text, len + 1);
 	snprintf(name, sizeof(name), "tacos-%u.txt", rj->spec.id);
-	err = res_write_file(dir, name, text, len);
+	err = wdir_write(dir, name, text, len, 0, d);
 	free(text);
-	return err ? diag_set(d, err, "writing %s/%s: %s", dir, name, strerror(-err)) : 0;
+	return err;
 }
 
-int run_tacos_write(const struct run *r, const char *dir, struct diag *d)
+int run_tacos_write(const struct run *r, const struct wdir *dir, struct diag *d)
 {
 	uint32_t i;
 	int err = 0;

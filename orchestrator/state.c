@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -86,69 +87,159 @@ static void proc_comm(pid_t pid, char *buf, size_t len)
 
 /* Alive, the same process (its start time), and running this program: a pid reused by
  * anything else is not signalled. */
-bool state_runner_alive(const struct state_journal *j)
+static bool proc_is_ours(pid_t pid, unsigned long long start)
 {
 	char mine[32], theirs[32];
 
-	if (j->runner <= 1 || !j->runner_start || state_proc_start(j->runner) != j->runner_start)
+	if (pid <= 1 || !start || state_proc_start(pid) != start)
 		return false;
 	proc_comm(getpid(), mine, sizeof(mine));
-	proc_comm(j->runner, theirs, sizeof(theirs));
+	proc_comm(pid, theirs, sizeof(theirs));
 	return mine[0] && !strcmp(mine, theirs);
+}
+
+bool state_runner_alive(const struct state_journal *j)
+{
+	return proc_is_ours(j->runner, j->runner_start);
+}
+
+bool state_down_alive(const struct state_journal *j)
+{
+	return j->down != getpid() && proc_is_ours(j->down, j->down_start);
+}
+
+int state_record_down(const char *name)
+{
+	char path[512], line[64];
+	int fd, n, r = 0;
+
+	state_path(path, sizeof(path), name, "journal");
+	fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = snprintf(line, sizeof(line), "down %d %llu\n", (int)getpid(),
+		     state_proc_start(getpid()));
+	if (write(fd, line, (size_t)n) != n) /* one write: atomic with O_APPEND */
+		r = -EIO;
+	close(fd);
+	return r;
+}
+
+/* Whether fd is still the file at path (not removed, nor removed and made again). */
+static bool still_there(int fd, const char *path)
+{
+	struct stat a, b;
+
+	return !fstat(fd, &a) && a.st_nlink > 0 && !lstat(path, &b) && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+int state_lock(const char *name, const char *file, int *fd, bool *waited)
+{
+	char path[512];
+
+	*fd = -1;
+	*waited = false;
+	if (state_name_check(name, NULL))
+		return -EINVAL;
+	state_path(path, sizeof(path), name, file);
+	*fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (file ? 0 : O_DIRECTORY));
+	if (*fd < 0)
+		return -errno;
+	if (flock(*fd, LOCK_EX | LOCK_NB)) {
+		*waited = true;
+		while (flock(*fd, LOCK_EX))
+			if (errno != EINTR)
+				break;
+	}
+	if (still_there(*fd, path))
+		return 0;
+	close(*fd);
+	*fd = -1;
+	return -ENOENT;
+}
+
+/* /run/testbed/<name>/, new, into st->dir: -EEXIST saying how to remove the old one. */
+static int claim(const char *name, struct state *st, struct diag *d)
+{
+	struct wdir top;
+	struct diag dd = {0};
+	int r = wdir_open(&top, STATE_DIR, WDIR_CREATE | WDIR_STRICT, d);
+
+	r = r ? r : wdir_sub(&st->dir, &top, name, WDIR_CREATE | WDIR_EXCL | WDIR_STRICT, &dd);
+	wdir_close(&top);
+	if (r == -EEXIST)
+		return diag_set(d, r,
+				"testbed '%s' is already up (state in %s/%s); run 'testbed down "
+				"%s' to remove it first",
+				name, STATE_DIR, name, name);
+	return r ? diag_set(d, r, "%s", dd.msg) : 0;
 }
 
 int state_create(const char *name, struct state *st, struct diag *d)
 {
-	char path[512];
 	int r;
 
 	memset(st, 0, sizeof(*st));
 	st->jfd = -1;
+	st->dir = (struct wdir)WDIR_INIT;
 	r = state_name_check(name, d);
+	r = r ? r : claim(name, st, d);
 	if (r)
 		return r;
 	snprintf(st->name, sizeof(st->name), "%s", name);
-	if (mkdir(STATE_DIR, 0755) && errno != EEXIST)
-		return diag_set(d, -errno, "creating %s: %s", STATE_DIR, strerror(errno));
-	state_path(path, sizeof(path), name, NULL);
-	if (mkdir(path, 0755)) {
-		if (errno == EEXIST)
-			return diag_set(
-				d, -EEXIST,
-				"testbed '%s' is already up (state in %s); run 'testbed down %s' "
-				"to remove it first",
-				name, path, name);
-		return diag_set(d, -errno, "creating %s: %s", path, strerror(errno));
-	}
-	state_path(path, sizeof(path), name, "journal");
-	st->jfd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (st->jfd < 0)
-		r = diag_set(d, -errno, "creating %s: %s", path, strerror(errno));
-	else
-		r = state_record(st, "runner %d %llu", (int)getpid(), state_proc_start(getpid()));
+	st->jfd = wdir_create(&st->dir, "journal", O_APPEND, d);
+	r = st->jfd < 0
+		    ? st->jfd
+		    : state_record(st, "runner %d %llu", (int)getpid(), state_proc_start(getpid()));
 	snprintf(st->tag, sizeof(st->tag), ".%d.%llu", (int)getpid(), state_proc_start(getpid()));
 	if (r) { /* nothing was made yet: the claim goes */
-		diag_set(d, r, "writing %s: %s", path, strerror(-r));
+		diag_set(d, r, "writing %s/journal: %s", st->dir.path, strerror(-r));
 		state_close(st);
 		(void)state_remove(name);
 	}
 	return r;
 }
 
+/* Whether s holds a control character: a record is one line, so that a name with a newline
+ * (a results path, a scenario's) cannot add a record of its own. */
+static bool has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
 int state_record(struct state *st, const char *fmt, ...)
 {
-	char line[512];
+	char line[WDIR_PATH_MAX + 64];
 	va_list ap;
 	int n;
 
 	va_start(ap, fmt);
 	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
 	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(line) - 1)
+	if (n < 0 || (size_t)n >= sizeof(line) - 1 || has_control(line))
 		return -EINVAL;
 	line[n++] = '\n';
 	/* one write per record: O_APPEND makes it atomic, and it survives our SIGKILL */
 	return write(st->jfd, line, (size_t)n) == n ? 0 : -EIO;
+}
+
+int state_record_folder(struct state *st, const struct wdir *w)
+{
+	char path[WDIR_PATH_MAX];
+	dev_t dev;
+	ino_t ino;
+	int r;
+
+	if (!w || w->fd < 0 || !w->made)
+		return 0;
+	r = wdir_identify(w, path, sizeof(path), &dev, &ino);
+	return r ? r
+		 : state_record(st, "folder %llu %llu %s", (unsigned long long)dev,
+				(unsigned long long)ino, path);
 }
 
 int state_record_claim(void *arg, const char *kind, const char *name, const struct stat *st)
@@ -162,6 +253,7 @@ void state_close(struct state *st)
 	if (st->jfd >= 0)
 		close(st->jfd);
 	st->jfd = -1;
+	wdir_close(&st->dir);
 }
 
 /* Whether ns is "tb-<name>-<node>" with a node name of the parser's characters: anything else
@@ -226,6 +318,28 @@ static void ns_claim(struct state_journal *j, const char *kind, char *arg)
 	}
 }
 
+/* "folder DEV INO PATH": a results folder the run made. */
+static int folder_line(struct state_journal *j, const char *arg)
+{
+	unsigned long long dev, ino;
+	struct state_folder *f;
+	int at = 0;
+
+	if (sscanf(arg, "%llu %llu %n", &dev, &ino, &at) != 2 || !at || arg[at] != '/') {
+		j->ignored++;
+		return 0;
+	}
+	f = vec_grow(&j->folders);
+	if (!f || !(f->path = strdup(arg + at))) {
+		if (f)
+			j->folders.n--;
+		return -ENOMEM;
+	}
+	f->dev = (dev_t)dev;
+	f->ino = (ino_t)ino;
+	return 0;
+}
+
 static int journal_line(const char *name, struct state_journal *j, char *line)
 {
 	char *arg = strchr(line, ' ');
@@ -237,6 +351,13 @@ static int journal_line(const char *name, struct state_journal *j, char *line)
 	if (!arg)
 		return 0; /* a torn last line from a kill: nothing was made for it */
 	*arg++ = '\0';
+	if (!strcmp(line, "down")) {
+		int pid = 0;
+
+		if (sscanf(arg, "%d %llu", &pid, &j->down_start) == 2 && pid > 1)
+			j->down = pid;
+		return 0;
+	}
 	if (!strcmp(line, "runner")) {
 		int pid = 0;
 
@@ -250,6 +371,8 @@ static int journal_line(const char *name, struct state_journal *j, char *line)
 		j->ignored++;
 		return 0;
 	}
+	if (!strcmp(line, "folder"))
+		return folder_line(j, arg);
 	if (!strcmp(line, "nsfile") || !strcmp(line, "nsid"))
 		ns_claim(j, line, arg);
 	else if (!strcmp(line, "scenario") && !j->scenario && !(j->scenario = strdup(arg)))
@@ -289,6 +412,9 @@ void state_journal_done(struct state_journal *j)
 	for (i = 0; i < j->netns.n; i++)
 		free(j->netns.v[i].name);
 	vec_free(&j->netns);
+	for (i = 0; i < j->folders.n; i++)
+		free(j->folders.v[i].path);
+	vec_free(&j->folders);
 	free(j->scenario);
 	j->scenario = NULL;
 }
@@ -307,11 +433,22 @@ int state_remove(const char *name)
 	if (!dir)
 		return errno == ENOENT ? 0 : -errno;
 	dfd = dirfd(dir);
-	while ((e = readdir(dir)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+	while ((e = readdir(dir))) /* the journal last: killed here, the testbed is still one */
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		    strcmp(e->d_name, "journal"))
 			(void)unlinkat(dfd, e->d_name, 0);
+	(void)unlinkat(dfd, "journal", 0);
 	closedir(dir);
 	return rmdir(path) && errno != ENOENT ? -errno : 0;
+}
+
+bool state_exists(const char *name)
+{
+	char path[512];
+	struct stat st;
+
+	state_path(path, sizeof(path), name, NULL);
+	return !state_name_check(name, NULL) && !lstat(path, &st) && S_ISDIR(st.st_mode);
 }
 
 int state_list(char ***names, size_t *n)

@@ -197,15 +197,16 @@ static json_t *plan_json(const struct sweep_plan *p)
 	return j;
 }
 
-int sweep_plan_write(const char *dir, const struct sweep_plan *p, struct diag *d)
+int sweep_plan_write(const struct wdir *dir, const struct sweep_plan *p, struct diag *d)
 {
 	json_t *j = plan_json(p);
 	char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
-	int r = text ? res_write_file(dir, SWEEP_FILE, text, strlen(text)) : -ENOMEM;
+	int r = text ? wdir_write(dir, SWEEP_FILE, text, strlen(text), WDIR_REPLACE, d)
+		     : diag_set(d, -ENOMEM, "out of memory for %s", SWEEP_FILE);
 
 	free(text);
 	json_decref(j);
-	return r ? diag_set(d, r, "writing %s/%s: %s", dir, SWEEP_FILE, strerror(-r)) : 0;
+	return r;
 }
 
 static int read_strs(const json_t *a, void *vec)
@@ -324,18 +325,19 @@ static int plan_from(const json_t *j, struct sweep_plan *p)
 	return err;
 }
 
-int sweep_plan_read(const char *dir, struct sweep_plan *p, struct diag *d)
+int sweep_plan_read(const struct wdir *dir, struct sweep_plan *p, struct diag *d)
 {
-	char path[1100];
-	json_error_t e;
+	char path[WDIR_PATH_MAX + 32];
 	json_t *j;
 	int err;
 
 	memset(p, 0, sizeof(*p));
-	snprintf(path, sizeof(path), "%s/%s", dir, SWEEP_FILE);
-	j = json_load_file(path, 0, &e);
-	if (!j)
-		return diag_set(d, -EINVAL, "%s:%d: %s", path, e.line, e.text);
+	wdir_join(path, sizeof(path), dir, SWEEP_FILE);
+	err = res_json_read(dir, SWEEP_FILE, &j, d);
+	if (err == -ENOENT)
+		return diag_set(d, err, "%s: %s", path, strerror(-err));
+	if (err)
+		return err;
 	if (strcmp(json_string_value(json_object_get(j, "schema")) ?: "", SWEEP_SCHEMA))
 		err = -EINVAL;
 	else
@@ -353,27 +355,28 @@ int sweep_plan_read(const char *dir, struct sweep_plan *p, struct diag *d)
 /* Loads (or reports again) every run that finished, its metrics computed, and gathers its
  * FCTs into fct[its variant]; runs[i] stays zeroed for the others. A run's records are let
  * go once read, so that a sweep of many long runs holds one run's records at a time. */
-static int load_runs(const char *dir, const struct sweep_plan *p, bool rerender,
+static int load_runs(const struct wdir *dir, const struct sweep_plan *p, bool rerender,
 		     struct res_run *runs, col_fcts *fct, struct diag *d)
 {
 	struct diag warn = {0};
-	char rdir[1100];
 	struct res_info info;
+	struct wdir rd;
 	size_t i;
 	int err = 0;
 
 	for (i = 0; !err && i < p->runs.n; i++) {
 		if (p->runs.v[i].status != SWEEP_OK)
 			continue;
-		snprintf(rdir, sizeof(rdir), "%s/%s", dir, p->runs.v[i].dir);
-		err = res_info_read(rdir, &info, d);
+		err = wdir_sub(&rd, dir, p->runs.v[i].dir, 0, d);
+		err = err ? err : res_info_read(&rd, &info, d);
 		if (!err && rerender)
-			err = res_report(rdir, &info, NULL, &runs[i], NULL, &warn, d);
+			err = res_report(&rd, &info, NULL, &runs[i], NULL, &warn, d);
 		else if (!err)
-			err = res_load(rdir, &info, NULL, &runs[i], d);
+			err = res_load(&rd, &info, NULL, &runs[i], d);
 		if (!err && col_fcts_add(&fct[p->runs.v[i].variant], &runs[i].rec, &runs[i].m))
-			err = diag_set(d, -ENOMEM, "out of memory for the flows of %s", rdir);
+			err = diag_set(d, -ENOMEM, "out of memory for the flows of %s", rd.path);
 		rec_run_done(&runs[i].rec);
+		wdir_close(&rd);
 	}
 	if (warn.msg[0])
 		fprintf(stderr, "testbed: plots: %s\n", warn.msg);
@@ -476,8 +479,9 @@ static double *paper_cells(const struct sweep_plan *p, int *err)
 }
 
 /* bases: each variant's baseline (variant_bases), used with sweep.baseline. */
-static int write_comparison(const char *dir, const struct sweep_plan *p, const struct res_run *runs,
-			    const struct col_sweep *cs, const uint32_t *bases, char **txt)
+static int write_comparison(const struct wdir *dir, const struct sweep_plan *p,
+			    const struct res_run *runs, const struct col_sweep *cs,
+			    const uint32_t *bases, char **txt, struct diag *d)
 {
 	int err = 0;
 	double *paper = paper_cells(p, &err);
@@ -486,10 +490,9 @@ static int write_comparison(const char *dir, const struct sweep_plan *p, const s
 	char *js = j ? json_dumps(j, COL_SUMMARY_DUMP_FLAGS | JSON_PRESERVE_ORDER) : NULL;
 	char *t = js ? comparison_txt(p, runs, cs, &b) : NULL;
 
-	err = js && t ? 0 : -ENOMEM;
-
-	err = err ? err : res_write_file(dir, "comparison.json", js, strlen(js));
-	err = err ? err : res_write_file(dir, "comparison.txt", t, strlen(t));
+	err = js && t ? 0 : diag_set(d, -ENOMEM, "out of memory for the comparison");
+	err = err ? err : wdir_write(dir, "comparison.json", js, strlen(js), WDIR_REPLACE, d);
+	err = err ? err : wdir_write(dir, "comparison.txt", t, strlen(t), WDIR_REPLACE, d);
 	json_decref(j);
 	free(js);
 	free(paper);
@@ -501,8 +504,8 @@ static int write_comparison(const char *dir, const struct sweep_plan *p, const s
 }
 
 /* FCT CDF per variant (fct: each variant's FCTs, used up) and JCT per job per variant. */
-static int sweep_plots(const char *dir, const struct sweep_plan *p, const struct res_run *runs,
-		       col_fcts *fct, struct diag *d)
+static int sweep_plots(const struct wdir *dir, const struct sweep_plan *p,
+		       const struct res_run *runs, col_fcts *fct, struct diag *d)
 {
 	struct col_plot_variant *v = calloc(p->variants.n + 1, sizeof(*v));
 	const struct col_metrics **mm = calloc(p->runs.n + 1, sizeof(*mm));
@@ -530,7 +533,7 @@ static int sweep_plots(const char *dir, const struct sweep_plan *p, const struct
 	return err;
 }
 
-int sweep_report(const char *dir, bool rerender, struct diag *d)
+int sweep_report(const struct wdir *dir, bool rerender, struct diag *d)
 {
 	struct col_sweep cs = {0};
 	struct sweep_plan p;
@@ -551,12 +554,11 @@ int sweep_report(const char *dir, bool rerender, struct diag *d)
 	err = runs && fct && bases ? load_runs(dir, &p, rerender, runs, fct, d)
 				   : diag_set(d, -ENOMEM, "out of memory");
 	err = err ? err : compare(&p, runs, &cs, d);
-	if (!err && write_comparison(dir, &p, runs, &cs, bases, &txt))
-		err = diag_set(d, -EIO, "writing the comparison to %s", dir);
+	err = err ? err : write_comparison(dir, &p, runs, &cs, bases, &txt, d);
 	if (!err && sweep_plots(dir, &p, runs, fct, &warn))
 		fprintf(stderr, "testbed: sweep plots: %s\n", warn.msg);
 	if (!err)
-		printf("\n%s\ncomparison: %s/comparison.txt\n", txt, dir);
+		printf("\n%s\ncomparison: %s/comparison.txt\n", txt, dir->path);
 	for (i = 0; runs && i < p.runs.n; i++)
 		res_run_done(&runs[i]);
 	free(runs);

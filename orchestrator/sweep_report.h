@@ -11,6 +11,7 @@
 #include "lib/diag.h"
 #include "lib/vec.h"
 #include "orchestrator/experiment.h"
+#include "orchestrator/wdir.h"
 
 #define SWEEP_FILE "sweep.json"
 #define SWEEP_SCHEMA "testbed-sweep/1"
@@ -43,12 +44,13 @@ struct sweep_plan {
 
 /* The plan of e's sweep: every run pending. 0 or -ENOMEM. */
 int sweep_plan_make(const struct experiment *e, struct sweep_plan *p);
-int sweep_plan_write(const char *dir, const struct sweep_plan *p, struct diag *d);
-int sweep_plan_read(const char *dir, struct sweep_plan *p, struct diag *d);
+/* dir/sweep.json, written (replacing the last) or read. 0 or -errno with d set. */
+int sweep_plan_write(const struct wdir *dir, const struct sweep_plan *p, struct diag *d);
+int sweep_plan_read(const struct wdir *dir, struct sweep_plan *p, struct diag *d);
 void sweep_plan_done(struct sweep_plan *p);
 
 /* The comparison and the sweep's plots from the runs' folders (each run's reports made again
  * first if rerender), printed to stdout. 0 or -errno with d set. */
-int sweep_report(const char *dir, bool rerender, struct diag *d);
+int sweep_report(const struct wdir *dir, bool rerender, struct diag *d);
 
 #endif

@@ -107,7 +107,8 @@ grep -q 'sweeps 2 variants: this is the topology of its baseline (kind=leafspine
 	"$OUT/sweep-ecmp-best.err" || fail "no sweep note: $(cat "$OUT/sweep-ecmp-best.err")"
 [ ! -s "$OUT/ls-par.err" ] || fail "notes for a scenario at rate_scale 1: $(cat "$OUT/ls-par.err")"
 
-# bad input: the loader's message, exit 2; bad command lines: the usage, exit 2
+# bad input: the loader's message, exit 2; bad command lines: the usage, exit 2, after a line
+# naming the option when one is unknown or lacks its value
 bad=tests/fixtures/bad/01-yaml-syntax.yaml
 rc=0
 out=$(as_user "$TB" export --dot "$bad" 2>&1 >/dev/null) || rc=$?
@@ -119,7 +120,12 @@ for args in "--bogus scenarios/quickstart.yaml" "scenarios/quickstart.yaml" \
 	# shellcheck disable=SC2086 # the words are the arguments
 	out=$(as_user "$TB" export $args 2>&1 >/dev/null) || rc=$?
 	((rc == 2)) || fail "export $args: exit $rc, want 2"
-	[[ $out == "Usage: testbed export"* ]] || fail "export $args: $out"
+	case $args in
+	--bogus*) want="testbed export: unknown option '--bogus'"$'\n' ;;
+	"--dot --out") want="testbed export: --out needs a value"$'\n' ;;
+	*) want="" ;;
+	esac
+	[[ $out == "${want}Usage: testbed export"* ]] || fail "export $args: $out"
 done
 rc=0
 as_user "$TB" export --dot --out /proc/nowhere scenarios/quickstart.yaml 2>/dev/null || rc=$?

@@ -268,11 +268,11 @@ esac
 rc=0
 as_user "$TB" sim --bogus scenarios/quickstart.yaml >/dev/null 2>&1 || rc=$?
 ((rc == 2)) || fail "sim --bogus: exit $rc, want 2"
-# a results folder it cannot write is refused before the run, not after it
+# a results folder it cannot write is refused before the run, not after it: bad input, exit 2
 mkdir "$TB_TMP/ro" && chmod 0555 "$TB_TMP/ro"
 rc=0
 out=$(as_user "$TB" sim --results "$TB_TMP/ro/r" scenarios/sim-512.yaml 2>&1 >/dev/null) || rc=$?
-((rc == 1)) && [[ $out == *"results folder $TB_TMP/ro/r: Permission denied; give --results DIR"* ]] ||
+((rc == 2)) && [[ $out == *"results folder: creating $TB_TMP/ro/r: Permission denied; give --results DIR"* ]] ||
 	fail "sim into a read-only folder: exit $rc: $out"
 [[ $out != *"running"* ]] || fail "sim into a read-only folder ran first: $out"
 note "sweep of 6 runs compared; bad-sim fixtures refused; an unwritable results folder refused first"

@@ -4,6 +4,7 @@
  * named, a folder without sampling, summary.json's run object read back, the dilation rounded as
  * the JSON prints it, and a run loaded with its topology's rates. No root needed. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,12 +24,13 @@
 #define S 1000000000LL
 
 static char t_dir[64];
+static struct wdir t_root = WDIR_INIT, t_w = WDIR_INIT; /* t_dir, and a run folder in it */
 
 static int t_setup(void **state)
 {
 	(void)state;
 	snprintf(t_dir, sizeof(t_dir), "/tmp/tbunit.XXXXXX");
-	return mkdtemp(t_dir) ? 0 : -1;
+	return mkdtemp(t_dir) && !wdir_open(&t_root, t_dir, 0, NULL) ? 0 : -1;
 }
 
 static int t_teardown(void **state)
@@ -36,8 +38,17 @@ static int t_teardown(void **state)
 	char cmd[128];
 
 	(void)state;
+	wdir_close(&t_w);
+	wdir_close(&t_root);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", t_dir);
 	return system(cmd) ? -1 : 0;
+}
+
+/* A new run folder in t_dir as t_w, as each run has its own. */
+static void t_fresh(void)
+{
+	wdir_close(&t_w);
+	assert_int_equal(wdir_new(&t_w, &t_root, "run", "", NULL), 0);
 }
 
 static void t_run(struct rec_run *r)
@@ -78,8 +89,8 @@ static void test_round_trip(void **state)
 
 	(void)state;
 	t_run(&a);
-	assert_int_equal(res_records_write(t_dir, &a, &d), 0);
-	assert_int_equal(res_records_read(t_dir, &b, &d), 0);
+	assert_int_equal((t_fresh(), res_records_write(&t_w, &a, &d)), 0);
+	assert_int_equal(res_records_read(&t_w, &b, &d), 0);
 	assert_int_equal(b.jobs.n, 1);
 	assert_memory_equal(&a.jobs.v[0], &b.jobs.v[0], sizeof(a.jobs.v[0]));
 	assert_memory_equal(a.iters.v, b.iters.v, sizeof(*a.iters.v));
@@ -92,7 +103,7 @@ static void test_round_trip(void **state)
 
 static void t_put(const char *name, const char *text)
 {
-	assert_int_equal(res_write_file(t_dir, name, text, strlen(text)), 0);
+	assert_int_equal(wdir_write(&t_w, name, text, strlen(text), WDIR_REPLACE, NULL), 0);
 }
 
 /* Every field, not the padding (a record read back has the parser's). */
@@ -130,8 +141,8 @@ static void test_many_flows(void **state)
 		f->t_end = (int64_t)i * S / 3;
 		f->tag = i % 64;
 	}
-	assert_int_equal(res_records_write(t_dir, &a, &d), 0);
-	assert_int_equal(res_records_read(t_dir, &b, &d), 0);
+	assert_int_equal((t_fresh(), res_records_write(&t_w, &a, &d)), 0);
+	assert_int_equal(res_records_read(&t_w, &b, &d), 0);
 	assert_int_equal(b.flows.n, a.flows.n);
 	for (i = 0; i < a.flows.n; i++)
 		t_flow_equal(&a.flows.v[i], &b.flows.v[i]);
@@ -143,35 +154,35 @@ static void test_refusals(void **state)
 {
 	struct rec_run a, b = {0};
 	struct diag d = {0};
-	char want[256];
+	char want[WDIR_PATH_MAX + 256];
 
 	(void)state;
 	t_run(&a);
-	assert_int_equal(res_records_write(t_dir, &a, &d), 0);
+	assert_int_equal((t_fresh(), res_records_write(&t_w, &a, &d)), 0);
 	t_put("iterations.csv", "job,rank\n1,2\n");
-	assert_int_equal(res_records_read(t_dir, &b, &d), -EINVAL);
-	snprintf(want, sizeof(want), "%s/iterations.csv: the header is not '%s'", t_dir,
+	assert_int_equal(res_records_read(&t_w, &b, &d), -EINVAL);
+	snprintf(want, sizeof(want), "%s/iterations.csv: the header is not '%s'", t_w.path,
 		 rec_iter_header);
 	assert_string_equal(d.msg, want);
 	rec_run_done(&b);
 	diag_clear(&d);
-	assert_int_equal(res_records_write(t_dir, &a, &d), 0);
+	assert_int_equal((t_fresh(), res_records_write(&t_w, &a, &d)), 0);
 	t_put("cpu.csv", "t_ns,busy,softirq\n1,0.5,0\n2,x,0\n");
-	assert_int_equal(res_records_read(t_dir, &b, &d), -EINVAL);
-	snprintf(want, sizeof(want), "%s/cpu.csv:3: not a record of this file", t_dir);
+	assert_int_equal(res_records_read(&t_w, &b, &d), -EINVAL);
+	snprintf(want, sizeof(want), "%s/cpu.csv:3: not a record of this file", t_w.path);
 	assert_string_equal(d.msg, want);
 	rec_run_done(&b);
 	diag_clear(&d);
 	/* a run without sampling has no links.csv or cpu.csv */
-	assert_int_equal(res_records_write(t_dir, &a, &d), 0);
-	assert_int_equal(unlink(strcat(strcpy(want, t_dir), "/links.csv")), 0);
-	assert_int_equal(unlink(strcat(strcpy(want, t_dir), "/cpu.csv")), 0);
-	assert_int_equal(res_records_read(t_dir, &b, &d), 0);
+	assert_int_equal((t_fresh(), res_records_write(&t_w, &a, &d)), 0);
+	assert_int_equal(unlinkat(t_w.fd, "links.csv", 0), 0);
+	assert_int_equal(unlinkat(t_w.fd, "cpu.csv", 0), 0);
+	assert_int_equal(res_records_read(&t_w, &b, &d), 0);
 	assert_int_equal(b.samples.n, 0);
 	assert_int_equal(b.jobs.n, 1);
 	rec_run_done(&b);
-	unlink(strcat(strcpy(want, t_dir), "/jobs.csv"));
-	assert_int_equal(res_records_read(t_dir, &b, &d), -ENOENT);
+	assert_int_equal(unlinkat(t_w.fd, "jobs.csv", 0), 0);
+	assert_int_equal(res_records_read(&t_w, &b, &d), -ENOENT);
 	rec_run_done(&b);
 	rec_run_done(&a);
 }
@@ -182,18 +193,19 @@ static void test_info(void **state)
 	struct diag d = {0};
 
 	(void)state;
+	t_fresh();
 	res_info_normalize(&info);
 	assert_true(info.dilation != 1 / 0.003);
 	assert_float_equal(info.dilation, 333.333333333333, 1e-12);
 	t_put("summary.json", "{\"scenario\": \"q\", \"run_id\": \"r1\", \"run\": "
 			      "{\"dilation\": 333.333333333333, \"end_ns\": 123}}");
-	assert_int_equal(res_info_read(t_dir, &back, &d), 0);
+	assert_int_equal(res_info_read(&t_w, &back, &d), 0);
 	assert_true(back.dilation == info.dilation); /* as the report reads it back */
 	assert_int_equal(back.t_end, 123);
 	assert_string_equal(back.scenario, "q");
 	assert_string_equal(back.run_id, "r1");
 	t_put("summary.json", "{\"run\": {\"dilation\": 0}}");
-	assert_int_equal(res_info_read(t_dir, &back, &d), -EINVAL);
+	assert_int_equal(res_info_read(&t_w, &back, &d), -EINVAL);
 }
 
 /* Loading a folder: the topology's rates reach the metrics. */
@@ -212,9 +224,9 @@ static void test_load(void **state)
 	s.topology.ls = (struct scn_leafspine){2, 2, 1, 1, 8000, 8000, 1, 0, {0}};
 	assert_int_equal(topo_build(&s, &t, &d), 0);
 	t_run(&a);
-	assert_int_equal(res_records_write(t_dir, &a, &d), 0);
-	assert_int_equal(res_write_topology(t_dir, t, &s.shaping), 0);
-	if (res_load(t_dir, &info, NULL, &x, &d))
+	assert_int_equal((t_fresh(), res_records_write(&t_w, &a, &d)), 0);
+	assert_int_equal(res_write_topology(&t_w, t, &s.shaping, &d), 0);
+	if (res_load(&t_w, &info, NULL, &x, &d))
 		fail_msg("%s", d.msg);
 	assert_int_equal(x.m.links.n, 1);
 	assert_int_equal(x.m.links.v[0].rate_bps, 8000);

@@ -496,10 +496,12 @@ static void test_baseline_plan(void **state)
 	struct sweep_plan p, q;
 	struct diag d = {0};
 	struct experiment e;
+	struct wdir w;
 	size_t i;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
+	assert_int_equal(wdir_open(&w, dir, 0, &d), 0);
 	t_ok(t_paired, NULL, &e);
 	assert_int_equal(sweep_plan_make(&e, &p), 0);
 	assert_string_equal(p.base_path, "workload.algorithm");
@@ -507,8 +509,8 @@ static void test_baseline_plan(void **state)
 	assert_int_equal(p.runs.n, 24);
 	assert_int_equal(p.runs.v[21].variant, 10); /* best, pairwise, 100ms */
 	assert_int_equal(p.runs.v[21].baseline, 6); /* best, ring, 100ms */
-	assert_int_equal(sweep_plan_write(dir, &p, &d), 0);
-	assert_int_equal(sweep_plan_read(dir, &q, &d), 0);
+	assert_int_equal(sweep_plan_write(&w, &p, &d), 0);
+	assert_int_equal(sweep_plan_read(&w, &q, &d), 0);
 	assert_string_equal(q.base_path, p.base_path);
 	assert_string_equal(q.base_label, p.base_label);
 	for (i = 0; i < p.runs.n; i++)
@@ -517,11 +519,12 @@ static void test_baseline_plan(void **state)
 	sweep_plan_done(&q);
 	exp_done(&e);
 
-	assert_int_equal(res_write_file(dir, SWEEP_FILE, old, strlen(old)), 0);
-	assert_int_equal(sweep_plan_read(dir, &q, &d), 0);
+	assert_int_equal(wdir_write(&w, SWEEP_FILE, old, strlen(old), WDIR_REPLACE, &d), 0);
+	assert_int_equal(sweep_plan_read(&w, &q, &d), 0);
 	assert_string_equal(q.base_label, "");
 	assert_int_equal(q.runs.v[0].baseline, 0);
 	sweep_plan_done(&q);
+	wdir_close(&w);
 	snprintf(path, sizeof(path), "%s/%s", dir, SWEEP_FILE);
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(rmdir(dir), 0);
@@ -534,6 +537,7 @@ static void test_paper_map(void **state)
 	struct sweep_plan p, q;
 	struct diag d = {0};
 	struct experiment e;
+	struct wdir w;
 
 	(void)state;
 	snprintf(text, sizeof(text),
@@ -550,9 +554,11 @@ static void test_paper_map(void **state)
 	assert_int_equal(e.sweep.paper.v[2].metric, COL_M_UTIL);
 
 	assert_non_null(mkdtemp(dir));
+	assert_int_equal(wdir_open(&w, dir, 0, &d), 0);
 	assert_int_equal(sweep_plan_make(&e, &p), 0);
-	assert_int_equal(sweep_plan_write(dir, &p, &d), 0);
-	assert_int_equal(sweep_plan_read(dir, &q, &d), 0);
+	assert_int_equal(sweep_plan_write(&w, &p, &d), 0);
+	assert_int_equal(sweep_plan_read(&w, &q, &d), 0);
+	wdir_close(&w);
 	assert_int_equal(q.paper.n, 3);
 	assert_memory_equal(q.paper.v, p.paper.v, 3 * sizeof(*q.paper.v));
 	sweep_plan_done(&p);
