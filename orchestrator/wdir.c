@@ -532,7 +532,8 @@ int wdir_move(const struct wdir *from, const char *name, const struct wdir *to, 
 	return r ? diag_set(d, r, "moving %s: %s", p, strerror(-r)) : 0;
 }
 
-int wdir_open_read(const struct wdir *dir, const char *name)
+/* name in dir opened for reading as wdir_read says. An fd or -errno. */
+static int open_read(const struct wdir *dir, const char *name)
 {
 	bool s = strict(dir->flags);
 	int fd = openat(dir->fd, name,
@@ -555,7 +556,7 @@ int wdir_open_read(const struct wdir *dir, const char *name)
 
 int wdir_read(const struct wdir *dir, const char *name, char **out, size_t *len)
 {
-	int fd = wdir_open_read(dir, name), r = 0;
+	int fd = open_read(dir, name), r = 0;
 	struct stat st;
 	char *buf = NULL;
 	ssize_t n;

@@ -123,16 +123,13 @@ int wdir_write(const struct wdir *dir, const char *name, const void *buf, size_t
 int wdir_move(const struct wdir *from, const char *name, const struct wdir *to, unsigned flags,
 	      struct diag *d);
 
-/* Opens name in dir for reading, without following a link as wdir_open would not: only a
- * regular file (-EINVAL for a FIFO or a device, which would block), and as root one with a
- * single link (-EMLINK: a hard link to a file elsewhere). An fd or -errno. */
-int wdir_open_read(const struct wdir *dir, const char *name);
-
-/* Reads name in dir whole into *out (malloc'd, NUL-terminated; *len without the NUL).
- * 0 or -errno (no message: -ENOENT is often an answer). */
+/* Reads name in dir whole into *out (malloc'd, NUL-terminated; *len without the NUL), without
+ * following a link as wdir_open would not: only a regular file (-EINVAL for a FIFO or a
+ * device, which would block), and as root one with a single link (-EMLINK: a hard link to a
+ * file elsewhere). 0 or -errno (no message: -ENOENT is often an answer). */
 int wdir_read(const struct wdir *dir, const char *name, char **out, size_t *len);
 
-/* What a refusal of wdir_open_read or wdir_read means, for messages ("not a regular file"),
+/* What a refusal of wdir_read means, for messages ("not a regular file"),
  * else strerror. */
 const char *wdir_read_error(int r);
 
