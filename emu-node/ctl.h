@@ -86,13 +86,18 @@ struct ctl_peer {
 	uint16_t sport;
 };
 
+#define CTL_VERIFY_ON 0x1
+/* Test-only fault (TESTBED_TEST_VERIFY_FAULT, tests/integration/t_emu_verify.sh): this rank
+ * adds one to one element of its result before checking it, so the check must catch it. */
+#define CTL_VERIFY_FAULT 0x2
+
 struct ctl_job {
 	struct ctl_hdr h;
 	uint32_t job;
 	uint32_t rank;
 	struct coll_params coll; /* nranks, bytes (emulated), kind, algo, elem, group */
 	uint32_t iterations;
-	uint32_t verify; /* carry real floats and check the result */
+	uint32_t verify; /* CTL_VERIFY_*: carry real floats and check the result */
 	uint32_t moves; /* routing.enforce sport: connections may move to new source ports */
 	uint32_t phases; /* routing.trigger phase: say when each collective begins (CTL_PHASE) */
 	uint32_t channels; /* connections per peer, 1 .. COLL_CHANNELS_MAX (traffic/plan.h) */

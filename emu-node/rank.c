@@ -252,30 +252,44 @@ static void rank_send_iter(struct rank *rk, uint64_t t_end)
 	ctl_send(rk->ctx, m);
 }
 
-static void rank_check(struct rank *rk)
+/* The test-only fault (CTL_VERIFY_FAULT): one element of the result off by one. */
+static void rank_fault(struct rank *rk, float *res)
 {
-	const float *res = rk->spec.coll.kind == COLL_ALLTOALL ? rk->out : rk->buf;
+	uint64_t i = verify_fault_at(&rk->spec.coll, rk->sums, rk->spec.rank);
+
+	if (i < rk->spec.coll.bytes / sizeof(float))
+		res[i] += 1.0f;
+}
+
+/* 0, or -EBADMSG with the first wrong element and the iteration in rk->why. */
+static int rank_check(struct rank *rk)
+{
+	float *res = rk->spec.coll.kind == COLL_ALLTOALL ? rk->out : rk->buf;
 	int r;
 
+	if (rk->spec.verify & CTL_VERIFY_FAULT)
+		rank_fault(rk, res);
 	r = verify_check(&rk->spec.coll, rk->sums, rk->spec.rank, res, rk->why, sizeof(rk->why));
-	if (r && rk->verified)
+	if (r)
 		snprintf(rk->why + strlen(rk->why), sizeof(rk->why) - strlen(rk->why),
 			 " (iteration %u)", rk->iter);
-	rk->verified = rk->verified && !r;
+	rk->verified = !r;
+	return r;
 }
 
 void rank_iter_end(struct rank *rk)
 {
 	uint64_t t_end = loop_now();
+	int r = rk->spec.verify ? rank_check(rk) : 0;
 
-	if (rk->spec.verify && rk->verified)
-		rank_check(rk);
 	rank_send_flows(rk);
 	rank_send_iter(rk, t_end);
-	if (++rk->iter < rk->spec.iterations)
+	if (r) /* a wrong result fails the job: its numbers are not of the collective */
+		rank_finish(rk, r, rk->why);
+	else if (++rk->iter < rk->spec.iterations)
 		rank_iter_begin(rk);
 	else
-		rank_finish(rk, 0, rk->why);
+		rank_finish(rk, 0, NULL);
 }
 
 static void rank_send_done(struct rank *rk, int status, const char *reason)

@@ -103,6 +103,20 @@ static bool verify_close(const struct coll_params *p, double want, float got)
 	return diff <= tol && -diff <= tol;
 }
 
+uint64_t verify_fault_at(const struct coll_params *p, const struct verify_sums *vs, uint32_t rank)
+{
+	uint64_t e = p->bytes / VERIFY_ELEM, i;
+	double want;
+
+	for (i = e / 2; i < e; i++)
+		if (verify_expect(p, vs, rank, i, &want))
+			return i;
+	for (i = 0; i < e / 2; i++)
+		if (verify_expect(p, vs, rank, i, &want))
+			return i;
+	return e;
+}
+
 int verify_check(const struct coll_params *p, const struct verify_sums *vs, uint32_t rank,
 		 const float *res, char *why, size_t whylen)
 {
@@ -112,8 +126,10 @@ int verify_check(const struct coll_params *p, const struct verify_sums *vs, uint
 	for (i = 0; i < e; i++) {
 		if (!verify_expect(p, vs, rank, i, &want) || verify_close(p, want, res[i]))
 			continue;
-		snprintf(why, whylen, "verify: element %" PRIu64 " is %.1f, expected %.1f", i,
-			 (double)res[i], want);
+		snprintf(why, whylen,
+			 "verify: rank %u, chunk %u of %u, element %" PRIu64 ": found %.1f, "
+			 "expected %.1f",
+			 rank, chunk_of(e, p->nranks, i), p->nranks, i, (double)res[i], want);
 		return -EBADMSG;
 	}
 	return 0;

@@ -33,8 +33,13 @@ void verify_sums_done(struct verify_sums *vs);
 bool verify_expect(const struct coll_params *p, const struct verify_sums *vs, uint32_t rank,
 		   uint64_t i, double *v);
 
-/* Checks rank's result: 0, or -EBADMSG with the first wrong element in why. */
+/* Checks rank's result: 0, or -EBADMSG with the first wrong element in why: the rank, its
+ * chunk (of nranks, coll_chunk_off's cut), the element, the value found and the one expected. */
 int verify_check(const struct coll_params *p, const struct verify_sums *vs, uint32_t rank,
 		 const float *res, char *why, size_t whylen);
+
+/* The element a test-only fault corrupts (CTL_VERIFY_FAULT): the first one checked from the
+ * middle of the buffer on, else from its start; the element count if none is checked. */
+uint64_t verify_fault_at(const struct coll_params *p, const struct verify_sums *vs, uint32_t rank);
 
 #endif

@@ -15,6 +15,7 @@
 #define CMD_OK 0
 #define CMD_FAIL 1
 #define CMD_USAGE 2
+#define CMD_DEGRADED 3 /* --strict: a run's fidelity verdict is degraded */
 
 struct cmd {
 	const char *name;

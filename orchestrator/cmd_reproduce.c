@@ -42,7 +42,8 @@ static int join(char *out, size_t len, const char *a, const char *b)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: testbed reproduce [--quick] [--sim] [--results DIR] [--scenarios DIR] "
+		"Usage: testbed reproduce [--quick] [--sim] [--strict] [--results DIR] "
+		"[--scenarios DIR] "
 		"[PAPER...]\n\n"
 		"Runs each paper's reproduction scenarios (PAPER: greedy, vclos, tacos, themis,\n"
 		"hammingmesh; all by default): the emulated ones with `testbed up` (root), the\n"
@@ -53,12 +54,14 @@ static void usage(FILE *f)
 		"minutes); --sim runs every scenario in virtual time (no root). Results go to\n"
 		"DIR (default results/reproduce/<date>-<time>); scenarios are read from "
 		"--scenarios\n"
-		"(default ./scenarios, else the installed ones). Exit 0 if every scenario ran, 1\n"
-		"if one failed, 2 for bad arguments.\n");
+		"(default ./scenarios, else the installed ones). Exit 0 if every scenario ran\n"
+		"and every job of it ended well, 1 if one failed or a job failed, was stopped or\n"
+		"did not start, 2 for bad arguments, 3 with --strict when a run's fidelity\n"
+		"verdict is degraded.\n");
 }
 
 struct opts {
-	bool quick, sim;
+	bool quick, sim, strict;
 	const char *results, *scenarios;
 	const char *papers[8];
 	size_t np;
@@ -67,11 +70,10 @@ struct opts {
 /* argv into o. 0, or -EINVAL (also for --help, with *help set). */
 static int parse(int argc, char **argv, struct opts *o, bool *help)
 {
-	const struct cmd_opt opts[] = {{"quick", NULL, &o->quick},
-				       {"sim", NULL, &o->sim},
-				       {"results", &o->results, NULL},
-				       {"scenarios", &o->scenarios, NULL},
-				       {NULL, NULL, NULL}};
+	const struct cmd_opt opts[] = {
+		{"quick", NULL, &o->quick},	    {"sim", NULL, &o->sim},
+		{"strict", NULL, &o->strict},	    {"results", &o->results, NULL},
+		{"scenarios", &o->scenarios, NULL}, {NULL, NULL, NULL}};
 	int n = cmd_opts_parse("reproduce", argc, argv, opts, false, help), i;
 
 	if (n < 0 || *help || (size_t)n > sizeof(o->papers) / sizeof(o->papers[0]))
@@ -308,6 +310,24 @@ static int run_item(const struct wdir *root, const char *scen, struct repro_resu
 	return 0;
 }
 
+/* The last lines: each scenario that failed or whose jobs did not all end well, and the log
+ * that says which jobs and why. */
+static void say_failed(const struct repro_result *res, size_t n, const char *root)
+{
+	char v[256];
+	size_t i;
+
+	fprintf(stderr, "testbed reproduce: these did not end well (their logs list each job):\n");
+	for (i = 0; i < n; i++) {
+		if (res[i].status == -1 || ((res[i].status == 0 || res[i].status == CMD_DEGRADED) &&
+					    res[i].ok >= res[i].runs))
+			continue;
+		repro_verdict(&res[i], v, sizeof(v));
+		fprintf(stderr, "testbed reproduce:   %s %s: %s (exit %d; log %s/%s)\n",
+			res[i].it->paper, res[i].file, v, res[i].status, root, res[i].log);
+	}
+}
+
 static void header(char *buf, size_t len, const struct opts *o, const char *root)
 {
 	struct utsname u;
@@ -396,7 +416,7 @@ int cmd_reproduce(int argc, char **argv)
 	struct wdir root = WDIR_INIT;
 	size_t n = 0, i;
 	bool help;
-	int r = parse(argc, argv, &o, &help), err, failed = 0;
+	int r = parse(argc, argv, &o, &help), err, failed = 0, degraded = 0;
 
 	if (help) {
 		usage(stdout);
@@ -427,7 +447,10 @@ int cmd_reproduce(int argc, char **argv)
 				printf("\n");
 			break;
 		}
-		failed += res[i].status != 0 || res[i].ok < res[i].runs;
+		/* a child's 3 is its run.strict over a degraded run: counted as degraded */
+		failed += (res[i].status != 0 && res[i].status != CMD_DEGRADED) ||
+			  res[i].ok < res[i].runs;
+		degraded += res[i].degraded;
 	}
 	/* what ran is reported, also when the rest could not run */
 	err = write_report(&root, &o, res, n, &d);
@@ -436,8 +459,17 @@ int cmd_reproduce(int argc, char **argv)
 	if (!r && !err)
 		printf("report: %s/report.md%s\n", root.path,
 		       repro_stop ? " (interrupted: the rest not run)" : "");
+	if (!r && !err && failed)
+		say_failed(res, n, root.path);
 	wdir_close(&root);
 	if (r || err)
 		return cmd_fail("reproduce", r ? r : err, &d);
-	return failed || repro_stop ? CMD_FAIL : CMD_OK;
+	if (failed || repro_stop)
+		return CMD_FAIL;
+	if (o.strict && degraded) {
+		fprintf(stderr, "testbed reproduce: --strict: %d runs degraded by the machine\n",
+			degraded);
+		return CMD_DEGRADED;
+	}
+	return CMD_OK;
 }

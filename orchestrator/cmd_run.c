@@ -226,6 +226,77 @@ static void print_results(const struct run *r, const struct res_run *x, const ch
 		cmd_run_verdict(who, &x->m);
 }
 
+static const char *bad_words(enum rec_status s)
+{
+	switch (s) {
+	case REC_NOT_STARTED:
+		return "did not start";
+	case REC_CANCELLED:
+		return "was stopped";
+	default:
+		return "failed";
+	}
+}
+
+/* Job rj, which did not end well, counted into t with its line if it fits. */
+static void tally_job(struct cmd_run_tally *t, const char *label, const struct run_job *rj)
+{
+	size_t n = strlen(t->bad);
+	char line[REC_REASON_MAX + 512];
+	int k;
+
+	t->bad_jobs++;
+	k = snprintf(line, sizeof(line), "%s%sjob %u (%s, %u GPUs) %s: %s\n", label ? label : "",
+		     label ? ": " : "", rj->spec.id, rj->spec.model, rj->spec.gpus,
+		     bad_words(rj->status),
+		     rj->reason[0]		     ? rj->reason
+		     : rj->status == REC_NOT_STARTED ? "still waiting when the run ended"
+						     : "no reason recorded");
+	if (k > 0 && n + (size_t)k < sizeof(t->bad)) {
+		memcpy(t->bad + n, line, (size_t)k + 1);
+		t->listed++;
+	}
+}
+
+/* r's jobs and verdict into o->tally. */
+static void tally_run(const struct run *r, const struct cmd_run_opts *o, bool degraded)
+{
+	struct cmd_run_tally *t = o->tally;
+	uint32_t j;
+
+	if (!t)
+		return;
+	t->runs++;
+	t->jobs += r->njobs;
+	t->degraded += degraded;
+	t->strict = t->strict || r->e->run.strict;
+	for (j = 0; j < r->njobs; j++)
+		if (r->jobs[j].status != REC_OK)
+			tally_job(t, o->label, &r->jobs[j]);
+}
+
+int cmd_run_tally_exit(const char *who, const struct cmd_run_tally *t)
+{
+	const char *p, *nl;
+
+	if (t->bad_jobs) {
+		fprintf(stderr, "%s: %u of %u jobs failed, were stopped or did not start:\n", who,
+			t->bad_jobs, t->jobs);
+		for (p = t->bad; (nl = strchr(p, '\n')); p = nl + 1)
+			fprintf(stderr, "%s:   %.*s\n", who, (int)(nl - p), p);
+		if (t->listed < t->bad_jobs)
+			fprintf(stderr, "%s:   and %u more (see jobs.csv)\n", who,
+				t->bad_jobs - t->listed);
+		return CMD_FAIL;
+	}
+	if (t->strict && t->degraded) {
+		fprintf(stderr, "%s: --strict: %u of %u runs degraded by the machine (exit %d)\n",
+			who, t->degraded, t->runs, CMD_DEGRADED);
+		return CMD_DEGRADED;
+	}
+	return CMD_OK;
+}
+
 /* Writes the folder and its reports, prints them. */
 static int report(struct run *r, const struct cmd_run_opts *o, const char *who,
 		  struct cmd_run_out *out, struct diag *d)
@@ -252,6 +323,7 @@ static int report(struct run *r, const struct cmd_run_opts *o, const char *who,
 	if (warn.msg[0])
 		fprintf(stderr, "%s: plots: %s\n", who, warn.msg);
 	print_results(r, &x, txt, dir->path, o, who);
+	tally_run(r, o, r->be == &run_emu_backend && x.m.fid.degraded);
 	if (r->be->netevs) {
 		size_t nev;
 		const struct rec_netev *v = r->be->netevs(r, &nev);

@@ -12,6 +12,16 @@
 
 #define CMD_RUN_FOLDERS 3
 
+/* What a command's runs came to, for its exit code (README, "Exit codes"): jobs that failed,
+ * were stopped or never started give 1; with --strict (run.strict), a run whose fidelity
+ * verdict is degraded gives 3. */
+struct cmd_run_tally {
+	uint32_t runs, jobs, bad_jobs, degraded;
+	bool strict; /* --strict, or run.strict in a run's file */
+	uint32_t listed; /* bad jobs whose lines are in bad */
+	char bad[3072]; /* "job 3 (resnet50, 8 GPUs) failed: why\n" per bad job, as many as fit */
+};
+
 struct cmd_run_opts {
 	const struct wdir *dir; /* the run's results folder, made before it (cmd_run_folder_open) */
 	const char *label; /* prefixed to progress lines ("variant 2/6"), or NULL */
@@ -20,6 +30,7 @@ struct cmd_run_opts {
 	/* the folders made for this run, outermost first (NULL: none): `up` journals them, so
 	 * that `down` removes those a killed run left empty */
 	const struct wdir *folders[CMD_RUN_FOLDERS];
+	struct cmd_run_tally *tally; /* counts this run's jobs and verdict in (NULL: none) */
 };
 
 /* A run's results folder and the folders it is made in. */
@@ -61,6 +72,10 @@ struct run;
  * lines, writes and prints the results, and releases it (run_done). */
 int cmd_run_on(struct run *r, const struct cmd_run_opts *o, struct cmd_run_out *out,
 	       struct diag *d);
+
+/* The exit code for what t counts (CMD_OK, CMD_FAIL, CMD_DEGRADED), after saying on stderr,
+ * as the last lines, each job that did not end well and why, or which runs were degraded. */
+int cmd_run_tally_exit(const char *who, const struct cmd_run_tally *t);
 
 /* Prints a run's fidelity verdict to stderr: one line when ok, loudly
  * when degraded. */

@@ -27,7 +27,7 @@ static void on_signal(int sig)
 static void sim_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: testbed sim [--name NAME] [--results DIR] FILE\n\n"
+		"Usage: testbed sim [--name NAME] [--strict] [--results DIR] FILE\n\n"
 		"Runs the scenario's workload in virtual time: flows share links by max-min\n"
 		"fairness over the paths the emulation's kernel would give them (the same ECMP\n"
 		"hash, seeds and source ports), with the same placements, collective schedules\n"
@@ -35,7 +35,10 @@ static void sim_usage(FILE *f)
 		"runs the papers' full scale. Emulation-only fields (rate_scale, size_scale,\n"
 		"shaping) are ignored. Writes <results>/<NAME>/<run>/ as 'testbed up' does, with\n"
 		"\"backend\": \"sim\" in summary.json; NAME defaults to the scenario's name.\n"
-		"A sweep runs every variant and compares them.\n");
+		"A sweep runs every variant and compares them.\n\n"
+		"Exit status: 0 when every job ended well; 1 when a job failed or did not start,\n"
+		"or the command failed; 2 for bad input (--strict is accepted for symmetry with\n"
+		"'testbed up': virtual time has no fidelity verdict to fail on).\n");
 }
 
 /* What virtual time does not model yet is refused by name, never run without it. */
@@ -98,10 +101,10 @@ static int set_opts(struct cmd_world *w, const char *name, const char *results, 
 }
 
 /* One run, into its results folder made (and proven writable) before it starts. */
-static int sim_single(struct cmd_world *w, struct diag *d)
+static int sim_single(struct cmd_world *w, struct cmd_run_tally *t, struct diag *d)
 {
 	struct cmd_run_folder f;
-	struct cmd_run_opts ro = {.dir = &f.run};
+	struct cmd_run_opts ro = {.dir = &f.run, .tally = t};
 	int r = cmd_run_folder_open(&f, &w->e, "", d);
 
 	r = r ? r : sim_one(NULL, w, &ro, NULL, d);
@@ -109,9 +112,10 @@ static int sim_single(struct cmd_world *w, struct diag *d)
 	return r;
 }
 
-static int sim_file(const char *path, const char *name, const char *results, struct diag *d)
+static int sim_file(const char *path, const char *name, const char *results,
+		    struct cmd_run_tally *t, struct diag *d)
 {
-	const struct cmd_sweep sw = {"testbed sim", true, sim_one, NULL, &stop_requested};
+	const struct cmd_sweep sw = {"testbed sim", true, sim_one, NULL, &stop_requested, t};
 	struct cmd_world w;
 	int r;
 
@@ -134,7 +138,7 @@ static int sim_file(const char *path, const char *name, const char *results, str
 			"out\n",
 			w.jobs_skipped);
 	if (!r)
-		r = w.e.sweep.axes.n ? cmd_sweep_run(&sw, path, &w, d) : sim_single(&w, d);
+		r = w.e.sweep.axes.n ? cmd_sweep_run(&sw, path, &w, d) : sim_single(&w, t, d);
 	cmd_world_done(&w);
 	return r;
 }
@@ -143,11 +147,14 @@ int cmd_sim(int argc, char **argv)
 {
 	const char *name = NULL, *results = NULL, *why;
 	struct diag d = {0};
-	const struct cmd_opt opts[] = {
-		{"name", &name, NULL}, {"results", &results, NULL}, {NULL, NULL, NULL}};
+	struct cmd_run_tally tally = {0};
+	const struct cmd_opt opts[] = {{"name", &name, NULL},
+				       {"results", &results, NULL},
+				       {"strict", NULL, &tally.strict},
+				       {NULL, NULL, NULL}};
 	char buf[32];
 	bool help;
-	int r = cmd_opts_parse("sim", argc, argv, opts, false, &help);
+	int r = cmd_opts_parse("sim", argc, argv, opts, false, &help), code;
 
 	if (help) {
 		sim_usage(stdout);
@@ -166,8 +173,9 @@ int cmd_sim(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	r = sim_file(argv[1], name, results, &d);
+	r = sim_file(argv[1], name, results, &tally, &d);
 	if (stop_requested && !d.msg[0])
 		diag_set(&d, -EINTR, "stopped by the user; what ran so far was written");
-	return r ? cmd_fail("sim", r, &d) : CMD_OK;
+	code = cmd_run_tally_exit("testbed sim", &tally);
+	return r ? cmd_fail("sim", r, &d) : code;
 }

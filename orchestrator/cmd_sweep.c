@@ -19,7 +19,7 @@ static int sweep_one(const struct cmd_sweep *sw, const char *path, const struct 
 		     struct diag *d)
 {
 	struct sweep_run *sr = &p->runs.v[k];
-	struct cmd_run_opts ro = {.brief = true};
+	struct cmd_run_opts ro = {.brief = true, .tally = sw->tally};
 	struct cmd_run_out out = {0};
 	char label[400], note[700];
 	struct cmd_world w;

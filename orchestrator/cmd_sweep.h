@@ -18,6 +18,7 @@ struct cmd_sweep {
 		   struct cmd_run_out *out, struct diag *d);
 	void *arg;
 	volatile sig_atomic_t *stop; /* RUN_STOP_* (run.h): ends the sweep after the current run */
+	struct cmd_run_tally *tally; /* every run's jobs and verdict, counted (NULL: not) */
 };
 
 /* Runs the sweep of the scenario at path (w: its file as loaded, for the sweep's axes and

@@ -78,7 +78,7 @@ static void on_progress(void *arg, enum fabric_phase ph, size_t done, size_t tot
 static void up_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: testbed up [--name NAME] [--keep] [--results DIR] FILE\n\n"
+		"Usage: testbed up [--name NAME] [--keep] [--strict] [--results DIR] FILE\n\n"
 		"Builds the scenario's topology: one network namespace per node, shaped veth\n"
 		"links, routes, ECMP hashing. NAME (default: the scenario's name) tells testbeds\n"
 		"apart; 'testbed down NAME' removes everything. Needs root.\n\n"
@@ -87,7 +87,11 @@ static void up_usage(FILE *f)
 		"down (--keep: leaves it up). With a sweep it does so for every run on a fresh\n"
 		"testbed and compares the variants (docs/scenario.md, 'sweep'). The results go\n"
 		"under run.results, relative to the working directory (default 'results'), or\n"
-		"under DIR. 'testbed down NAME' during a run stops it and removes the testbed.\n");
+		"under DIR. 'testbed down NAME' during a run stops it and removes the testbed.\n\n"
+		"Exit status: 0 when every job ended well; 1 when a job failed (a wrong result\n"
+		"under verify too), was stopped or did not start, or the command failed; 2 for\n"
+		"bad input; 3 with --strict (or run.strict) when a run's fidelity verdict is\n"
+		"degraded.\n");
 }
 
 static void catch_signals(void)
@@ -256,10 +260,10 @@ static int up_one(void *arg, struct cmd_world *w, const struct cmd_run_opts *ro,
 }
 
 static int up_sweep(const char *path, struct cmd_world *w, const char *name, bool keep,
-		    struct diag *d)
+		    struct cmd_run_tally *t, struct diag *d)
 {
 	struct up_one u = {name};
-	const struct cmd_sweep sw = {"testbed up", false, up_one, &u, &stop_requested};
+	const struct cmd_sweep sw = {"testbed up", false, up_one, &u, &stop_requested, t};
 
 	if (keep)
 		fprintf(stderr,
@@ -268,10 +272,11 @@ static int up_sweep(const char *path, struct cmd_world *w, const char *name, boo
 }
 
 /* One run: its results folder made (and proven writable) before anything is built. */
-static int up_single(struct cmd_world *w, const char *name, bool keep, struct diag *d)
+static int up_single(struct cmd_world *w, const char *name, bool keep, struct cmd_run_tally *t,
+		     struct diag *d)
 {
 	struct cmd_run_folder f = CMD_RUN_FOLDER_INIT;
-	struct cmd_run_opts ro = {.dir = &f.run, .folders = {&f.root, &f.scen, &f.run}};
+	struct cmd_run_opts ro = {.dir = &f.run, .folders = {&f.root, &f.scen, &f.run}, .tally = t};
 	int r = 0;
 
 	if (exp_has_workload(&w->e))
@@ -298,13 +303,15 @@ int cmd_up(int argc, char **argv)
 	struct cmd_world w;
 	struct diag d = {0};
 	const char *name = NULL, *results = NULL, *why;
-	bool keep = false, help;
+	bool keep = false, help, strict = false;
 	const struct cmd_opt opts[] = {{"name", &name, NULL},
 				       {"results", &results, NULL},
 				       {"keep", NULL, &keep},
+				       {"strict", NULL, &strict},
 				       {NULL, NULL, NULL}};
 	char buf[32], wall[256];
-	int r = cmd_opts_parse("up", argc, argv, opts, false, &help);
+	int r = cmd_opts_parse("up", argc, argv, opts, false, &help), code;
+	struct cmd_run_tally tally = {0};
 
 	if (help) {
 		up_usage(stdout);
@@ -341,13 +348,15 @@ int cmd_up(int argc, char **argv)
 	if (!r) {
 		catch_signals();
 		name = name ? name : w.e.s.name;
-		r = w.e.sweep.axes.n ? up_sweep(argv[1], &w, name, keep, &d)
-				     : up_single(&w, name, keep, &d);
+		tally.strict = strict;
+		r = w.e.sweep.axes.n ? up_sweep(argv[1], &w, name, keep, &tally, &d)
+				     : up_single(&w, name, keep, &tally, &d);
 	}
 	cmd_world_done(&w);
 	if (stop_requested == RUN_STOP_DOWN && !d.msg[0])
 		diag_set(&d, -ECANCELED, "'%s' was taken down by 'testbed down'", name);
 	if (r == -EPERM && !d.msg[0])
 		return CMD_FAIL;
-	return r ? cmd_fail("up", r, &d) : CMD_OK;
+	code = cmd_run_tally_exit("testbed up", &tally);
+	return r ? cmd_fail("up", r, &d) : code;
 }

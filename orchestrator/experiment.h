@@ -101,6 +101,7 @@ struct exp_run {
 	uint64_t sample_ns; /* counter sampling interval, 0 = no sampling */
 	uint64_t max_wall_ns; /* up refuses jobs whose emulation takes longer, 0 = no limit */
 	uint64_t sim_quantum_ns; /* sim: rates refilled at most once per this, 0 = every instant */
+	bool strict; /* a degraded fidelity verdict fails the command (exit 3), as --strict */
 };
 
 /* One axis of a sweep: a dotted path of a scalar field and the values it takes (the texts

@@ -13,6 +13,7 @@
 
 #include "orchestrator/input.h"
 #include "orchestrator/run_int.h"
+#include "traffic/msccl.h"
 #include "policy/torus_order.h"
 #include "traffic/tacos.h"
 
@@ -379,7 +380,9 @@ static int msccl_fit(const struct experiment *e, const struct job_spec *j, const
 				where);
 	r = input_read(e->w.msccl, RUN_MSCCL_MAX, "not an MSCCL algorithm", (char **)&x.msccl,
 		       &x.msccl_len, d);
-	r = r ? r : coll_sched_build_ext(&p, &x, &s, d);
+	/* proven here, before anything is built: a schedule that is not the collective it says it
+	 * is, or races, would run to numbers that mean nothing */
+	r = r ? r : msccl_parse_proven(x.msccl, x.msccl_len, &p, &s, d);
 	if (!r && e->s.topology.gen == SCN_GEN_DIRECT &&
 	    msccl_missing_link(t, &s, pair, sizeof(pair)))
 		r = diag_set(d, -EINVAL, "ranks %s send where the topology has no link", pair);

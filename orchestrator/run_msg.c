@@ -39,6 +39,21 @@ static uint64_t job_msg_room(const struct run_job *rj, const struct coll_sched *
 	return most;
 }
 
+/* The test-only fault switch: TESTBED_TEST_VERIFY_FAULT=J makes the last rank of the job
+ * with id J corrupt one element of its result (tests/integration/t_emu_verify.sh), so that
+ * a test proves a wrong result fails the run. */
+static uint32_t verify_fault(const struct run_job *rj)
+{
+	const char *v = getenv("TESTBED_TEST_VERIFY_FAULT");
+	char *end;
+	unsigned long id;
+
+	if (!v || !*v)
+		return 0;
+	id = strtoul(v, &end, 10);
+	return !*end && id == rj->spec.id ? CTL_VERIFY_FAULT : 0;
+}
+
 static struct ctl_job *job_msg(const struct run *r, const struct run_job *rj, uint64_t room)
 {
 	uint32_t n = rj->spec.gpus, k, len = ctl_job_len(n);
@@ -52,7 +67,7 @@ static struct ctl_job *job_msg(const struct run *r, const struct run_job *rj, ui
 	m->job = rj->spec.id;
 	m->coll = run_job_coll(rj);
 	m->iterations = rj->spec.iterations;
-	m->verify = r->e->w.verify;
+	m->verify = r->e->w.verify ? CTL_VERIFY_ON : 0;
 	m->compute_ns = rj->compute_ns;
 	/* every rank starts together, once its connections had time to come up (a rank whose
 	 * connections take longer starts when they are up). The wait counts in the job's time
@@ -90,6 +105,8 @@ static void job_msg_rank(struct ctl_job *m, const struct run_job *rj, uint32_t k
 	uint32_t i;
 
 	m->rank = k;
+	if (m->verify)
+		m->verify = CTL_VERIFY_ON | (k + 1 == rj->spec.gpus ? verify_fault(rj) : 0);
 	for (i = 0; i < rj->spec.gpus; i++)
 		m->peers[i].tag = 0, m->peers[i].sport = 0;
 	for (i = 0; i < rj->nconns; i++) {

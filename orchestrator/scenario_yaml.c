@@ -636,6 +636,7 @@ static const struct scn_yaml_field run_fields[] = {
 	FIELD("sample_interval", scn_yaml_time, run.sample_ns, uint64_t, false),
 	FIELD("max_wall", scn_yaml_time, run.max_wall_ns, uint64_t, false),
 	FIELD("sim_quantum", scn_yaml_time, run.sim_quantum_ns, uint64_t, false),
+	FIELD("strict", scn_yaml_bool, run.strict, bool, false),
 };
 
 static int generate_check(struct scn_yaml_ctx *c, const struct map_read *m)

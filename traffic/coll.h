@@ -9,7 +9,8 @@
  * (COLL_F_COPY) or adds it element-wise (COLL_F_REDUCE). The two offsets are equal for every
  * kind but all-to-all. Sends and receives between one ordered pair of ranks are matched in the
  * order they appear in the two ranks' step lists (FIFO per connection): an executor writes the
- * sends of one connection in list order and fills its receives in list order. A step may start
+ * sends of one connection in list order and fills its receives in list order, so a
+ * connection's sends also complete in list order, and its receives. A step may start
  * once every step in its dependency list (indices into the same rank's steps, all smaller than
  * its own) has completed; steps without dependencies may start at once, so a rank's sends and
  * receives overlap wherever the algorithm allows. A SEND completes once its bytes have left the
@@ -234,6 +235,17 @@ int coll_sched_from_rank(const struct coll_params *p, uint32_t rank, const struc
  * another, each step after its dependencies. NAN on ENOMEM or sends and receives that do not
  * pair up; INFINITY if the schedule cannot complete. */
 double coll_sched_alpha_beta(const struct coll_sched *s, double alpha, double bps);
+
+/* Proves s (traffic/coll_prove.c): every step well formed; sends and receives matched per
+ * connection (FIFO, same length, the same offset but in all-to-all); no deadlock with
+ * rendezvous sends; no race (two accesses to the same bytes of one rank, not both reads nor
+ * both reductions, that dependencies, FIFO order and causality leave unordered, under any
+ * order they allow); and, run on symbolic values, every rank ends with exactly what s's kind
+ * defines (each contribution reduced once, each chunk delivered once, no unfinished data
+ * copied on). 0; or -EINVAL with the first problem in d and, in *where (if not NULL), the
+ * global index of the step it is about (UINT32_MAX when none is: a missing result); or
+ * -ENOMEM. Up to 15,000 steps (the closure takes their square). */
+int coll_prove(const struct coll_sched *s, uint32_t *where, struct diag *d);
 
 /* MULTIDIM reduce-scatter and all-gather (coll.h "Algorithms"): owner[i] is the rank whose
  * share element i is, for the bytes/elem elements of p's buffer (caller's array). 0, or

@@ -882,6 +882,7 @@ struct ps {
 	VEC(uint32_t) order; /* our steps of the rank in list order */
 	VEC(uint32_t) newidx; /* list index of each pop */
 	VEC(uint32_t) miss, rs, rev, heap, cursor; /* order_ops' */
+	VEC(uint32_t) mark; /* resolve_deps': mark[j] = i + 1 once step i lists j */
 	VEC(size_t) spos; /* where each step of out comes from in the text */
 };
 
@@ -1462,40 +1463,107 @@ static int read_tb_steps(struct ps *ps, uint32_t t)
 	return 0;
 }
 
-static int add_dep(struct ps *ps, struct pop *o, uint32_t j)
+static int add_dep(struct ps *ps, struct pop *o, uint32_t self, uint32_t j)
 {
-	uint32_t i;
-
-	for (i = 0; i < o->depn; i++)
-		if (ps->dep.v[o->dep0 + i] == j)
-			return 0;
+	if (ps->mark.v[j] == self + 1) /* already listed for this step */
+		return 0;
+	ps->mark.v[j] = self + 1;
 	if (vec_push(&ps->dep, j))
 		return xnomem(ps->x);
 	o->depn++;
 	return 0;
 }
 
-/* Each step's dependencies as indexes of our steps: (tb, s) is the threadblock's last step of
- * ours at or before s. */
-static int resolve_deps(struct ps *ps)
+/* Whether every step of the rank carries seq: a file testbed wrote, which lists every
+ * dependency of every step (msccl_format), so it is read as written. */
+static bool lists_all(const struct ps *ps)
 {
-	uint32_t i, k, j;
+	uint32_t i;
+
+	for (i = 0; i < ps->op.n; i++)
+		if (ps->op.v[i].seq == SEQ_NONE)
+			return false;
+	return true;
+}
+
+/* The last of our steps of threadblock b before j (exclusive) that goes the other way, or
+ * NONE. */
+static uint32_t other_way(const struct ps *ps, const struct ptb *b, uint32_t j)
+{
+	uint32_t k;
+
+	for (k = j; k-- > b->op0;)
+		if (ps->op.v[k].op != ps->op.v[j].op)
+			return k;
+	return NONE;
+}
+
+/* front[2 * tb + op]: the latest step of ours of threadblock tb going way op (enum coll_op)
+ * that the step being resolved must follow, NONE. */
+static void front_raise(const struct ps *ps, uint32_t *front, uint32_t tb, uint32_t j)
+{
+	uint32_t *f;
+
+	if (j == NONE)
+		return;
+	f = &front[2 * tb + ps->op.v[j].op];
+	if (*f == NONE || *f < j)
+		*f = j;
+}
+
+/* Step i's dependencies (o = op[i] of threadblock t) onto dep. A dependency on MSCCL step s
+ * of threadblock tb: MSCCL's threadblock runs its steps in order, so once step s is done, all
+ * of tb's steps up to it are; ours of one threadblock and one direction (one connection)
+ * complete in list order (coll.h), so the last of ours up to there and the last of the
+ * other direction before it say as much. A later step of t still follows them, as in MSCCL
+ * (front is kept from step to step of t). In a file testbed wrote (exact), only the steps
+ * named, its dependencies being listed in full. */
+static int resolve_op(struct ps *ps, uint32_t t, uint32_t i, uint32_t *front, bool exact)
+{
+	struct pop *o = &ps->op.v[i];
+	uint32_t k, j;
 	int err = 0;
 
-	ps->dep.n = 0;
-	for (i = 0; i < ps->op.n && !err; i++) {
-		struct pop *o = &ps->op.v[i];
+	o->dep0 = (uint32_t)ps->dep.n, o->depn = 0;
+	for (k = 0; k < o->rdn && !err; k++) {
+		const struct praw *r = &ps->raw.v[o->rd0 + k];
 
-		o->dep0 = (uint32_t)ps->dep.n, o->depn = 0;
-		for (k = 0; k < o->rdn && !err; k++) {
-			const struct praw *r = &ps->raw.v[o->rd0 + k];
-
-			j = ps->upto.v[ps->tb.v[r->tb].st0 + r->s];
-			err = j == NONE ? 0 : add_dep(ps, o, j);
-		}
-		if (!err && o->impl != NONE)
-			err = add_dep(ps, o, o->impl);
+		j = ps->upto.v[ps->tb.v[r->tb].st0 + r->s];
+		if (j != NONE && (exact || r->tb == t)) /* own threadblock's: only the one named */
+			err = add_dep(ps, o, i, j);
+		else if (j != NONE)
+			front_raise(ps, front, r->tb, j),
+				front_raise(ps, front, r->tb, other_way(ps, &ps->tb.v[r->tb], j));
 	}
+	for (k = 0; k < 2 * ps->tb.n && !err && !exact; k++)
+		if (front[k] != NONE)
+			err = add_dep(ps, o, i, front[k]);
+	if (!err && o->impl != NONE)
+		err = add_dep(ps, o, i, o->impl);
+	return err;
+}
+
+/* Each step's dependencies as indexes of our steps. Our steps of one threadblock do not wait
+ * for each other (msccl.c's opening comment says why), but a step still waits for what the
+ * threadblock's earlier steps waited for, as under MSCCL's in-order threadblocks it does:
+ * else a step that msccl-tools left without the dependency an earlier step of its
+ * threadblock carries would run before its data is there (allreduce_recursive_doubling_halving
+ * sent a partial sum). */
+static int resolve_deps(struct ps *ps)
+{
+	bool exact = lists_all(ps);
+	uint32_t t, i, *front = malloc((2 * ps->tb.n + 1) * sizeof(*front));
+	int err = !front || vec_reserve(&ps->mark, ps->op.n + 1) ? xnomem(ps->x) : 0;
+
+	if (!err)
+		memset(ps->mark.v, 0, (ps->op.n + 1) * sizeof(uint32_t));
+	ps->dep.n = 0;
+	for (t = 0; t < ps->tb.n && !err; t++) {
+		memset(front, 0xff, 2 * ps->tb.n * sizeof(*front)); /* NONE */
+		for (i = ps->tb.v[t].op0; i < ps->tb.v[t].op0 + ps->tb.v[t].nop && !err; i++)
+			err = resolve_op(ps, t, i, front, exact);
+	}
+	free(front);
 	return err;
 }
 
@@ -1679,6 +1747,7 @@ static void ps_done(struct ps *ps)
 	vec_free(&ps->rev);
 	vec_free(&ps->heap);
 	vec_free(&ps->cursor);
+	vec_free(&ps->mark);
 	vec_free(&ps->spos);
 }
 
@@ -1798,8 +1867,24 @@ static int read_ranks(struct ps *ps, struct coll_sched *out)
 	return err ? err : check_pairs(ps, out);
 }
 
-int msccl_parse(const char *text, size_t len, const struct coll_params *p, struct coll_sched *out,
-		struct diag *d)
+/* out proven (coll_prove): -EINVAL at the line:column of the step the problem is about. */
+static int prove(struct ps *ps, const struct coll_sched *out)
+{
+	struct diag pd = {0};
+	uint32_t where;
+	int err = coll_prove(out, &where, &pd);
+
+	if (err != -EINVAL)
+		return err ? diag_set(ps->d, err, "MSCCL XML: %s", pd.msg) : 0;
+	if (where == UINT32_MAX || where >= ps->spos.n)
+		return diag_set(ps->d, err, "MSCCL XML: not the %s it says it is: %s",
+				coll_kind_name(ps->p->kind), pd.msg);
+	return xbad(ps->x, ps->spos.v[where], "not the %s it says it is: %s",
+		    coll_kind_name(ps->p->kind), pd.msg);
+}
+
+static int parse(const char *text, size_t len, const struct coll_params *p, struct coll_sched *out,
+		 bool proven, struct diag *d)
 {
 	struct xdoc x = {
 		.t = text ? text : "", .n = text ? len : 0, .root = NONE, .cur = NONE, .d = d};
@@ -1816,6 +1901,8 @@ int msccl_parse(const char *text, size_t len, const struct coll_params *p, struc
 		out->params = *p;
 		err = read_ranks(&ps, out);
 	}
+	if (!err && proven)
+		err = prove(&ps, out);
 	ps_done(&ps);
 	vec_free(&x.el);
 	vec_free(&x.at);
@@ -1824,4 +1911,16 @@ int msccl_parse(const char *text, size_t len, const struct coll_params *p, struc
 		memset(out, 0, sizeof(*out));
 	}
 	return err;
+}
+
+int msccl_parse(const char *text, size_t len, const struct coll_params *p, struct coll_sched *out,
+		struct diag *d)
+{
+	return parse(text, len, p, out, false, d);
+}
+
+int msccl_parse_proven(const char *text, size_t len, const struct coll_params *p,
+		       struct coll_sched *out, struct diag *d)
+{
+	return parse(text, len, p, out, true, d);
 }

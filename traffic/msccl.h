@@ -29,4 +29,12 @@ size_t msccl_format(const struct coll_sched *s, const char *name, char *buf, siz
 int msccl_parse(const char *text, size_t len, const struct coll_params *p, struct coll_sched *out,
 		struct diag *d);
 
+/* msccl_parse, then the schedule proven to be the collective p says (coll_prove): every
+ * chunk delivered, and for a reduction reduced, exactly once to every rank that the kind
+ * says, with no race and no deadlock. A schedule that is not is -EINVAL at the line:column
+ * of the step the first problem is about (or without one, for a result missing at the end),
+ * saying what is wrong. */
+int msccl_parse_proven(const char *text, size_t len, const struct coll_params *p,
+		       struct coll_sched *out, struct diag *d);
+
 #endif

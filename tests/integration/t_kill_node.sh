@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Killing one emu-node mid-run fails only its job, with the reason in the records; the
 # other job finishes and the testbed still tears down to nothing (issue 3, acceptance 7).
+# `up` exits 1 and its last lines name the job and the kill (issue 34).
 #
 #      s0   s1
 #   l0  l1  l2  l3        job 0 on h0..h3 (its h1 is killed), job 1 on h4..h7
@@ -29,7 +30,12 @@ done
 ours=$(for h in h0 h1 h2 h3 h4 h5 h6 h7; do ip netns pids "tb-$n-$h" 2>/dev/null; done)
 sleep 1 # a second into the run
 kill -9 $pids
-wait $up || true
+rc=0
+wait $up || rc=$?
+[ "$rc" = 1 ] || fail "up exited $rc with a job failed, not 1: $(tail -5 "$TB_TMP/up.log")"
+# the last lines on the terminal name the job and the kill
+tail -3 "$TB_TMP/up.log" | grep -q 'job 0 .* failed: .*h1.*killed by signal 9' ||
+	fail "the last lines do not name job 0 and the kill: $(tail -5 "$TB_TMP/up.log")"
 jobs=$(ls "$TB_TMP"/results/"$n"/*/jobs.csv)
 awk -F, '$1 == 0' "$jobs" | grep -q ',failed,' || fail "job 0 did not fail: $(cat "$jobs")"
 awk -F, '$1 == 0' "$jobs" | grep -q 'h1.*signal 9' || fail "job 0's reason does not name h1 and the kill: $(cat "$jobs")"

@@ -114,11 +114,13 @@ static void test_check(void **state)
 	assert_int_equal(verify_check(&p, &vs, 1, res, why, sizeof(why)), 0);
 	res[300] += 1; /* chunk 1 is [251, 501) */
 	assert_int_equal(verify_check(&p, &vs, 1, res, why, sizeof(why)), -EBADMSG);
-	assert_non_null(strstr(why, "element 300"));
+	assert_non_null(strstr(why, "rank 1, chunk 1 of 4, element 300: found "));
 	p.kind = COLL_ALLGATHER;
 	verify_fill(res, p.bytes / 4, 2);
 	assert_int_equal(verify_check(&p, &vs, 2, res, why, sizeof(why)), -EBADMSG);
-	assert_non_null(strstr(why, "element 0 ")); /* chunk 0 must hold rank 0's values */
+	/* chunk 0 must hold rank 0's values */
+	assert_non_null(strstr(why, "rank 2, chunk 0 of 4, element 0: found "));
+	assert_non_null(strstr(why, ", expected "));
 	free(res);
 }
 

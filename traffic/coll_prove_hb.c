@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: MIT
-/* Test helper: the happens-before side of the schedule executor (see coll_sim_int.h). Every
+/* The happens-before side of the schedule prover (coll_prove_int.h). Every
  * step is three events in a graph; a topological order of it (plus rendezvous edges) is an
  * execution, a cycle is a deadlock, and its transitive closure tells which accesses to a
  * rank's buffer are ordered whatever the timing. */
 #include <stdlib.h>
 
-#include "tests/unit/coll_sim_int.h"
+#include "traffic/coll_prove_int.h"
 
-static uint32_t t_ev(uint32_t g, int k)
+static uint32_t pv_ev(uint32_t g, int k)
 {
 	return 3 * g + (uint32_t)k;
 }
 
-static void t_add_edge(struct t_sim *m, uint32_t from, uint32_t to, bool hb)
+static void pv_add_edge(struct pv *m, uint32_t from, uint32_t to, bool hb)
 {
-	struct t_edge e = {from, to, hb};
+	struct pv_edge e = {from, to, hb};
 
 	if (vec_push(&m->edges, e))
 		m->oom = true;
@@ -22,43 +22,45 @@ static void t_add_edge(struct t_sim *m, uint32_t from, uint32_t to, bool hb)
 
 /* Happens-before: start < middle < end; a dependency's end < start; a send's start < the
  * data arriving, and its read done < the receive's end; FIFO: sends of one connection start
- * in order, a receive's data arrives after the previous receive ended. Rendezvous (deadlock
+ * and end in order, a receive's data arrives after the previous receive ended. Rendezvous (deadlock
  * only): a send ends after its receive. */
-static void t_step_edges(struct t_sim *m, uint32_t g)
+static void pv_step_edges(struct pv *m, uint32_t g)
 {
-	const struct coll_step *st = t_step(m, g);
+	const struct coll_step *st = pv_step(m, g);
 	uint32_t base = m->s->ranks.v[m->rank_of[g]].step_off, j, o = m->match[g];
 
-	t_add_edge(m, t_ev(g, T_EV_S), t_ev(g, T_EV_X), true);
-	t_add_edge(m, t_ev(g, T_EV_X), t_ev(g, T_EV_E), true);
+	pv_add_edge(m, pv_ev(g, PV_EV_S), pv_ev(g, PV_EV_X), true);
+	pv_add_edge(m, pv_ev(g, PV_EV_X), pv_ev(g, PV_EV_E), true);
 	for (j = 0; j < st->dep_n; j++)
-		t_add_edge(m, t_ev(base + m->s->deps.v[st->dep_off + j], T_EV_E), t_ev(g, T_EV_S),
-			   true);
+		pv_add_edge(m, pv_ev(base + m->s->deps.v[st->dep_off + j], PV_EV_E),
+			    pv_ev(g, PV_EV_S), true);
 	if (st->op == COLL_SEND) {
-		t_add_edge(m, t_ev(g, T_EV_S), t_ev(o, T_EV_X), true);
-		t_add_edge(m, t_ev(g, T_EV_X), t_ev(o, T_EV_E), true);
-		t_add_edge(m, t_ev(o, T_EV_E), t_ev(g, T_EV_E), false);
-		if (m->fifo_prev[g] != T_NONE)
-			t_add_edge(m, t_ev(m->fifo_prev[g], T_EV_S), t_ev(g, T_EV_S), true);
-	} else if (m->fifo_prev[g] != T_NONE) {
-		t_add_edge(m, t_ev(m->fifo_prev[g], T_EV_E), t_ev(g, T_EV_X), true);
+		pv_add_edge(m, pv_ev(g, PV_EV_S), pv_ev(o, PV_EV_X), true);
+		pv_add_edge(m, pv_ev(g, PV_EV_X), pv_ev(o, PV_EV_E), true);
+		pv_add_edge(m, pv_ev(o, PV_EV_E), pv_ev(g, PV_EV_E), false);
+		if (m->fifo_prev[g] != PV_NONE) {
+			pv_add_edge(m, pv_ev(m->fifo_prev[g], PV_EV_S), pv_ev(g, PV_EV_S), true);
+			pv_add_edge(m, pv_ev(m->fifo_prev[g], PV_EV_E), pv_ev(g, PV_EV_E), true);
+		}
+	} else if (m->fifo_prev[g] != PV_NONE) {
+		pv_add_edge(m, pv_ev(m->fifo_prev[g], PV_EV_E), pv_ev(g, PV_EV_X), true);
 	}
 }
 
-static int t_deadlock(struct t_sim *m, const uint8_t *done)
+static int pv_deadlock(struct pv *m, const uint8_t *done)
 {
 	char d[128];
 	uint32_t g;
 
 	for (g = 0; g < m->ns; g++)
-		if (!done[t_ev(g, T_EV_E)])
-			return t_sim_fail(m, "deadlock: %s never completes",
-					  t_sim_desc(m, g, d, 128));
-	return t_sim_fail(m, "deadlock");
+		if (!done[pv_ev(g, PV_EV_E)])
+			return pv_fail_at(m, g, "deadlock: %s never completes",
+					  pv_desc(m, g, d, 128));
+	return pv_fail(m, "deadlock");
 }
 
 /* Kahn's algorithm over all edges; a leftover event means a cycle: a deadlock. */
-static int t_sort(struct t_sim *m, const uint32_t *succ_start, const uint32_t *succ)
+static int pv_sort(struct pv *m, const uint32_t *succ_start, const uint32_t *succ)
 {
 	uint32_t nev = 3 * m->ns, *indeg = calloc(nev, sizeof(*indeg));
 	uint8_t *done = calloc(nev, 1);
@@ -66,7 +68,7 @@ static int t_sort(struct t_sim *m, const uint32_t *succ_start, const uint32_t *s
 	int err = 0;
 
 	if (!indeg || !done) {
-		err = t_sim_fail(m, "out of memory");
+		err = pv_fail(m, "out of memory");
 		goto out;
 	}
 	for (j = 0; j < m->edges.n; j++)
@@ -82,25 +84,25 @@ static int t_sort(struct t_sim *m, const uint32_t *succ_start, const uint32_t *s
 				m->order[tail++] = succ[j];
 	}
 	if (tail < nev)
-		err = t_deadlock(m, done);
+		err = pv_deadlock(m, done);
 out:
 	free(indeg);
 	free(done);
 	return err;
 }
 
-static void t_set(uint64_t *row, uint32_t bit)
+static void pv_set(uint64_t *row, uint32_t bit)
 {
 	row[bit / 64] |= 1ull << (bit % 64);
 }
 
-static bool t_before(const struct t_sim *m, uint32_t a, uint32_t b)
+static bool pv_before(const struct pv *m, uint32_t a, uint32_t b)
 {
 	return m->reach[(size_t)b * m->words + a / 64] >> (a % 64) & 1;
 }
 
 /* In topological order, each event inherits what happens before its HB predecessors. */
-static void t_closure(struct t_sim *m, const uint32_t *pred_start, const uint32_t *pred)
+static void pv_closure(struct pv *m, const uint32_t *pred_start, const uint32_t *pred)
 {
 	uint32_t i, j, e, p;
 	size_t w;
@@ -112,13 +114,13 @@ static void t_closure(struct t_sim *m, const uint32_t *pred_start, const uint32_
 			for (w = 0; w < m->words; w++)
 				m->reach[(size_t)e * m->words + w] |=
 					m->reach[(size_t)p * m->words + w];
-			t_set(&m->reach[(size_t)e * m->words], p);
+			pv_set(&m->reach[(size_t)e * m->words], p);
 		}
 	}
 }
 
 /* CSR adjacency of the edges: by source (all edges) or by target (HB edges only). */
-static uint32_t *t_csr(const struct t_sim *m, uint32_t **adj, bool by_to)
+static uint32_t *pv_csr(const struct pv *m, uint32_t **adj, bool by_to)
 {
 	uint32_t nev = 3 * m->ns, *start = calloc(nev + 2, sizeof(*start)), j, k;
 
@@ -133,7 +135,7 @@ static uint32_t *t_csr(const struct t_sim *m, uint32_t **adj, bool by_to)
 	for (k = 0; k < nev; k++)
 		start[k + 2] += start[k + 1];
 	for (j = 0; j < m->edges.n; j++) {
-		const struct t_edge *e = &m->edges.v[j];
+		const struct pv_edge *e = &m->edges.v[j];
 
 		if (!by_to || e->hb)
 			(*adj)[start[(by_to ? e->to : e->from) + 1]++] = by_to ? e->from : e->to;
@@ -141,24 +143,24 @@ static uint32_t *t_csr(const struct t_sim *m, uint32_t **adj, bool by_to)
 	return start;
 }
 
-int t_sim_graph(struct t_sim *m)
+int pv_graph(struct pv *m)
 {
 	uint32_t *ss, *sa = NULL, *ps = NULL, *pa = NULL, g;
 	int err = -1;
 
 	for (g = 0; g < m->ns; g++)
-		t_step_edges(m, g);
+		pv_step_edges(m, g);
 	if (m->oom)
-		return t_sim_fail(m, "out of memory");
-	ss = t_csr(m, &sa, false);
+		return pv_fail(m, "out of memory");
+	ss = pv_csr(m, &sa, false);
 	if (ss)
-		ps = t_csr(m, &pa, true);
+		ps = pv_csr(m, &pa, true);
 	if (!ss || !ps)
-		t_sim_fail(m, "out of memory");
-	else if (!t_sort(m, ss, sa))
+		pv_fail(m, "out of memory");
+	else if (!pv_sort(m, ss, sa))
 		err = 0;
 	if (!err)
-		t_closure(m, ps, pa);
+		pv_closure(m, ps, pa);
 	free(ss);
 	free(sa);
 	free(ps);
@@ -166,7 +168,7 @@ int t_sim_graph(struct t_sim *m)
 	return err;
 }
 
-static bool t_overlap(const struct coll_step *a, const struct coll_step *b)
+static bool pv_overlap(const struct coll_step *a, const struct coll_step *b)
 {
 	return a->off < b->off + b->len && b->off < a->off + a->len;
 }
@@ -175,9 +177,9 @@ static bool t_overlap(const struct coll_step *a, const struct coll_step *b)
  * (additions commute); in all-to-all sends read `in` and receives write `out`. A send's
  * access lasts from its start to its read done, a receive's from its data arriving to its
  * end; conflicting accesses must be ordered by happens-before. */
-static bool t_ordered(const struct t_sim *m, uint32_t x, uint32_t y)
+static bool pv_ordered(const struct pv *m, uint32_t x, uint32_t y)
 {
-	const struct coll_step *a = t_step(m, x), *b = t_step(m, y);
+	const struct coll_step *a = pv_step(m, x), *b = pv_step(m, y);
 	uint32_t s, r;
 
 	if (a->op == COLL_SEND && b->op == COLL_SEND)
@@ -185,18 +187,18 @@ static bool t_ordered(const struct t_sim *m, uint32_t x, uint32_t y)
 	if (a->op == COLL_RECV && b->op == COLL_RECV) {
 		if (a->flags == COLL_F_REDUCE && b->flags == COLL_F_REDUCE)
 			return true;
-		return t_before(m, t_ev(x, T_EV_E), t_ev(y, T_EV_X)) ||
-		       t_before(m, t_ev(y, T_EV_E), t_ev(x, T_EV_X));
+		return pv_before(m, pv_ev(x, PV_EV_E), pv_ev(y, PV_EV_X)) ||
+		       pv_before(m, pv_ev(y, PV_EV_E), pv_ev(x, PV_EV_X));
 	}
 	if (m->p->kind == COLL_ALLTOALL)
 		return true;
 	s = a->op == COLL_SEND ? x : y;
 	r = a->op == COLL_SEND ? y : x;
-	return t_before(m, t_ev(s, T_EV_X), t_ev(r, T_EV_X)) ||
-	       t_before(m, t_ev(r, T_EV_E), t_ev(s, T_EV_S));
+	return pv_before(m, pv_ev(s, PV_EV_X), pv_ev(r, PV_EV_X)) ||
+	       pv_before(m, pv_ev(r, PV_EV_E), pv_ev(s, PV_EV_S));
 }
 
-int t_sim_races(struct t_sim *m)
+int pv_races(struct pv *m)
 {
 	uint32_t r, x, y, lo, hi;
 	char d1[128], d2[128];
@@ -206,10 +208,11 @@ int t_sim_races(struct t_sim *m)
 		hi = lo + m->s->ranks.v[r].step_n;
 		for (x = lo; x < hi; x++)
 			for (y = x + 1; y < hi; y++)
-				if (t_overlap(t_step(m, x), t_step(m, y)) && !t_ordered(m, x, y))
-					return t_sim_fail(m, "race: %s and %s",
-							  t_sim_desc(m, x, d1, 128),
-							  t_sim_desc(m, y, d2, 128));
+				if (pv_overlap(pv_step(m, x), pv_step(m, y)) &&
+				    !pv_ordered(m, x, y))
+					return pv_fail_at(m, y, "race: %s and %s",
+							  pv_desc(m, x, d1, 128),
+							  pv_desc(m, y, d2, 128));
 	}
 	return 0;
 }
