@@ -15,9 +15,11 @@
 . "$(dirname "$0")/lib.sh"
 res=$TB_TMP/results
 
-run() { # run NAME FILE: testbed up with the workload, results under $res
+run() { # run NAME FILE [RC]: testbed up with the workload, results under $res, exit RC (0)
+	local rc=0
 	TB_NAMES+=("$1")
-	"$TB" up --results "$res" --name "$1" "$2" >"$TB_TMP/$1.log" 2>&1 || { cat "$TB_TMP/$1.log"; fail "run $1"; }
+	"$TB" up --results "$res" --name "$1" "$2" >"$TB_TMP/$1.log" 2>&1 || rc=$?
+	[ "$rc" = "${3:-0}" ] || { cat "$TB_TMP/$1.log"; fail "run $1: exit $rc, not ${3:-0}"; }
 	dir=$(dirname "$(ls "$res/$1"/*/jobs.csv)")
 }
 col() { awk -F, -v c="$2" 'NR == 2 { print $c }' "$1"; } # col CSV N: field N of row 1
@@ -58,7 +60,7 @@ EOF
 }
 c=it$$h
 start=$(date +%s)
-run "$c" "$(small "$c" '{at: 1s, link: [h0, l0]}')"
+run "$c" "$(small "$c" '{at: 1s, link: [h0, l0]}')" 1 # a failed job fails the run
 [ "$(col "$dir/jobs.csv" 12)" = failed ] || { cat "$dir/jobs.csv"; fail "a cut-off job did not fail"; }
 reason=$(sed -n 2p "$dir/jobs.csv")
 note "cut off: $reason"

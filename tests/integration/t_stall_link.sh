@@ -23,7 +23,9 @@ run:
   progress_timeout: 1s
 EOT
 TB_NAMES+=("$n")
-(cd "$TB_TMP" && "$TB" up "$f") >"$TB_TMP/up.log" 2>&1 || { cat "$TB_TMP/up.log"; fail "up"; }
+rc=0
+(cd "$TB_TMP" && "$TB" up "$f") >"$TB_TMP/up.log" 2>&1 || rc=$?
+[ "$rc" = 1 ] || { cat "$TB_TMP/up.log"; fail "up exited $rc with its job failed, not 1"; }
 jobs=$(ls "$TB_TMP"/results/"$n"/*/jobs.csv)
 row=$(sed -n 2p "$jobs")
 [[ $row == *,failed,* ]] || fail "the job did not fail: $row"
