@@ -460,6 +460,7 @@ static int tacos_fit(const struct experiment *e, const struct job_spec *j, const
 				      : "a multiple of the chunk count for an all-gather or "
 					"reduce-scatter");
 	r = tacos_graph_fits(e, t, d);
+	r = r ? r : run_tacos_prove(e, j, t, elems * elem, d);
 	return r ? diag_wrap(d, r, "%s: ", where) : 0;
 }
 

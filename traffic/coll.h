@@ -244,7 +244,8 @@ double coll_sched_alpha_beta(const struct coll_sched *s, double alpha, double bp
  * defines (each contribution reduced once, each chunk delivered once, no unfinished data
  * copied on). 0; or -EINVAL with the first problem in d and, in *where (if not NULL), the
  * global index of the step it is about (UINT32_MAX when none is: a missing result); or
- * -ENOMEM. Up to 15,000 steps (the closure takes their square). */
+ * -ENOMEM. The race check costs the happens-before edges times one rank's events / 64 times
+ * the ranks; beyond 3e9 (a second or so) the schedule is refused as too large to prove. */
 int coll_prove(const struct coll_sched *s, uint32_t *where, struct diag *d);
 
 /* MULTIDIM reduce-scatter and all-gather (coll.h "Algorithms"): owner[i] is the rank whose

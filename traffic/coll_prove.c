@@ -11,8 +11,8 @@
 
 #include "traffic/coll_prove_int.h"
 
-/* The happens-before closure takes events^2 bits: 3 events a step, up to 256 MiB. */
-#define PV_MAX_STEPS 15000
+/* Events are 3 a step, indexed in 32 bits. */
+#define PV_MAX_STEPS (UINT32_MAX / 4)
 
 static int pv_vfail(struct pv *m, uint32_t g, const char *fmt, va_list ap)
 {
@@ -214,14 +214,12 @@ static int pv_alloc(struct pv *m)
 {
 	size_t nev = 3 * (size_t)m->ns;
 
-	m->words = (nev + 63) / 64;
 	m->rank_of = calloc(m->ns + 1, sizeof(uint32_t));
 	m->match = calloc(m->ns + 1, sizeof(uint32_t));
 	m->fifo_prev = calloc(m->ns + 1, sizeof(uint32_t));
 	m->order = calloc(nev + 1, sizeof(uint32_t));
-	m->reach = calloc(nev * m->words + 1, sizeof(uint64_t));
 	m->payload = calloc(m->ns + 1, sizeof(*m->payload));
-	if (!m->rank_of || !m->match || !m->fifo_prev || !m->order || !m->reach || !m->payload)
+	if (!m->rank_of || !m->match || !m->fifo_prev || !m->order || !m->payload)
 		return pv_fail(m, "out of memory");
 	return 0;
 }
@@ -238,6 +236,8 @@ static void pv_free(struct pv *m)
 	free(m->fifo_prev);
 	free(m->order);
 	free(m->reach);
+	free(m->pred_start);
+	free(m->pred);
 	pv_data_done(m);
 	vec_free(&m->edges);
 }

@@ -4,6 +4,7 @@
  * execution, a cycle is a deadlock, and its transitive closure tells which accesses to a
  * rank's buffer are ordered whatever the timing. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "traffic/coll_prove_int.h"
 
@@ -96,25 +97,38 @@ static void pv_set(uint64_t *row, uint32_t bit)
 	row[bit / 64] |= 1ull << (bit % 64);
 }
 
-static bool pv_before(const struct pv *m, uint32_t a, uint32_t b)
+/* Event e's index among the events of its rank. */
+static uint32_t pv_local(const struct pv *m, uint32_t e)
 {
-	return m->reach[(size_t)b * m->words + a / 64] >> (a % 64) & 1;
+	return e - 3 * m->s->ranks.v[m->rank_of[e / 3]].step_off;
 }
 
-/* In topological order, each event inherits what happens before its HB predecessors. */
-static void pv_closure(struct pv *m, const uint32_t *pred_start, const uint32_t *pred)
+/* Whether a happens before b, both events of the rank whose closure m->reach holds. */
+static bool pv_before(const struct pv *m, uint32_t a, uint32_t b)
 {
-	uint32_t i, j, e, p;
-	size_t w;
+	uint32_t la = pv_local(m, a);
 
+	return m->reach[(size_t)b * m->words + la / 64] >> (la % 64) & 1;
+}
+
+/* In topological order, each event inherits which of rank r's events happen before its HB
+ * predecessors: the closure restricted to r's events, one rank at a time, so memory is the
+ * events times one rank's (not all) events. */
+static void pv_closure(struct pv *m, uint32_t r)
+{
+	uint32_t i, j, e, p, lo = 3 * m->s->ranks.v[r].step_off;
+	uint32_t hi = lo + 3 * m->s->ranks.v[r].step_n;
+	size_t w, W = m->words;
+
+	memset(m->reach, 0, (size_t)3 * m->ns * W * sizeof(*m->reach));
 	for (i = 0; i < 3 * m->ns; i++) {
 		e = m->order[i];
-		for (j = pred_start[e]; j < pred_start[e + 1]; j++) {
-			p = pred[j];
-			for (w = 0; w < m->words; w++)
-				m->reach[(size_t)e * m->words + w] |=
-					m->reach[(size_t)p * m->words + w];
-			pv_set(&m->reach[(size_t)e * m->words], p);
+		for (j = m->pred_start[e]; j < m->pred_start[e + 1]; j++) {
+			p = m->pred[j];
+			for (w = 0; w < W; w++)
+				m->reach[(size_t)e * W + w] |= m->reach[(size_t)p * W + w];
+			if (p >= lo && p < hi)
+				pv_set(&m->reach[(size_t)e * W], p - lo);
 		}
 	}
 }
@@ -145,7 +159,7 @@ static uint32_t *pv_csr(const struct pv *m, uint32_t **adj, bool by_to)
 
 int pv_graph(struct pv *m)
 {
-	uint32_t *ss, *sa = NULL, *ps = NULL, *pa = NULL, g;
+	uint32_t *ss, *sa = NULL, g;
 	int err = -1;
 
 	for (g = 0; g < m->ns; g++)
@@ -154,17 +168,13 @@ int pv_graph(struct pv *m)
 		return pv_fail(m, "out of memory");
 	ss = pv_csr(m, &sa, false);
 	if (ss)
-		ps = pv_csr(m, &pa, true);
-	if (!ss || !ps)
+		m->pred_start = pv_csr(m, &m->pred, true);
+	if (!ss || !m->pred_start)
 		pv_fail(m, "out of memory");
 	else if (!pv_sort(m, ss, sa))
 		err = 0;
-	if (!err)
-		pv_closure(m, ps, pa);
 	free(ss);
 	free(sa);
-	free(ps);
-	free(pa);
 	return err;
 }
 
@@ -198,21 +208,49 @@ static bool pv_ordered(const struct pv *m, uint32_t x, uint32_t y)
 	       pv_before(m, pv_ev(r, PV_EV_E), pv_ev(s, PV_EV_S));
 }
 
-int pv_races(struct pv *m)
+/* The largest rank's events in 64-bit words: the closure's row. */
+static size_t pv_row_words(const struct pv *m)
 {
-	uint32_t r, x, y, lo, hi;
+	uint32_t r, most = 0;
+
+	for (r = 0; r < m->n; r++)
+		if (m->s->ranks.v[r].step_n > most)
+			most = m->s->ranks.v[r].step_n;
+	return (3 * (size_t)most + 63) / 64;
+}
+
+/* Rank r's conflicting accesses to the same bytes that nothing orders, if any. */
+static int pv_rank_races(struct pv *m, uint32_t r)
+{
+	uint32_t x, y, lo = m->s->ranks.v[r].step_off, hi = lo + m->s->ranks.v[r].step_n;
 	char d1[128], d2[128];
 
-	for (r = 0; r < m->n; r++) {
-		lo = m->s->ranks.v[r].step_off;
-		hi = lo + m->s->ranks.v[r].step_n;
-		for (x = lo; x < hi; x++)
-			for (y = x + 1; y < hi; y++)
-				if (pv_overlap(pv_step(m, x), pv_step(m, y)) &&
-				    !pv_ordered(m, x, y))
-					return pv_fail_at(m, y, "race: %s and %s",
-							  pv_desc(m, x, d1, 128),
-							  pv_desc(m, y, d2, 128));
-	}
+	m->words = (3 * (size_t)(hi - lo) + 63) / 64;
+	pv_closure(m, r);
+	for (x = lo; x < hi; x++)
+		for (y = x + 1; y < hi; y++)
+			if (pv_overlap(pv_step(m, x), pv_step(m, y)) && !pv_ordered(m, x, y))
+				return pv_fail_at(m, y, "race: %s and %s", pv_desc(m, x, d1, 128),
+						  pv_desc(m, y, d2, 128));
+	return 0;
+}
+
+int pv_races(struct pv *m)
+{
+	size_t row = pv_row_words(m);
+	double work = (double)m->edges.n * (double)row * m->n;
+	uint32_t r;
+
+	if (work > PV_MAX_WORK)
+		return pv_fail(m,
+			       "a schedule of %u steps over %u ranks: too large to prove "
+			       "(%.2g word operations, the prover takes up to %.2g)",
+			       m->ns, m->n, work, (double)PV_MAX_WORK);
+	m->reach = calloc((size_t)3 * m->ns * row + 1, sizeof(*m->reach));
+	if (!m->reach)
+		return pv_fail(m, "out of memory");
+	for (r = 0; r < m->n; r++)
+		if (m->s->ranks.v[r].step_n > 1 && pv_rank_races(m, r))
+			return -1;
 	return 0;
 }

@@ -10,6 +10,8 @@
 #include "traffic/coll.h"
 
 #define PV_NONE UINT32_MAX
+/* The race check's work, edges x a closure row's words x ranks: about a second at most */
+#define PV_MAX_WORK 3e9
 
 /* Each step is three events: start; a SEND's read done or a RECV's data arriving; end. */
 enum { PV_EV_S, PV_EV_X, PV_EV_E };
@@ -37,8 +39,10 @@ struct pv {
 	uint32_t *fifo_prev; /* previous step on the same connection, same direction */
 	VEC(struct pv_edge) edges;
 	uint32_t *order; /* events, topologically sorted */
-	size_t words;
-	uint64_t *reach; /* reach[e * words ..]: events that happen before e */
+	uint32_t *pred_start, *pred; /* happens-before predecessors of each event (CSR) */
+	size_t words; /* of a closure row: one rank's events */
+	/* reach[e * words ..]: which events of one rank happen before e (pv_races) */
+	uint64_t *reach;
 	/* the buffer cut where any step or chunk starts or ends: segment k is
 	 * [cut[k], cut[k + 1]) bytes, whole elements that every step moves alike */
 	uint64_t *cut;

@@ -73,6 +73,16 @@ static void t_expect(const struct coll_sched *s, const char *needle)
 		fail_msg("\"%s\" lacks \"%s\"", msg, needle);
 }
 
+/* coll_prove names global step g as the one the problem is about (UINT32_MAX: none). */
+static void t_where(const struct coll_sched *s, uint32_t g)
+{
+	struct diag d = {0};
+	uint32_t where = 0;
+
+	assert_int_equal(coll_prove(s, &where, &d), -EINVAL);
+	assert_int_equal(where, g);
+}
+
 static struct coll_step *t_at(struct coll_sched *s, uint32_t r, uint32_t i)
 {
 	return &s->steps.v[s->ranks.v[r].step_off + i];
@@ -102,6 +112,7 @@ static void test_race(void **state)
 	assert_int_equal(t_at(&s, 2, 2)->dep_n, 1);
 	t_at(&s, 2, 2)->dep_n = 0;
 	t_expect(&s, "race: rank 1 step 0 (send to 2, [0+804), phase 0) and rank 1 step 9");
+	t_where(&s, s.ranks.v[1].step_off + 9); /* the later of the two, for a file's line */
 	coll_sched_done(&s);
 }
 
@@ -167,6 +178,7 @@ static void test_missing(void **state)
 	t_at(&s, 0, 0)->len -= T_E;
 	t_at(&s, 1, 1)->len -= T_E;
 	t_expect(&s, "rank 1 element 4 (chunk 0) ends with nothing, not its result");
+	t_where(&s, UINT32_MAX); /* no step: a result that never came */
 	coll_sched_done(&s);
 }
 
@@ -217,6 +229,7 @@ static void test_twice(void **state)
 	(void)state;
 	t_hand(&s, COLL_ALLGATHER, 2, 8, h, 6);
 	t_expect(&s, "already final");
+	t_where(&s, s.ranks.v[1].step_off + 1); /* rank 1's second receive of chunk 0 */
 	coll_sched_done(&s);
 }
 
