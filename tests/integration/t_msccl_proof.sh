@@ -13,7 +13,9 @@
 n=it$$p
 fx=$PWD/tests/fixtures/msccl
 
-scenario() { # scenario FILE KIND BYTES: one job of 8 ranks running FILE
+scenario() { # scenario FILE JOB...: the jobs (flow mappings) running MSCCL file FILE
+	local x=$1 j
+	shift
 	cat >"$TB_TMP/$n.yaml" <<YAML
 name: $n
 topology: { kind: leafspine, hosts_per_leaf: 4, leaves: 4, spines: 2, host_rate: 2Gbit }
@@ -21,17 +23,17 @@ workload:
   verify: true
   iterations: 1
   algorithm: msccl
-  msccl: {file: $fx/$1}
+  msccl: {file: $fx/$x}
   jobs:
-    - {gpus: 8, collective: $2, bytes: $3, compute: 1ms}
 YAML
+	for j in "$@"; do echo "    - $j" >>"$TB_TMP/$n.yaml"; done
 }
 TB_NAMES+=("$n")
 
 for x in "ns3-others-peer2peer.xml 64MiB 11:13" "ns3-others-all2one.xml 56MiB 35:13" \
 	"ns3-others-all2all.xml 56MiB 35:13"; do
 	set -- $x
-	scenario "$1" allgather "$2"
+	scenario "$1" "{gpus: 8, collective: allgather, bytes: $2, compute: 1ms}"
 	for cmd in check up sim; do
 		rc=0
 		out=$("$TB" $cmd "$TB_TMP/$n.yaml" 2>&1) || rc=$?
@@ -43,18 +45,8 @@ for x in "ns3-others-peer2peer.xml 64MiB 11:13" "ns3-others-all2one.xml 56MiB 35
 done
 note "$(echo "$out" | tail -1 | cut -c1-200)"
 
-cat >"$TB_TMP/$n.yaml" <<YAML
-name: $n
-topology: { kind: leafspine, hosts_per_leaf: 4, leaves: 4, spines: 2, host_rate: 2Gbit }
-workload:
-  verify: true
-  iterations: 1
-  algorithm: msccl
-  msccl: {file: $fx/msccl-tools-allreduce-rdh-8.xml}
-  jobs:
-    - {gpus: 8, bytes: 64MiB, compute: 1ms}
-    - {gpus: 8, bytes: 105MiB, compute: 1ms}
-YAML
+scenario msccl-tools-allreduce-rdh-8.xml "{gpus: 8, bytes: 64MiB, compute: 1ms}" \
+	"{gpus: 8, bytes: 105MiB, compute: 1ms}"
 rc=0
 "$TB" check "$TB_TMP/$n.yaml" >/dev/null 2>&1 || fail "check refuses the recursive doubling/halving file"
 "$TB" up --results "$TB_TMP/res" "$TB_TMP/$n.yaml" >"$TB_TMP/up.log" 2>&1 || rc=$?
