@@ -134,6 +134,18 @@ double col_paper_s(const struct col_metrics *m, double ns)
 	return ns / 1e9 / m->dilation;
 }
 
+enum col_clock col_clock_of(const char *backend)
+{
+	return backend && !strcmp(backend, "sim") ? COL_CLOCK_VIRTUAL : COL_CLOCK_EMULATED;
+}
+
+const char *col_clock_unit(enum col_clock c, bool paper)
+{
+	if (c == COL_CLOCK_VIRTUAL)
+		return "virtual seconds";
+	return paper ? "paper seconds" : "emulated seconds";
+}
+
 static int check_run(const struct rec_run *r, struct diag *d)
 {
 	if (!(r->dilation > 0) || !isfinite(r->dilation))

@@ -166,6 +166,20 @@ void col_metrics_done(struct col_metrics *m);
 /* Emulated ns to paper-equivalent seconds (ns / 1e9 / dilation); NAN stays NAN. */
 double col_paper_s(const struct col_metrics *m, double ns);
 
+/* The clock a run's times are on, as the plots' axes and summary.txt name it. */
+enum col_clock {
+	COL_CLOCK_EMULATED, /* testbed up: the machine's; paper seconds are emulated / dilation */
+	COL_CLOCK_VIRTUAL, /* testbed sim: virtual time, in paper units */
+};
+
+/* The clock of a backend as summary.json names it: "sim" is virtual, anything else (and
+ * NULL) emulated. */
+enum col_clock col_clock_of(const char *backend);
+
+/* The unit of times on clock c: "virtual seconds" (paper units already), or under emulation
+ * "emulated seconds", or "paper seconds" when paper (divided by the dilation). */
+const char *col_clock_unit(enum col_clock c, bool paper);
+
 /* Per job: JWT, JRT, JCT and flags of j in a run that ended at t_end (no iterations). */
 void col_job_times(const struct rec_job *j, int64_t t_end, struct col_job *out);
 

@@ -3,6 +3,7 @@
  * plot from the records and metrics. */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,35 @@ void col_plots_done(struct col_plots *p)
 	for (i = 0; i < p->files.n; i++)
 		free(p->files.v[i].text);
 	vec_free(&p->files);
+	vec_free(&p->skipped);
+}
+
+int col_plot_skip(struct col_plots *p, const char *name, const char *why, ...)
+{
+	struct col_plot_skip *k = vec_grow(&p->skipped);
+	va_list ap;
+
+	if (!k)
+		return -ENOMEM;
+	snprintf(k->name, sizeof(k->name), "%s", name);
+	va_start(ap, why);
+	vsnprintf(k->why, sizeof(k->why), why, ap);
+	va_end(ap);
+	return 0;
+}
+
+const char *col_plot_span(char b[32], double ns)
+{
+	static const struct {
+		double ns;
+		const char *unit;
+	} u[] = {{3600e9, "h"}, {1e9, "s"}, {1e6, "ms"}, {1e3, "us"}, {1, "ns"}};
+	size_t i;
+
+	for (i = 0; i + 1 < sizeof(u) / sizeof(u[0]) && ns < u[i].ns; i++)
+		;
+	snprintf(b, 32, "%.3g %s", ns / u[i].ns, u[i].unit);
+	return b;
 }
 
 int col_plot_add(struct col_plots *p, const char *name, struct col_text *t)
@@ -90,7 +120,7 @@ static double paper_s(const struct col_metrics *m, int64_t ns)
 
 /* FCTs of the run: one series per job when there are few, and all flows. */
 static int run_fct(struct col_plots *p, const struct rec_run *r, const struct col_metrics *m,
-		   const char *title)
+		   const char *title, enum col_clock clock)
 {
 	size_t njobs = r->jobs.n <= 8 ? r->jobs.n : 0, i, k, n = njobs + 1;
 	struct col_plot_cdf *s = calloc(n, sizeof(*s));
@@ -111,8 +141,8 @@ static int run_fct(struct col_plots *p, const struct rec_run *r, const struct co
 		if ((k < njobs && vec_push(&s[k].v, v)) || vec_push(&s[njobs].v, v))
 			err = -ENOMEM;
 	}
-	if (!err && s[njobs].v.n)
-		err = col_plot_fct_cdf(p, s, n, title);
+	if (!err)
+		err = col_plot_fct_cdf(p, s, n, title, clock);
 	for (k = 0; s && k < n; k++)
 		vec_free(&s[k].v);
 	free(s);
@@ -120,8 +150,8 @@ static int run_fct(struct col_plots *p, const struct rec_run *r, const struct co
 }
 
 /* JWT and JRT of every job, stacked to its JCT. */
-static int run_jct(struct col_plots *p, const struct rec_run *r, const struct col_metrics *m,
-		   const char *title)
+static int run_jct(struct col_plots *p, const struct col_metrics *m, const char *title,
+		   enum col_clock clock)
 {
 	static const char *const cols[] = {"JWT (waiting)", "JRT (running)"};
 	size_t n = m->jobs.n, j;
@@ -129,7 +159,17 @@ static int run_jct(struct col_plots *p, const struct rec_run *r, const struct co
 	const char **marks = calloc(n + 1, sizeof(*marks));
 	double *v = calloc(n * 2 + 1, sizeof(*v));
 	char t[160];
-	struct col_plot_bars b = {"jct", t, "paper seconds", ids, marks, n, cols, 2, v, 1};
+	struct col_plot_bars b = {.name = "jct",
+				  .title = t,
+				  .ylabel = col_clock_unit(clock, true),
+				  .jobs = ids,
+				  .marks = marks,
+				  .nrows = n,
+				  .cols = cols,
+				  .ncols = 2,
+				  .v = v,
+				  .stacked = 1,
+				  .none = "no job has a waiting or running time"};
 	int err = ids && marks && v ? 0 : -ENOMEM;
 
 	snprintf(t, sizeof(t), "job times (JCT = JWT + JRT; * lower bound or failed), %s", title);
@@ -141,9 +181,8 @@ static int run_jct(struct col_plots *p, const struct rec_run *r, const struct co
 		v[j * 2] = paper_s(m, c->jwt);
 		v[j * 2 + 1] = paper_s(m, c->jrt);
 	}
-	if (!err && n)
+	if (!err)
 		err = col_plot_bars(p, &b);
-	(void)r;
 	free(ids);
 	free(marks);
 	free(v);
@@ -151,10 +190,10 @@ static int run_jct(struct col_plots *p, const struct rec_run *r, const struct co
 }
 
 int col_plot_run(struct col_plots *p, const struct rec_run *r, const struct col_metrics *m,
-		 const struct col_topo_info *ti, const char *title)
+		 const struct col_topo_info *ti, const char *title, enum col_clock clock)
 {
-	int err = col_plot_util(p, r, ti, title);
+	int err = col_plot_util(p, r, ti, title, clock);
 
-	err = err ? err : run_fct(p, r, m, title);
-	return err ? err : run_jct(p, r, m, title);
+	err = err ? err : run_fct(p, r, m, title, clock);
+	return err ? err : run_jct(p, m, title, clock);
 }

@@ -19,13 +19,14 @@ static int cmp_dbl(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* One curve's points as a data block; nonzero if it has any. */
+/* One curve's points as a data block; nonzero if it has any (two at least: one point draws
+ * no step). */
 static int cdf_block(struct col_text *t, struct col_plot_cdf *s)
 {
 	size_t n = s->v.n, k, i, pts = n < CDF_POINTS ? n : CDF_POINTS;
 	char b[32];
 
-	if (!n)
+	if (n < 2)
 		return 0;
 	if (sort_pos_dbl(s->v.v, n)) /* short of memory: the slow way */
 		qsort(s->v.v, n, sizeof(double), cmp_dbl);
@@ -38,7 +39,21 @@ static int cdf_block(struct col_text *t, struct col_plot_cdf *s)
 	return 1;
 }
 
-int col_plot_fct_cdf(struct col_plots *p, struct col_plot_cdf *s, size_t n, const char *title)
+/* Why an FCT CDF of curves s[0..n) (FCTs above 0 only) has no line. */
+static int cdf_none(struct col_plots *p, const struct col_plot_cdf *s, size_t n)
+{
+	size_t k, most = 0;
+
+	for (k = 0; k < n; k++)
+		most = s[k].v.n > most ? s[k].v.n : most;
+	return col_plot_skip(p, "fct_cdf", "%s",
+			     most ? "only one flow completed (in any one curve): a CDF of one "
+				    "value draws no line"
+				  : "no flow completed, so there is no flow completion time");
+}
+
+int col_plot_fct_cdf(struct col_plots *p, struct col_plot_cdf *s, size_t n, const char *title,
+		     enum col_clock clock)
 {
 	struct col_text d = {0}, g = {0};
 	char q[2][256];
@@ -48,10 +63,10 @@ int col_plot_fct_cdf(struct col_plots *p, struct col_plot_cdf *s, size_t n, cons
 	col_plot_head(&g, "fct_cdf", PLOT_W, PLOT_H);
 	col_text_printf(&g,
 			"set title 'flow completion time CDF, %s'\n"
-			"set xlabel 'flow completion time (paper seconds, log scale)'\n"
+			"set xlabel 'flow completion time (%s, log scale)'\n"
 			"set ylabel 'fraction of flows'\n"
 			"set logscale x\nset yrange [0:1.02]\nset format x '%%g'\nplot",
-			col_plot_str(q[0], sizeof(q[0]), title));
+			col_plot_str(q[0], sizeof(q[0]), title), col_clock_unit(clock, true));
 	for (k = 0; k < n; k++) {
 		size_t i, w = 0;
 
@@ -71,7 +86,7 @@ int col_plot_fct_cdf(struct col_plots *p, struct col_plot_cdf *s, size_t n, cons
 	if (!idx) {
 		col_text_done(&d);
 		col_text_done(&g);
-		return 0;
+		return cdf_none(p, s, n);
 	}
 	err = col_plot_add(p, "fct_cdf.dat", &d);
 	err = err ? err : col_plot_add(p, "fct_cdf.gp", &g);
@@ -111,6 +126,17 @@ static void bars_style(struct col_text *g, const struct col_plot_bars *b)
 	col_text_printf(g, "lbl(i) = (int(i) %% %zu == 0) ? strcol(1) : ''\n", every);
 }
 
+/* Whether b has a bar to draw. */
+static bool bars_any(const struct col_plot_bars *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->nrows * b->ncols; i++)
+		if (isfinite(b->v[i]))
+			return true;
+	return false;
+}
+
 int col_plot_bars(struct col_plots *p, const struct col_plot_bars *b)
 {
 	struct col_text d = {0}, g = {0};
@@ -118,6 +144,10 @@ int col_plot_bars(struct col_plots *p, const struct col_plot_bars *b)
 	size_t c;
 	int err;
 
+	if (!b->nrows)
+		return col_plot_skip(p, b->name, "there are no jobs");
+	if (!bars_any(b))
+		return col_plot_skip(p, b->name, "%s", b->none ? b->none : "no value to show");
 	bars_data(&d, b);
 	col_plot_head(&g, b->name, PLOT_W, PLOT_H);
 	bars_style(&g, b);
@@ -155,7 +185,8 @@ int col_fcts_add(col_fcts *out, const struct rec_run *r, const struct col_metric
 }
 
 /* The variants' FCTs lent to the curves, which sort them in place. */
-static int sweep_fct(struct col_plots *p, struct col_plot_variant *v, size_t nv, const char *title)
+static int sweep_fct(struct col_plots *p, struct col_plot_variant *v, size_t nv, const char *title,
+		     enum col_clock clock)
 {
 	struct col_plot_cdf *s = calloc(nv + 1, sizeof(*s));
 	size_t k;
@@ -167,7 +198,7 @@ static int sweep_fct(struct col_plots *p, struct col_plot_variant *v, size_t nv,
 		snprintf(s[k].label, sizeof(s[k].label), "%s", v[k].name);
 		s[k].v = v[k].fct;
 	}
-	err = col_plot_fct_cdf(p, s, nv, title);
+	err = col_plot_fct_cdf(p, s, nv, title, clock);
 	free(s);
 	return err;
 }
@@ -228,18 +259,25 @@ static double mean_jct(const struct col_plot_variant *v, uint32_t id, bool *flag
 }
 
 static int sweep_jct(struct col_plots *p, const struct col_plot_variant *v, size_t nv,
-		     const char *title)
+		     const char *title, enum col_clock clock)
 {
 	uint32_t *ids = NULL;
 	size_t n = 0, r, k;
 	const char **cols = calloc(nv + 1, sizeof(*cols)), **marks = NULL;
 	double *val = NULL;
-	char t[200];
+	char t[200], y[64];
 	int err = cols && !job_ids(v, nv, &ids, &n) ? 0 : -ENOMEM;
-	struct col_plot_bars b = {"jct", t, "JCT (paper seconds)", ids, NULL, n, cols, nv, NULL, 0};
+	struct col_plot_bars b = {.name = "jct",
+				  .title = t,
+				  .ylabel = y,
+				  .nrows = n,
+				  .cols = cols,
+				  .ncols = nv,
+				  .none = "no job completed in any variant"};
 
 	snprintf(t, sizeof(t), "JCT per job per variant (mean over seeds; * lower bound), %s",
 		 title);
+	snprintf(y, sizeof(y), "JCT (%s)", col_clock_unit(clock, true));
 	val = err ? NULL : calloc(n * nv + 1, sizeof(*val));
 	marks = err ? NULL : calloc(n + 1, sizeof(*marks));
 	err = err || !val || !marks ? -ENOMEM : 0;
@@ -255,7 +293,7 @@ static int sweep_jct(struct col_plots *p, const struct col_plot_variant *v, size
 	b.jobs = ids;
 	b.marks = marks;
 	b.v = val;
-	err = err || !n ? err : col_plot_bars(p, &b);
+	err = err ? err : col_plot_bars(p, &b);
 	free(ids);
 	free(cols);
 	free(marks);
@@ -263,9 +301,10 @@ static int sweep_jct(struct col_plots *p, const struct col_plot_variant *v, size
 	return err;
 }
 
-int col_plot_sweep(struct col_plots *p, struct col_plot_variant *v, size_t nv, const char *title)
+int col_plot_sweep(struct col_plots *p, struct col_plot_variant *v, size_t nv, const char *title,
+		   enum col_clock clock)
 {
-	int err = sweep_fct(p, v, nv, title);
+	int err = sweep_fct(p, v, nv, title, clock);
 
-	return err ? err : sweep_jct(p, v, nv, title);
+	return err ? err : sweep_jct(p, v, nv, title, clock);
 }

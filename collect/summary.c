@@ -359,6 +359,23 @@ static json_t *sched_obj(const struct col_summary_meta *meta)
 	return done(o, err);
 }
 
+/* The plots left out, each {"plot", "why"}. */
+static json_t *skipped_arr(const struct col_summary_meta *meta)
+{
+	json_t *a = json_array(), *o;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; a && !err && i < meta->skipped_n; i++) {
+		o = json_object();
+		if (json_array_append_new(a, o)) /* o released, if any */
+			return done(a, -ENOMEM);
+		err = set(o, "plot", json_string(meta->skipped[i].name));
+		err = err ? err : set(o, "why", json_string(meta->skipped[i].why));
+	}
+	return done(a, err);
+}
+
 json_t *col_summary_json(const struct rec_run *r, const struct col_metrics *m,
 			 const struct col_summary_meta *meta)
 {
@@ -387,6 +404,8 @@ json_t *col_summary_json(const struct rec_run *r, const struct col_metrics *m,
 	err |= set(o, "scheduler", sched_obj(meta));
 	if (meta && meta->md_n)
 		err |= set(o, "multidim", col_md_results_json(meta->md, meta->md_n, r->dilation));
+	if (meta && meta->skipped_n)
+		err |= set(o, "plots_left_out", skipped_arr(meta));
 	return done(o, err);
 }
 

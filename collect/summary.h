@@ -11,6 +11,7 @@
 
 #include "collect/md.h"
 #include "collect/metrics.h"
+#include "collect/plot.h"
 #include "collect/records.h"
 
 #define COL_SUMMARY_SCHEMA "testbed-summary/1"
@@ -34,6 +35,9 @@ struct col_summary_meta {
 	/* the chunked multi-dimensional collectives measured (collect/md.h), md_n of them */
 	const struct col_md_result *md;
 	size_t md_n;
+	/* the plots left out, and why (collect/plot.h), skipped_n of them */
+	const struct col_plot_skip *skipped;
+	size_t skipped_n;
 };
 
 /* The summary of r (whose metrics m are) as a new JSON object, NULL on ENOMEM. */

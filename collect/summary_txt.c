@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* summary.txt, the table printed at the end of a run: the verdict first, then the jobs with
- * JWT, JRT, JCT in emulated and paper seconds, busbw and status, then the run averages; and a
- * sweep's comparison table. */
+ * JWT, JRT, JCT in emulated (or virtual) and paper seconds, busbw and status, then the run
+ * averages and the plots left out; and a sweep's comparison table. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -76,12 +76,15 @@ static void job_row(struct col_out *o, const struct col_metrics *m, const struct
 		       val(b[5], col_paper_s(m, t[2]), lb), val(b[6], c->busbw / 1e9, ""));
 }
 
-static void jobs(struct col_out *o, const struct rec_run *r, const struct col_metrics *m)
+static void jobs(struct col_out *o, const struct rec_run *r, const struct col_metrics *m,
+		 enum col_clock clock)
 {
 	size_t i;
 
-	col_out_printf(o, "\njobs (s: emulated seconds, ps: paper seconds; >: lower bound, the run "
-			  "ended first)\n");
+	col_out_printf(o,
+		       "\njobs (s: %s, ps: paper seconds%s; >: lower bound, the run ended first)\n",
+		       col_clock_unit(clock, false),
+		       clock == COL_CLOCK_VIRTUAL ? ", the same in virtual time" : "");
 	col_out_printf(o, "%4s %-14s %5s %-11s %9s %9s %9s %9s %9s %9s %10s\n", "id", "model",
 		       "gpus", "status", "JWT s", "JRT s", "JCT s", "JWT ps", "JRT ps", "JCT ps",
 		       "busbw GB/s");
@@ -190,6 +193,16 @@ static void md_lines(struct col_out *o, const struct rec_run *r,
 	}
 }
 
+/* The plots not made, each with why. */
+static void skipped(struct col_out *o, const struct col_summary_meta *meta)
+{
+	size_t i;
+
+	for (i = 0; meta && i < meta->skipped_n; i++)
+		col_out_printf(o, "%s%s: %s\n", i ? "  " : "plots left out:\n  ",
+			       meta->skipped[i].name, meta->skipped[i].why);
+}
+
 int col_summary_txt(char *buf, size_t len, const struct rec_run *r, const struct col_metrics *m,
 		    const struct col_summary_meta *meta)
 {
@@ -197,11 +210,12 @@ int col_summary_txt(char *buf, size_t len, const struct rec_run *r, const struct
 
 	col_out_init(&o, buf, len);
 	head(&o, m, meta);
-	jobs(&o, r, m);
+	jobs(&o, r, m, col_clock_of(meta ? meta->backend : NULL));
 	totals(&o, m);
 	routing(&o, r);
 	sched_counts(&o, meta);
 	md_lines(&o, r, meta);
+	skipped(&o, meta);
 	return col_out_ret(&o);
 }
 

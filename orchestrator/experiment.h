@@ -99,6 +99,7 @@ struct exp_run {
 	uint64_t progress_ns; /* fail a job after this long without progress, 0 = auto */
 	uint64_t capacity_bps; /* forwarding capacity rate_scale: auto may use */
 	uint64_t sample_ns; /* counter sampling interval, 0 = no sampling */
+	bool sample_given; /* the scenario set it: sim keeps it instead of its own choice */
 	uint64_t max_wall_ns; /* up refuses jobs whose emulation takes longer, 0 = no limit */
 	uint64_t sim_quantum_ns; /* sim: rates refilled at most once per this, 0 = every instant */
 	bool strict; /* a degraded fidelity verdict fails the command (exit 3), as --strict */

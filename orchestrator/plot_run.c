@@ -141,19 +141,13 @@ int plot_write(const struct wdir *dir, const struct col_plots *p, struct diag *d
 	return r;
 }
 
-int plot_run_render(const struct wdir *dir, const struct rec_run *r, const struct col_metrics *m,
-		    const struct col_topo_info *ti, const struct res_info *info, struct diag *d)
+int plot_run_make(struct col_plots *p, const struct rec_run *r, const struct col_metrics *m,
+		  const struct col_topo_info *ti, const struct res_info *info, struct diag *d)
 {
-	struct col_plots p = {0};
 	char title[200];
 	int err;
 
 	snprintf(title, sizeof(title), "%s %s", info->scenario, info->run_id);
-	err = col_plot_run(&p, r, m, ti, title);
-	if (err)
-		diag_set(d, err, "plots: out of memory");
-	else
-		err = plot_write(dir, &p, d);
-	col_plots_done(&p);
-	return err;
+	err = col_plot_run(p, r, m, ti, title, col_clock_of(info->backend));
+	return err ? diag_set(d, err, "plots: out of memory") : 0;
 }

@@ -18,8 +18,9 @@
  * with d saying which. */
 int plot_write(const struct wdir *dir, const struct col_plots *p, struct diag *d);
 
-/* The plots of one run (col_plot_run) into dir/plots/. */
-int plot_run_render(const struct wdir *dir, const struct rec_run *r, const struct col_metrics *m,
-		    const struct col_topo_info *ti, const struct res_info *info, struct diag *d);
+/* The plots of one run into p (col_plot_run, titled by info, its times on the clock of info's
+ * backend), for plot_write; the ones left out are in p->skipped. 0 or -ENOMEM with d set. */
+int plot_run_make(struct col_plots *p, const struct rec_run *r, const struct col_metrics *m,
+		  const struct col_topo_info *ti, const struct res_info *info, struct diag *d);
 
 #endif

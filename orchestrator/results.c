@@ -281,8 +281,8 @@ static int parse_csv(char *text, size_t len, int k, struct rec_run *rec, size_t 
 	return 0;
 }
 
-/* res_records_read, but flows.csv only if flows is set. */
-static int records_read(const struct wdir *dir, struct rec_run *rec, bool flows, struct diag *d)
+/* res_records_read, but flows.csv and links.csv only if all is set. */
+static int records_read(const struct wdir *dir, struct rec_run *rec, bool all, struct diag *d)
 {
 	char p[WDIR_PATH_MAX + 64];
 	size_t len, line = 0;
@@ -290,7 +290,7 @@ static int records_read(const struct wdir *dir, struct rec_run *rec, bool flows,
 	int k, r;
 
 	for (k = 0; k < K_N; k++) {
-		if (k == K_FLOWS && !flows)
+		if ((k == K_FLOWS || k == K_LINKS) && !all)
 			continue;
 		wdir_join(p, sizeof(p), dir, kinds[k].file);
 		r = wdir_read(dir, kinds[k].file, &text, &len);
@@ -449,11 +449,13 @@ static int read_md(const struct wdir *dir, const struct rec_run *rec, col_md_res
 
 static int write_summary(const struct wdir *dir, const struct rec_run *rec,
 			 const struct col_metrics *m, const struct res_info *info,
-			 const col_md_results *md, char **txt, struct diag *d)
+			 const col_md_results *md, const struct col_plots *p, char **txt,
+			 struct diag *d)
 {
 	struct col_summary_meta meta = {
 		info->scenario, info->run_id, info->backend[0] ? info->backend : NULL,
-		&info->sched,	md->v,	      md->n};
+		&info->sched,	md->v,	      md->n,
+		p->skipped.v,	p->skipped.n};
 	char *json = col_summary_dumps(rec, m, &meta), *text = NULL;
 	int n = col_summary_txt(NULL, 0, rec, m, &meta), r = -ENOMEM;
 
@@ -484,9 +486,11 @@ int res_load(const struct wdir *dir, const struct res_info *info, struct rec_run
 	out->info = *info;
 	err = read_topo(dir, &out->ti, d);
 	err = err ? err : records_read(dir, &out->rec, !wrote, d);
-	if (!err && wrote) { /* moved: flows.csv holds them exactly (integers only) */
+	if (!err && wrote) { /* moved: flows.csv and links.csv hold them exactly (integers) */
 		out->rec.flows = wrote->flows;
 		memset(&wrote->flows, 0, sizeof(wrote->flows));
+		out->rec.samples = wrote->samples;
+		memset(&wrote->samples, 0, sizeof(wrote->samples));
 	}
 	out->rec.dilation = info->dilation;
 	out->rec.t_end = info->t_end;
@@ -512,13 +516,18 @@ void res_run_done(struct res_run *x)
 int res_report(const struct wdir *dir, const struct res_info *info, struct rec_run *wrote,
 	       struct res_run *out, char **txt, struct diag *warn, struct diag *d)
 {
+	struct col_plots p = {0};
 	struct res_run x;
+	bool plots;
 	int err;
 
 	err = res_load(dir, info, wrote, &x, d);
-	err = err ? err : write_summary(dir, &x.rec, &x.m, info, &x.md, txt, d);
-	if (!err)
-		(void)plot_run_render(dir, &x.rec, &x.m, &x.ti, info, warn);
+	/* made first: the summary says which were left out and why */
+	plots = !err && !plot_run_make(&p, &x.rec, &x.m, &x.ti, info, warn);
+	err = err ? err : write_summary(dir, &x.rec, &x.m, info, &x.md, &p, txt, d);
+	if (!err && plots)
+		(void)plot_write(dir, &p, warn);
+	col_plots_done(&p);
 	if (!err && out)
 		*out = x;
 	else

@@ -62,9 +62,9 @@ struct res_run {
 
 /* Reads dir's records and topology.json (a folder without one has no rates) and computes the
  * metrics, with info's dilation and end. wrote: NULL, or the records the run that just wrote
- * dir holds: their flows are moved into out (wrote's left empty) instead of read back from
- * flows.csv, which holds them exactly (integers only), and the largest file of a run. 0 or
- * -errno with d set; res_run_done either way. */
+ * dir holds: their flows and link samples are moved into out (wrote's left empty) instead of
+ * read back from flows.csv and links.csv, which hold them exactly (integers only), and are the
+ * largest files of a run. 0 or -errno with d set; res_run_done either way. */
 int res_load(const struct wdir *dir, const struct res_info *info, struct rec_run *wrote,
 	     struct res_run *out, struct diag *d);
 void res_run_done(struct res_run *x);

@@ -9,7 +9,8 @@
 #include "orchestrator/run_int.h"
 #include "orchestrator/run_sim.h"
 
-/* links.csv rows at most: past this the sampling interval doubles (coarser, not endless) */
+/* links.csv rows at most under a fixed run.sample_interval: past half of this the interval
+ * doubles (coarser, not endless) */
 #define SAMPLES_MAX 4000000ULL
 /* events and flow rates set, then the loop reports progress and heeds a stop */
 #define WORK_PER_WAIT 1000000
@@ -24,26 +25,60 @@ double run_sim_goodput(uint32_t mtu)
 	return mtu > 52 ? (double)(mtu - 52) / (double)(mtu + 14) : 1.0;
 }
 
+/* Every direction's bytes so far, as a new sample at now. */
 static void sample(struct run *r, int64_t now)
 {
 	struct run_sim *s = state(r);
-	const struct topo *t = r->t;
-	size_t p;
+	struct sim_bins *b = &s->bins;
+	size_t n = b->t.n;
+	uint64_t *row = sim_bins_add(b, now);
+	uint32_t p;
 
-	for (p = 0; p < t->ports.n; p++) {
-		struct rec_sample *x = vec_grow(&r->rec.samples);
-		double bytes = sim_link_bytes(&s->x.net, (uint32_t)p);
-
-		if (!x)
-			return; /* a gap in links.csv, as a failed round leaves in emulation */
-		memset(x, 0, sizeof(*x));
-		x->t = now;
-		x->link = t->ports.v[p].link;
-		x->dir = t->ports.v[p].side;
-		x->tx_bytes = (uint64_t)(bytes + 0.5);
-		x->tx_packets = (x->tx_bytes + s->frame - 1) / s->frame;
+	if (!row)
+		return; /* a gap in links.csv, as a failed round leaves in emulation */
+	/* nothing in flight then and no rate set since: nothing moved (most samples of a long idle
+	 * stretch, such as a first compute phase, taken ever closer together at the start) */
+	if (n && s->idle && s->filled == s->x.net.st.recomputes) {
+		memcpy(row, sim_bins_row(b, n - 1), b->ports * sizeof(*row));
+		return;
 	}
-	s->samples += t->ports.n;
+	for (p = 0; p < b->ports; p++)
+		row[p] = (uint64_t)(sim_link_bytes(&s->x.net, p) + 0.5);
+	s->filled = s->x.net.st.recomputes;
+	s->idle = sim_net_flows(&s->x.net) == 0;
+}
+
+/* links.csv's rows, from the samples kept. */
+static void rows(struct run *r)
+{
+	const struct sim_bins *b = &state(r)->bins;
+	const struct topo *t = r->t;
+	uint32_t frame = state(r)->frame;
+	struct rec_sample *x;
+	size_t i, p;
+
+	if (vec_reserve(&r->rec.samples, r->rec.samples.n + b->t.n * b->ports))
+		return; /* no links.csv: the summary says there is no utilization */
+	for (i = 0; i < b->t.n; i++)
+		for (p = 0; p < b->ports; p++) {
+			x = &r->rec.samples.v[r->rec.samples.n++];
+			*x = (struct rec_sample){.t = b->t.v[i],
+						 .link = t->ports.v[p].link,
+						 .dir = t->ports.v[p].side,
+						 .tx_bytes = sim_bins_row(b, i)[p]};
+			x->tx_packets = (x->tx_bytes + frame - 1) / frame;
+		}
+}
+
+/* Counters every run.sample_interval when the scenario sets it, else in bins chosen from the
+ * run's length (sim/bins.h). */
+static void bins_init(struct run *r)
+{
+	const struct exp_run *c = &r->e->run;
+	uint32_t ports = (uint32_t)r->t->ports.n;
+
+	sim_bins_init(&state(r)->bins, ports,
+		      c->sample_given ? (int64_t)c->sample_ns : SIM_BINS_AUTO, SAMPLES_MAX / 2);
 }
 
 static int sim_prepare(struct run *r, struct diag *d)
@@ -64,8 +99,7 @@ static int sim_prepare(struct run *r, struct diag *d)
 	s->x.phases = r->e->s.routing.policy != SCN_POLICY_ECMP &&
 		      r->e->s.routing.trigger == SCN_TRIGGER_PHASE;
 	s->frame = mtu + 14;
-	s->sample_ns = (int64_t)r->e->run.sample_ns;
-	s->next_sample = s->sample_ns ? s->sample_ns : INT64_MAX;
+	bins_init(r);
 	if (!err)
 		sample(r, 0); /* the baseline */
 	return err;
@@ -84,7 +118,7 @@ static int64_t sim_next_due(const struct run *r)
 
 	if (s->net.lit_at < at)
 		at = s->net.lit_at;
-	return at < s->next_sample ? at : s->next_sample;
+	return at < s->bins.next ? at : s->bins.next;
 }
 
 /* What the kernel would change: namespaces and route, rule and neighbour requests. */
@@ -311,20 +345,20 @@ static void sim_tick(struct run *r, int64_t now)
 	struct run_sim *s = state(r);
 
 	net_tick(r, now);
-	if (now < s->next_sample)
+	if (now < s->bins.next)
 		return;
 	sample(r, now);
-	if (s->samples > SAMPLES_MAX / 2 && s->sample_ns < INT64_MAX / 4)
-		s->sample_ns *= 2;
-	s->next_sample = now + s->sample_ns;
+	sim_bins_due(&s->bins, now);
 }
 
 static void sim_finish(struct run *r)
 {
 	struct run_sim *s = state(r);
 
-	if (!r->rec.samples.n || r->rec.samples.v[r->rec.samples.n - 1].t != sim_now(r))
+	if (!s->bins.t.n || s->bins.t.v[s->bins.t.n - 1] != sim_now(r))
 		sample(r, sim_now(r));
+	rows(r);
+	sim_bins_done(&s->bins);
 	s->st = s->x.net.st;
 }
 
@@ -333,6 +367,7 @@ static void sim_done(struct run *r)
 	struct run_sim_net *n = &state(r)->net;
 
 	sim_exec_done(&state(r)->x);
+	sim_bins_done(&state(r)->bins);
 	if (n->t) {
 		route_plan_done(&n->routes);
 		paths_done(&n->paths);

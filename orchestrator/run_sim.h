@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The virtual-time backend of the runner (run.h): the jobs' ranks on the flow model
- * (sim/exec.h) in paper units, with link counters sampled on the virtual clock. Needs no
- * root and no kernel objects. */
+ * (sim/exec.h) in paper units, with link counters sampled on the virtual clock (sim/bins.h:
+ * every run.sample_interval, or 100 to 200 bins over the run by default). Needs no root and
+ * no kernel objects. */
 #ifndef ORCH_RUN_SIM_H
 #define ORCH_RUN_SIM_H
 
@@ -12,6 +13,7 @@
 #include "orchestrator/run.h"
 #include "policy/reroute.h"
 #include "policy/route.h"
+#include "sim/bins.h"
 #include "sim/exec.h"
 
 /* The scenario's failures and repairs on the virtual clock: the cables' link directions go
@@ -34,9 +36,9 @@ struct run_sim_net {
 struct run_sim {
 	struct sim_exec x;
 	struct run_sim_net net;
-	int64_t sample_ns; /* links.csv every this long in virtual time (0: at the end only) */
-	int64_t next_sample;
-	uint64_t samples; /* rows written so far */
+	struct sim_bins bins; /* links.csv's samples, made rows at the end */
+	uint64_t filled; /* the flow model's rate refills at the last sample */
+	bool idle; /* no flow was in flight at the last sample */
 	uint32_t frame; /* bytes of a full frame on the wire (MTU + Ethernet header) */
 	struct sim_stats st; /* the engine's work, for progress and benches */
 };

@@ -811,6 +811,7 @@ static int run_check(struct scn_yaml_ctx *c, const struct map_read *m)
 	const char *p = c->e->run.results;
 	size_t k;
 
+	c->e->run.sample_given = given(m, "sample_interval") != NULL;
 	if (!n)
 		return 0;
 	if (p[0] == '/')

@@ -503,7 +503,18 @@ static int write_comparison(const struct wdir *dir, const struct sweep_plan *p,
 	return err;
 }
 
-/* FCT CDF per variant (fct: each variant's FCTs, used up) and JCT per job per variant. */
+/* The clock of the sweep's runs (its first that ran: all run on one backend). */
+static enum col_clock sweep_clock(const struct sweep_plan *p, const struct res_run *runs)
+{
+	size_t i;
+
+	for (i = 0; i < p->runs.n && p->runs.v[i].status != SWEEP_OK; i++)
+		;
+	return col_clock_of(i < p->runs.n ? runs[i].info.backend : NULL);
+}
+
+/* FCT CDF per variant (fct: each variant's FCTs, used up) and JCT per job per variant; a plot
+ * left out is reported in d (after the others are written). */
 static int sweep_plots(const struct wdir *dir, const struct sweep_plan *p,
 		       const struct res_run *runs, col_fcts *fct, struct diag *d)
 {
@@ -522,11 +533,14 @@ static int sweep_plots(const struct wdir *dir, const struct sweep_plan *p,
 			v[k].n++;
 		}
 	}
-	err = err ? err : col_plot_sweep(&pl, v, p->variants.n, p->scenario);
+	err = err ? err : col_plot_sweep(&pl, v, p->variants.n, p->scenario, sweep_clock(p, runs));
 	if (err)
 		diag_set(d, err, "plots: out of memory");
 	else
 		err = plot_write(dir, &pl, d);
+	for (i = 0; !err && i < pl.skipped.n; i++) /* said as a run's summary says it */
+		err = diag_set(d, -ENODATA, "%s left out: %s", pl.skipped.v[i].name,
+			       pl.skipped.v[i].why);
 	col_plots_done(&pl);
 	free(v);
 	free(mm);

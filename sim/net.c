@@ -796,6 +796,18 @@ int sim_next(struct sim_net *s, struct sim_event *ev)
 	return r ? r : 1;
 }
 
+/* The share of flow f's bytes that crosses link (settle charges it so). */
+static double share_on(const struct sim_flow *f, uint32_t link)
+{
+	uint32_t h;
+
+	if (!f->w)
+		return 1;
+	for (h = 0; h < f->hops && f->path[h] != link; h++)
+		;
+	return h < f->hops ? f->w[h] : 0;
+}
+
 double sim_link_bytes(const struct sim_net *s, uint32_t link)
 {
 	const struct sim_link *l = &s->links.v[link];
@@ -806,7 +818,7 @@ double sim_link_bytes(const struct sim_net *s, uint32_t link)
 		const struct sim_flow *f = &s->flows.v[l->flows.v[k]];
 		double sent = f->rate * (double)(s->now - f->since) / NS / 8;
 
-		b += sent < f->left ? sent : f->left;
+		b += (sent < f->left ? sent : f->left) * share_on(f, link);
 	}
 	return b;
 }

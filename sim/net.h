@@ -132,4 +132,10 @@ double sim_link_bytes(const struct sim_net *s, uint32_t link);
 /* The rate of flow id in bit/s as last refilled (sim_next, sim_net_settle). */
 double sim_flow_rate(const struct sim_net *s, uint32_t id);
 
+/* Flows in flight (started, not ended). */
+static inline size_t sim_net_flows(const struct sim_net *s)
+{
+	return s->flows.n - s->free_ids.n;
+}
+
 #endif

@@ -3,7 +3,9 @@
 # `testbed sim` (virtual time) as a user without root: the quickstart and the 512-GPU
 # scenario run, write the results folder `testbed up` writes (every summary valid, with
 # "backend": "sim" and no fidelity verdict), make no namespace; the same scenario twice gives
-# byte-identical records; a sweep runs and is compared; per-packet spraying splits flows
+# byte-identical records; a sweep runs and is compared; a Themis all-reduce of milliseconds
+# gets link plots over 100 bins or more of virtual time, unless run.sample_interval says
+# otherwise (then they are left out, with why); per-packet spraying splits flows
 # (HammingMesh's all-to-all near the fluid prediction); SIGINT stops one long collective
 # promptly; a spine failing mid-run reroutes the
 # job's flows and slows it; on the ideal switch, jobs of the
@@ -64,6 +66,55 @@ sw=$(ls -d "$TB_TMP"/r3/*/*-sweep)
 [ "$(jq '[.runs[] | select(.status == "ok")] | length' "$sw/sweep.json")" -eq 6 ] ||
 	fail "sweep: $(jq -c '.runs' "$sw/sweep.json")"
 [ -s "$sw/comparison.txt" ] || fail "sweep: no comparison.txt"
+
+# plots that say something at every scale: Themis's 3D platform (themis-3d-het cut to 4x4x2
+# NPUs) runs each variant's all-reduce in milliseconds of virtual time, far under the 100 ms
+# an emulation samples at. Every run's util_dim has a line per dimension over 50 bins or more
+# (bins chosen from the run's length: 100 to 200), its heatmap 50 bins or more, the time axes
+# say virtual seconds, and no plot is left out
+sed -e 's/size: 16,/size: 4,/' -e 's/size: 8, rate: 800Gbit/size: 4, rate: 800Gbit/' \
+	-e 's/size: 8, rate: 400Gbit/size: 2, rate: 400Gbit/' -e 's/gpus: 1024/gpus: 32/' \
+	-e 's/^name: .*/name: th-plots/' scenarios/paper/themis-3d-het.yaml >"$TB_TMP/th.yaml"
+chmod 0644 "$TB_TMP/th.yaml"
+sim "$TB_TMP/r10" "$TB_TMP/th.yaml"
+sw=$(ls -d "$TB_TMP"/r10/th-plots/*-sweep)
+for d in "$sw"/v*-s0; do
+	v=$(basename "$d")
+	p=$d/plots
+	for f in util_dim util_heatmap fct_cdf jct; do [ -s "$p/$f.png" ] || fail "$v: no $f.png"; done
+	# a line per dimension: each of its 3 columns a number in every bin, and above 0 in some
+	bins=$(awk 'NF == 4 && $2 != "-" && $3 != "-" && $4 != "-" { n++ }
+		$2 > 0 { a = 1 } $3 > 0 { b = 1 } $4 > 0 { c = 1 }
+		END { print (a && b && c) ? n : 0 }' "$p/util_groups.dat")
+	((bins >= 50)) || fail "$v: util_dim has a line per dimension over $bins bins: $(head -3 "$p/util_groups.dat")"
+	cols=$(awk 'NR == 1 { print NF }' "$p/util_heatmap.dat")
+	((cols >= 50)) || fail "$v: the heatmap has $cols bins"
+	grep -q "^set xlabel 'time (virtual seconds; $cols bins of " "$p/util_heatmap.gp" ||
+		fail "$v: heatmap axis: $(grep xlabel "$p/util_heatmap.gp")"
+	grep -q "^set xlabel 'time (virtual seconds)'" "$p/util_dim.gp" || fail "$v: util_dim axis"
+	grep -q "virtual seconds" "$p/fct_cdf.gp" || fail "$v: fct_cdf axis"
+	! grep -l "emulated" "$p"/*.gp || fail "$v: a plot says emulated"
+	grep -q "^jobs (s: virtual seconds" "$d/summary.txt" || fail "$v: summary.txt's clock"
+	[ "$(jq 'has("plots_left_out")' "$d/summary.json")" = false ] ||
+		fail "$v: left out $(jq -c .plots_left_out "$d/summary.json")"
+	note "$v: util_dim and heatmap over $bins bins of virtual time"
+done
+grep -q "virtual seconds" "$sw/plots/jct.gp" || fail "sweep's jct axis: $(grep ylabel "$sw/plots/jct.gp")"
+# a scenario's run.sample_interval wins: 1 s over the run's milliseconds is one bin, so the
+# link plots are left out, and the summaries say why
+{ sed -e '/^sweep:/,$d' -e 's/^name: .*/name: th-1s/' "$TB_TMP/th.yaml"; printf 'run:\n  sample_interval: 1s\n'; } \
+	>"$TB_TMP/th-1s.yaml"
+chmod 0644 "$TB_TMP/th-1s.yaml"
+sim "$TB_TMP/r10" "$TB_TMP/th-1s.yaml"
+d=$(ls -d "$TB_TMP"/r10/th-1s/*)
+[ ! -e "$d/plots/util_heatmap.png" ] && [ ! -e "$d/plots/util_dim.png" ] && [ -s "$d/plots/jct.png" ] ||
+	fail "th-1s: plots $(ls "$d/plots")"
+[ "$(jq -r '[.plots_left_out[].plot] | join(" ")' "$d/summary.json")" = "util_heatmap util_dim" ] ||
+	fail "th-1s: $(jq -c .plots_left_out "$d/summary.json")"
+grep -q "^  util_heatmap: a single time bin: the link counters were read only at the start and the end of the run (.* ms)" \
+	"$d/summary.txt" || fail "th-1s: summary.txt: $(grep -A2 'left out' "$d/summary.txt")"
+[ "$(($(wc -l <"$d/links.csv") - 1))" -eq "$((2 * $(jq '.links | length' "$d/summary.json")))" ] ||
+	fail "th-1s: links.csv is not the start and the end"
 
 # the vClos paper's CLUSTER512 cut to 200 jobs on the non-blocking switch: each job runs its
 # drawn duration T (a multiple of 100 s) with its all-reduce share alpha of it stretched by

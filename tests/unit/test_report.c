@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* Reports beyond the summary: topology.json written from a model and read back
- * (collect/topo_json.c), the plots' scripts and data (collect/plot*.c), a sweep's
- * comparison.json (collect/sweep_out.c) and the growing text buffer (collect/text.c). */
+ * (collect/topo_json.c), the plots' scripts and data (collect/plot*.c) with their time axes
+ * named by the run's clock and the empty ones left out with why, a sweep's comparison.json
+ * (collect/sweep_out.c) and the growing text buffer (collect/text.c). */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -216,7 +218,7 @@ static void test_run_plots(void **state)
 	lc = col_topo_links_cfg(&ti);
 	if (col_metrics_build(&r, &lc, NULL, &m, &d))
 		fail_msg("%s", d.msg);
-	assert_int_equal(col_plot_run(&p, &r, &m, &ti, "t run"), 0);
+	assert_int_equal(col_plot_run(&p, &r, &m, &ti, "t run", COL_CLOCK_EMULATED), 0);
 	assert_int_equal(p.files.n, 8);
 	f = t_file(&p, "util_heatmap.dat"); /* 2 directions x 10 bins of 100 ms */
 	assert_string_equal(f->text, "0.25 0.25 0.25 0.25 0.25 0.25 0.25 0.25 0.25 0.25\n"
@@ -253,12 +255,123 @@ static void test_dims_and_none(void **state)
 	ti.dims = 3;
 	t_run(&r);
 	assert_int_equal(col_metrics_build(&r, NULL, NULL, &m, &d), 0);
-	assert_int_equal(col_plot_run(&p, &r, &m, &ti, "t"), 0);
+	assert_int_equal(col_plot_run(&p, &r, &m, &ti, "t", COL_CLOCK_EMULATED), 0);
 	assert_non_null(strstr(t_file(&p, "util_dim.gp")->text, "title 'dim 2'"));
 	assert_true(!strncmp(t_file(&p, "util_groups.dat")->text, "0.05 0.25 - 1\n", 14));
 	col_plots_done(&p);
-	assert_int_equal(col_plot_run(&p, &r, &m, &none, "t"), 0);
+	assert_int_equal(col_plot_run(&p, &r, &m, &none, "t", COL_CLOCK_EMULATED), 0);
 	assert_int_equal(p.files.n, 4); /* FCT and JCT only */
+	col_plots_done(&p);
+	col_metrics_done(&m);
+	rec_run_done(&r);
+	col_topo_info_done(&ti);
+}
+
+/* Whether plot `name` was left out, with a reason containing why. */
+static bool t_skipped(const struct col_plots *p, const char *name, const char *why)
+{
+	size_t i;
+
+	for (i = 0; i < p->skipped.n; i++)
+		if (!strcmp(p->skipped.v[i].name, name))
+			return strstr(p->skipped.v[i].why, why) != NULL;
+	return false;
+}
+
+static bool t_has(const struct col_plots *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->files.n; i++)
+		if (!strcmp(p->files.v[i].name, name))
+			return true;
+	return false;
+}
+
+/* Axes name the clock: virtual seconds under testbed sim; emulated seconds for link times and
+ * paper seconds for job and flow times under testbed up. */
+static void test_plot_clock(void **state)
+{
+	static const char *const gp[] = {"util_heatmap.gp", "util_tier.gp", "fct_cdf.gp", "jct.gp"};
+	struct col_topo_info ti;
+	struct col_metrics m;
+	struct col_plots p = {0};
+	struct rec_run r;
+	struct diag d = {0};
+	size_t i;
+
+	(void)state;
+	assert_int_equal(col_clock_of("sim"), COL_CLOCK_VIRTUAL);
+	assert_int_equal(col_clock_of("emulation"), COL_CLOCK_EMULATED);
+	assert_int_equal(col_clock_of(NULL), COL_CLOCK_EMULATED);
+	assert_string_equal(col_clock_unit(COL_CLOCK_VIRTUAL, true), "virtual seconds");
+	assert_string_equal(col_clock_unit(COL_CLOCK_EMULATED, false), "emulated seconds");
+	assert_string_equal(col_clock_unit(COL_CLOCK_EMULATED, true), "paper seconds");
+	t_info(&ti, NULL);
+	t_run(&r);
+	assert_int_equal(col_metrics_build(&r, NULL, NULL, &m, &d), 0);
+	assert_int_equal(col_plot_run(&p, &r, &m, &ti, "t", COL_CLOCK_VIRTUAL), 0);
+	for (i = 0; i < sizeof(gp) / sizeof(gp[0]); i++) {
+		assert_non_null(strstr(t_file(&p, gp[i])->text, "virtual seconds"));
+		assert_null(strstr(t_file(&p, gp[i])->text, "emulated"));
+		assert_null(strstr(t_file(&p, gp[i])->text, "paper"));
+	}
+	assert_non_null(strstr(t_file(&p, "util_heatmap.gp")->text,
+			       "set xlabel 'time (virtual seconds; 10 bins of 100 ms)'"));
+	col_plots_done(&p);
+	assert_int_equal(col_plot_run(&p, &r, &m, &ti, "t", COL_CLOCK_EMULATED), 0);
+	assert_non_null(strstr(t_file(&p, "util_heatmap.gp")->text, "time (emulated seconds;"));
+	assert_non_null(strstr(t_file(&p, "util_tier.gp")->text, "time (emulated seconds)"));
+	assert_non_null(strstr(t_file(&p, "fct_cdf.gp")->text, "(paper seconds, log scale)"));
+	assert_non_null(strstr(t_file(&p, "jct.gp")->text, "set ylabel 'paper seconds'"));
+	for (i = 0; i < sizeof(gp) / sizeof(gp[0]); i++)
+		assert_null(strstr(t_file(&p, gp[i])->text, "virtual"));
+	col_plots_done(&p);
+	col_metrics_done(&m);
+	rec_run_done(&r);
+	col_topo_info_done(&ti);
+}
+
+/* A plot that would be empty is not made, and says why: links sampled at the start and the
+ * end only (one bin: no heatmap, no line), one flow (a CDF of one value), no jobs (no bars);
+ * links not sampled at all, no flows. */
+static void test_plot_empty(void **state)
+{
+	struct col_topo_info ti;
+	struct col_metrics m;
+	struct col_plots p = {0};
+	struct rec_run r;
+	struct diag d = {0};
+	size_t i, w = 0;
+
+	(void)state;
+	t_info(&ti, NULL);
+	t_run(&r);
+	for (i = 0; i < r.samples.n; i++) /* 0 and 1 s only: one interval */
+		if (r.samples.v[i].t == 0 || r.samples.v[i].t == S)
+			r.samples.v[w++] = r.samples.v[i];
+	r.samples.n = w;
+	r.flows.n = 1;
+	r.jobs.n = 0;
+	assert_int_equal(col_metrics_build(&r, NULL, NULL, &m, &d), 0);
+	assert_int_equal(col_plot_run(&p, &r, &m, &ti, "t", COL_CLOCK_VIRTUAL), 0);
+	assert_int_equal(p.files.n, 0);
+	assert_int_equal(p.skipped.n, 4);
+	assert_true(t_skipped(&p, "util_heatmap",
+			      "a single time bin: the link counters were read only at the start "
+			      "and the end of the run (1 s)"));
+	assert_true(t_skipped(&p, "util_tier", "run.sample_interval"));
+	assert_true(t_skipped(&p, "fct_cdf", "only one flow completed"));
+	assert_true(t_skipped(&p, "jct", "there are no jobs"));
+	col_plots_done(&p);
+	col_metrics_done(&m);
+	r.samples.n = 0;
+	r.flows.n = 0;
+	assert_int_equal(col_metrics_build(&r, NULL, NULL, &m, &d), 0);
+	assert_int_equal(col_plot_run(&p, &r, &m, &ti, "t", COL_CLOCK_EMULATED), 0);
+	assert_true(t_skipped(&p, "util_heatmap", "not sampled (run.sample_interval is 0)"));
+	assert_true(t_skipped(&p, "fct_cdf", "no flow completed"));
+	assert_false(t_has(&p, "util_tier.gp"));
 	col_plots_done(&p);
 	col_metrics_done(&m);
 	rec_run_done(&r);
@@ -290,7 +403,7 @@ static void test_sweep_plots_and_json(void **state)
 			sr[i].v[k] = NAN;
 		sr[i].v[COL_M_AVG_JCT] = col_paper_s(&m[i], m[i].totals.avg_jct);
 	}
-	assert_int_equal(col_plot_sweep(&p, v, 2, "t sweep"), 0);
+	assert_int_equal(col_plot_sweep(&p, v, 2, "t sweep", COL_CLOCK_EMULATED), 0);
 	assert_int_equal(p.files.n, 4);
 	assert_string_equal(t_file(&p, "jct.dat")->text, "3 0.1 0.25\n5* - -\n");
 	assert_non_null(strstr(t_file(&p, "jct.gp")->text, "title 'other'"));
@@ -385,6 +498,8 @@ int main(void)
 		cmocka_unit_test(test_topo_json_refusals),
 		cmocka_unit_test(test_run_plots),
 		cmocka_unit_test(test_dims_and_none),
+		cmocka_unit_test(test_plot_clock),
+		cmocka_unit_test(test_plot_empty),
 		cmocka_unit_test(test_sweep_plots_and_json),
 		cmocka_unit_test(test_fidelity_endpoint),
 		cmocka_unit_test(test_text),

@@ -141,7 +141,8 @@ static void test_parking_lot(void **state)
  * 3. With a one-path flow on link 0: link 0 carries r/2 + r' and fills first, at
  *    r = r' = 1 / 1.5 Gbit/s; link 1 keeps 2/3 of its capacity.
  * 4. 1 MB split over three links (1/2 on link 0, 1/4 on links 1 and 2, 1 Gbit/s each): link 0
- *    fills at 2 Gbit/s, done at 4 ms; the links carried 0.5, 0.25 and 0.25 MB. */
+ *    fills at 2 Gbit/s, done at 4 ms; the links carried 0.5, 0.25 and 0.25 MB, and half of
+ *    that at 2 ms, read in flight. */
 static void test_split_flow(void **state)
 {
 	double cap[3] = {GBIT, GBIT, GBIT}, half[2] = {0.5, 0.5}, q[3] = {0.5, 0.25, 0.25};
@@ -174,6 +175,12 @@ static void test_split_flow(void **state)
 
 	assert_int_equal(sim_net_init(&s, 3, cap), 0);
 	assert_int_equal(sim_flow_start(&s, three, q, 3, 1000000, 7), 0);
+	assert_int_equal(sim_timer(&s, 2 * MS, 9), 0); /* half way: each link its share of half */
+	ev = t_next(&s);
+	assert_true(ev.cookie == 9 && ev.t == 2 * MS);
+	assert_true(fabs(sim_link_bytes(&s, 0) - 2.5e5) < 1e-6);
+	assert_true(fabs(sim_link_bytes(&s, 1) - 1.25e5) < 1e-6);
+	assert_true(fabs(sim_link_bytes(&s, 2) - 1.25e5) < 1e-6);
 	ev = t_next(&s);
 	assert_true(ev.cookie == 7 && ev.t == 4 * MS);
 	assert_true(fabs(sim_link_bytes(&s, 0) - 5e5) < 1e-6);

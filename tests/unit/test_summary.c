@@ -94,7 +94,51 @@ static void t_metrics(const struct rec_run *r, struct col_metrics *m)
 }
 
 static const struct col_sched_counts t_sched = {.known = true, .frag_jobs = 2, .frag_tries = 5};
-static const struct col_summary_meta t_meta = {"quickstart", "run-1", NULL, &t_sched, NULL, 0};
+static const struct col_summary_meta t_meta = {"quickstart", "run-1", NULL, &t_sched,
+					       NULL,	     0,	      NULL, 0};
+static const struct col_plot_skip t_skip[2] = {
+	{"util_heatmap", "a single time bin: the link counters were read only at the start and "
+			 "the end of the run (6.49 ms)"},
+	{"util_dim", "a single time bin"}};
+static const struct col_summary_meta t_sim = {"themis", "run-2", "sim",	 &t_sched,
+					      NULL,	0,	 t_skip, 2};
+
+/* Under testbed sim the text names virtual seconds, and both say which plots were left out
+ * and why; the JSON validates. */
+static void test_sim_and_skipped(void **state)
+{
+	struct rec_run r;
+	struct col_metrics m;
+	json_t *schema = t_schema(), *j, *x;
+	char buf[8192], err[512];
+
+	(void)state;
+	t_run(&r);
+	t_metrics(&r, &m);
+	col_summary_txt(buf, sizeof(buf), &r, &m, &t_sim);
+	assert_non_null(strstr(buf, "jobs (s: virtual seconds, ps: paper seconds, the same in "
+				    "virtual time;"));
+	assert_null(strstr(buf, "emulated"));
+	assert_non_null(strstr(buf, "plots left out:\n  util_heatmap: a single time bin: the "
+				    "link counters were read only at the start and the end"));
+	assert_non_null(strstr(buf, "\n  util_dim: a single time bin\n"));
+	j = col_summary_json(&r, &m, &t_sim);
+	if (t_validate(schema, j, err, sizeof(err)))
+		fail_msg("summary does not validate: %s", err);
+	x = json_array_get(json_object_get(j, "plots_left_out"), 1);
+	assert_string_equal(json_string_value(json_object_get(x, "plot")), "util_dim");
+	assert_string_equal(json_string_value(json_object_get(x, "why")), "a single time bin");
+	json_decref(j);
+	col_summary_txt(buf, sizeof(buf), &r, &m, &t_meta); /* emulation, nothing left out */
+	assert_non_null(strstr(buf, "jobs (s: emulated seconds, ps: paper seconds;"));
+	assert_null(strstr(buf, "left out"));
+	j = col_summary_json(&r, &m, &t_meta);
+	assert_null(json_object_get(j, "plots_left_out"));
+	json_decref(j);
+	json_decref(schema);
+	col_metrics_done(&m);
+	rec_run_done(&r);
+}
 
 static void test_schema_valid(void **state)
 {
@@ -295,9 +339,10 @@ static void test_sweep_text(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_schema_valid), cmocka_unit_test(test_schema_rejects),
-		cmocka_unit_test(test_values),	     cmocka_unit_test(test_dumps),
-		cmocka_unit_test(test_text),	     cmocka_unit_test(test_sweep_text),
+		cmocka_unit_test(test_schema_valid),   cmocka_unit_test(test_sim_and_skipped),
+		cmocka_unit_test(test_schema_rejects), cmocka_unit_test(test_values),
+		cmocka_unit_test(test_dumps),	       cmocka_unit_test(test_text),
+		cmocka_unit_test(test_sweep_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
