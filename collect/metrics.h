@@ -112,12 +112,18 @@ struct col_totals {
  * GRO packet (up to 64 KiB, which a switch's forwarding hands on whole) is a packet being
  * sent, not a queue the hop fails to drain. */
 #define COL_BL_MIN_BYTES 65536
+/* TCP retransmission timeouts that no qdisc drop explains (or that F-RTO found spurious),
+ * per endpoint and second of the run, and how many it takes to judge (docs/results.md). */
+#define COL_FID_TCP_RATE_MAX 0.07
+#define COL_FID_TCP_MIN 10
 
 struct col_fid_cfg {
 	double cpu_busy_max, cpu_softirq_max, cpu_hot_share;
 	uint64_t unshaped_drops;
 	double bl_util_min;
 	uint32_t bl_min_intervals;
+	double tcp_rate_max;
+	uint64_t tcp_min;
 };
 
 /* What a reason's value, limit and level are, per kind. */
@@ -127,6 +133,8 @@ enum col_fid_kind {
 	COL_FID_UNSHAPED_DROP, /* drops on an unshaped direction; limit: unshaped_drops */
 	COL_FID_BACKLOG_SLOW, /* utilization while backlogged; limit: bl_util_min; level: the
 				 backlogged time, emulated s */
+	COL_FID_TRANSPORT, /* unexplained TCP timeouts per endpoint and second; limit:
+			      tcp_rate_max; level: how many (col_tcp.unexplained) */
 };
 
 struct col_fid_reason {
@@ -135,8 +143,21 @@ struct col_fid_reason {
 	double value, limit, level;
 };
 
+/* The endpoints' TCP counters over the run (tcp.csv: each endpoint's first to last reading)
+ * against the qdisc drops of every link direction. */
+struct col_tcp {
+	uint32_t endpoints; /* with two readings */
+	double span_s; /* the longest of their spans, emulated s */
+	uint64_t timeouts, spurious_rtos, retrans_segs, out_segs;
+	uint64_t drops;
+	/* timeouts no drop explains: max(timeouts - drops, spurious_rtos) */
+	uint64_t unexplained;
+	double rate; /* unexplained / endpoints / span_s; NAN without two readings */
+};
+
 struct col_fidelity {
 	bool degraded;
+	struct col_tcp tcp;
 	uint32_t cpu_samples;
 	double busy_mean, busy_peak, softirq_mean, softirq_peak; /* NAN without samples */
 	double busy_share, softirq_share; /* samples above the limits */
@@ -215,6 +236,14 @@ int col_fid_judge(const struct rec_run *r, const struct col_link *links, size_t 
 		  const struct col_fid_cfg *c, struct col_fidelity *out);
 void col_fid_done(struct col_fidelity *f);
 const char *col_fid_kind_name(enum col_fid_kind k);
+/* What a kind blames: "cpu" (the CPU), "forwarding" (a hop that could not keep up) or
+ * "transport" (TCP's timers). */
+const char *col_fid_kind_cause(enum col_fid_kind k);
+/* The causes of f's reasons, each once in kind order, ", "-separated ("cpu, transport"), into
+ * buf as snprintf does; "" when there is none. */
+int col_fid_causes(char *buf, size_t len, const struct col_fidelity *f);
+/* Whether a reason of f blames the machine (cpu or forwarding). */
+bool col_fid_machine(const struct col_fidelity *f);
 /* One line of text for a reason, into buf as snprintf does. */
 int col_fid_reason_text(char *buf, size_t len, const struct col_fid_reason *r);
 

@@ -14,6 +14,7 @@ const char rec_flow_header[] =
 	"job,iter,src,dst,src_node,dst_node,seq,phase,bytes,t_start_ns,t_end_ns,tag";
 const char rec_sample_header[] = "t_ns,link,dir,tx_bytes,tx_packets,drops,backlog";
 const char rec_cpu_header[] = "t_ns,busy,softirq";
+const char rec_tcp_header[] = "t_ns,node,timeouts,spurious_rtos,retrans_segs,out_segs";
 const char rec_route_header[] =
 	"t_ns,trigger,commodities,retagged,max_load,lower_bound,decide_ns,paths_ns";
 
@@ -40,6 +41,7 @@ void rec_run_done(struct rec_run *r)
 	vec_free(&r->flows);
 	vec_free(&r->samples);
 	vec_free(&r->cpu);
+	vec_free(&r->tcp);
 	vec_free(&r->routes);
 }
 
@@ -245,6 +247,38 @@ int rec_cpu_parse(const char *line, struct rec_cpu *out)
 	if (col_csv_r_end(&r))
 		return -EINVAL;
 	*out = c;
+	return 0;
+}
+
+int rec_tcp_csv(char *buf, size_t len, const struct rec_tcp *x)
+{
+	struct col_csv_w w;
+
+	col_csv_w_init(&w, buf, len);
+	col_csv_time(&w, x->t);
+	col_csv_u64(&w, x->node);
+	col_csv_u64(&w, x->timeouts);
+	col_csv_u64(&w, x->spurious_rtos);
+	col_csv_u64(&w, x->retrans_segs);
+	col_csv_u64(&w, x->out_segs);
+	return col_csv_w_end(&w);
+}
+
+int rec_tcp_parse(const char *line, struct rec_tcp *out)
+{
+	struct col_csv_r r;
+	struct rec_tcp x;
+
+	col_csv_r_init(&r, line);
+	x.t = col_csv_get_time(&r);
+	x.node = col_csv_get_u32(&r);
+	x.timeouts = col_csv_get_u64(&r);
+	x.spurious_rtos = col_csv_get_u64(&r);
+	x.retrans_segs = col_csv_get_u64(&r);
+	x.out_segs = col_csv_get_u64(&r);
+	if (col_csv_r_end(&r))
+		return -EINVAL;
+	*out = x;
 	return 0;
 }
 

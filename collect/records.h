@@ -85,6 +85,17 @@ struct rec_cpu {
 	double softirq;
 };
 
+/* tcp.csv: the TCP counters of one endpoint's namespace at one instant, as the kernel counts
+ * them since the namespace was made (collect/tcp.h): retransmission timeouts (TcpExt
+ * TCPTimeouts), those F-RTO found spurious (TCPSpuriousRTOs), segments retransmitted and sent
+ * (Tcp RetransSegs, OutSegs). The fidelity verdict compares the run's timeouts with its qdisc
+ * drops (fidelity.c). */
+struct rec_tcp {
+	int64_t t;
+	uint32_t node; /* topology node id */
+	uint64_t timeouts, spurious_rtos, retrans_segs, out_segs;
+};
+
 /* routing.csv: one decision of a routing policy (routing.policy greedy or optimal). */
 struct rec_route {
 	int64_t t;
@@ -107,6 +118,7 @@ struct rec_run {
 	VEC(struct rec_flow) flows;
 	VEC(struct rec_sample) samples;
 	VEC(struct rec_cpu) cpu;
+	VEC(struct rec_tcp) tcp;
 	VEC(struct rec_route) routes; /* only under a routing policy */
 };
 
@@ -122,18 +134,20 @@ void rec_run_done(struct rec_run *r);
  * for a malformed one (wrong field count, bad number, unknown name, text too long); *out is
  * only written on success. */
 extern const char rec_job_header[], rec_iter_header[], rec_flow_header[], rec_sample_header[],
-	rec_cpu_header[], rec_route_header[];
+	rec_cpu_header[], rec_tcp_header[], rec_route_header[];
 int rec_job_csv(char *buf, size_t len, const struct rec_job *j);
 int rec_iter_csv(char *buf, size_t len, const struct rec_iter *i);
 int rec_flow_csv(char *buf, size_t len, const struct rec_flow *f);
 int rec_sample_csv(char *buf, size_t len, const struct rec_sample *s);
 int rec_cpu_csv(char *buf, size_t len, const struct rec_cpu *c);
+int rec_tcp_csv(char *buf, size_t len, const struct rec_tcp *x);
 int rec_route_csv(char *buf, size_t len, const struct rec_route *x);
 int rec_job_parse(const char *line, struct rec_job *j);
 int rec_iter_parse(const char *line, struct rec_iter *i);
 int rec_flow_parse(const char *line, struct rec_flow *f);
 int rec_sample_parse(const char *line, struct rec_sample *s);
 int rec_cpu_parse(const char *line, struct rec_cpu *c);
+int rec_tcp_parse(const char *line, struct rec_tcp *x);
 int rec_route_parse(const char *line, struct rec_route *x);
 
 /* Length of the first record in text, its "\n" included (a newline inside quotes does not

@@ -121,7 +121,39 @@ static int fid_thresholds(json_t *o, const struct col_metrics *m)
 	err |= set(o, "unshaped_drops", json_integer((json_int_t)c->unshaped_drops));
 	err |= set(o, "backlog_util_min", json_real(c->bl_util_min));
 	err |= set(o, "backlog_min_intervals", json_integer(c->bl_min_intervals));
+	err |= set(o, "transport_rate_max", json_real(c->tcp_rate_max));
+	err |= set(o, "transport_min", json_integer((json_int_t)c->tcp_min));
 	return err;
+}
+
+static int fid_tcp(json_t *o, const struct col_metrics *m)
+{
+	const struct col_tcp *x = &m->fid.tcp;
+	int err = 0;
+
+	err |= set(o, "endpoints", json_integer(x->endpoints));
+	err |= set(o, "span_s", num(x->endpoints ? x->span_s : NAN));
+	err |= set(o, "timeouts", json_integer((json_int_t)x->timeouts));
+	err |= set(o, "spurious_rtos", json_integer((json_int_t)x->spurious_rtos));
+	err |= set(o, "retrans_segs", json_integer((json_int_t)x->retrans_segs));
+	err |= set(o, "out_segs", json_integer((json_int_t)x->out_segs));
+	err |= set(o, "drops", json_integer((json_int_t)x->drops));
+	err |= set(o, "unexplained", json_integer((json_int_t)x->unexplained));
+	err |= set(o, "rate", num(x->rate));
+	return err;
+}
+
+/* Each cause of the reasons once, in their order. */
+static json_t *causes_arr(const struct col_metrics *m)
+{
+	char text[128], *p, *save = NULL;
+	json_t *a = json_array();
+	int err = 0;
+
+	col_fid_causes(text, sizeof(text), &m->fid);
+	for (p = strtok_r(text, ", ", &save); a && !err && p; p = strtok_r(NULL, ", ", &save))
+		err = json_array_append_new(a, json_string(p)) ? -ENOMEM : 0;
+	return a ? done(a, err) : NULL;
 }
 
 static json_t *fid_reason(const struct col_fid_reason *r)
@@ -152,8 +184,10 @@ static int fid_obj(json_t *o, const struct col_metrics *m)
 	int err = 0;
 
 	err |= set(o, "verdict", json_string(m->fid.degraded ? "degraded" : "ok"));
+	err |= set(o, "causes", causes_arr(m));
 	err |= set(o, "reasons", reasons_arr(m));
 	err |= set(o, "cpu", obj(fid_cpu, m));
+	err |= set(o, "transport", obj(fid_tcp, m));
 	err |= set(o, "thresholds", obj(fid_thresholds, m));
 	return err;
 }

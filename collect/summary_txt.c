@@ -35,6 +35,16 @@ static double dns(int64_t t)
 	return t == COL_NONE ? NAN : (double)t;
 }
 
+static void tcp_line(struct col_out *o, const struct col_tcp *x)
+{
+	col_out_printf(o,
+		       "TCP: %llu retransmission timeouts (%llu spurious), %llu of %llu segments "
+		       "retransmitted, %llu qdisc drops\n",
+		       (unsigned long long)x->timeouts, (unsigned long long)x->spurious_rtos,
+		       (unsigned long long)x->retrans_segs, (unsigned long long)x->out_segs,
+		       (unsigned long long)x->drops);
+}
+
 static void head(struct col_out *o, const struct col_metrics *m,
 		 const struct col_summary_meta *meta)
 {
@@ -54,11 +64,15 @@ static void head(struct col_out *o, const struct col_metrics *m,
 		o, "time dilation %g: paper s = emulated s / %g; the run took %s s (%s paper s)\n",
 		m->dilation, m->dilation, val(b[0], dns(m->t_end) / 1e9, ""),
 		val(b[1], col_paper_s(m, dns(m->t_end)), ""));
-	col_out_printf(o, "fidelity: %s\n", m->fid.degraded ? "DEGRADED" : "ok");
+	col_fid_causes(text, sizeof(text), &m->fid);
+	col_out_printf(o, "fidelity: %s%s%s%s\n", m->fid.degraded ? "DEGRADED" : "ok",
+		       text[0] ? " (" : "", text, text[0] ? ")" : "");
 	for (i = 0; i < m->fid.reasons.n; i++) {
 		col_fid_reason_text(text, sizeof(text), &m->fid.reasons.v[i]);
 		col_out_printf(o, "  - %s\n", text);
 	}
+	if (m->fid.tcp.endpoints)
+		tcp_line(o, &m->fid.tcp);
 }
 
 static void job_row(struct col_out *o, const struct col_metrics *m, const struct rec_job *j,

@@ -150,9 +150,22 @@ struct scn_transport {
 	uint64_t window_bytes;
 };
 
+/* emulation.rto_min: the RTAX_RTO_MIN metric of the endpoints' routes (policy/rto.h). */
+enum scn_rto_mode {
+	SCN_RTO_AUTO, /* from each route's paths' deepest queues in time */
+	SCN_RTO_OFF, /* none: the kernel's 200 ms (a test switch) */
+	SCN_RTO_FIXED, /* ns on every endpoint route */
+};
+
+struct scn_rto {
+	enum scn_rto_mode mode;
+	uint64_t ns; /* SCN_RTO_FIXED */
+};
+
 struct scn_emulation {
 	double rate_scale; /* multiplies link rates; 0 = auto */
 	double size_scale; /* multiplies message sizes */
+	struct scn_rto rto_min;
 };
 
 struct scenario {

@@ -199,6 +199,8 @@ static void print_route(const struct cmd_world *w, const struct route_entry *re)
 	}
 	if (re->src)
 		printf(" src %s", addr_fmt(a, sizeof(a), re->src));
+	if (re->rto_min_ms)
+		printf(" rto_min lock %ums", re->rto_min_ms);
 	printf("\n");
 }
 

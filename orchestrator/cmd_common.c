@@ -18,6 +18,7 @@
 #include "orchestrator/failure.h"
 #include "orchestrator/run.h"
 #include "orchestrator/scenario_yaml.h"
+#include "policy/route_rto.h"
 #include "policy/shape.h"
 
 /* Every variant of a sweep builds and its jobs fit (what `up` refuses before it runs one),
@@ -67,6 +68,8 @@ static void for_sim(struct cmd_world *w)
 	    s->shaping.ack_priority != def.shaping.ack_priority || s->shaping.burst_bytes ||
 	    s->shaping.queue_bytes)
 		o += (size_t)snprintf(w->ignored + o, sizeof(w->ignored) - o, "shaping, ");
+	if (s->emulation.rto_min.mode != SCN_RTO_AUTO)
+		o += (size_t)snprintf(w->ignored + o, sizeof(w->ignored) - o, "rto_min, ");
 	if (o >= 2 && o < sizeof(w->ignored))
 		w->ignored[o - 2] = '\0';
 	s->emulation.rate_scale = s->emulation.size_scale = 1;
@@ -108,6 +111,9 @@ static int world_load(const char *path, const uint32_t *choice, bool sim, struct
 	if (r)
 		return diag_set(d, r, "computing paths: out of memory");
 	r = route_plan_build(w->t, &w->paths, &w->plan, d);
+	if (!r && !sim) /* the endpoints' least retransmission timeout, from their queues */
+		r = route_rto_fill(w->t, &w->paths, &w->e.s.shaping, &w->e.s.emulation.rto_min,
+				   &w->plan, d);
 	return r ? r : route_check_optimal(w, d);
 }
 

@@ -144,7 +144,7 @@ void cmd_run_verdict(const char *who, const struct col_metrics *m)
 {
 	const struct col_fidelity *f = &m->fid;
 	int tty = isatty(STDERR_FILENO);
-	char text[256];
+	char text[256], causes[128];
 	size_t i;
 
 	if (!f->degraded && !f->cpu_samples) {
@@ -157,10 +157,13 @@ void cmd_run_verdict(const char *who, const struct col_metrics *m)
 			 100 * f->busy_mean, 100 * f->busy_peak);
 		return;
 	}
+	col_fid_causes(causes, sizeof(causes), f);
 	fprintf(stderr,
-		"%s%s: *** DEGRADED: the machine, not the emulated network, limited this run; "
+		"%s%s: *** DEGRADED (%s): %s, not the emulated network, limited this run; "
 		"its numbers are not the network's ***%s\n",
-		tty ? "\033[1;31m" : "", who, tty ? "\033[0m" : "");
+		tty ? "\033[1;31m" : "", who, causes,
+		col_fid_machine(f) ? "the machine" : "TCP's timeouts, which no rate_scale dilates",
+		tty ? "\033[0m" : "");
 	for (i = 0; i < f->reasons.n; i++) {
 		col_fid_reason_text(text, sizeof(text), &f->reasons.v[i]);
 		fprintf(stderr, "%s:   - %s\n", who, text);
@@ -206,18 +209,31 @@ static int execute(struct run *r, struct progress *pg, const char *who, struct d
 	return err;
 }
 
+/* "ok", "DEGRADED (cpu, transport)" or "n/a (virtual time)". */
+static void fid_word(char *buf, size_t len, bool emu, const struct col_fidelity *f)
+{
+	char causes[128];
+
+	col_fid_causes(causes, sizeof(causes), f);
+	if (!emu)
+		snprintf(buf, len, "n/a (virtual time)");
+	else if (f->degraded)
+		snprintf(buf, len, "DEGRADED (%s)", causes);
+	else
+		snprintf(buf, len, "ok");
+}
+
 static void print_results(const struct run *r, const struct res_run *x, const char *txt,
 			  const char *dir, const struct cmd_run_opts *o, const char *who)
 {
 	bool emu = r->be == &run_emu_backend;
+	char fid[160];
 
+	fid_word(fid, sizeof(fid), emu, &x->m.fid);
 	if (o && o->brief)
 		printf("%s: %u of %u jobs ok, Avg.JCT %.4g paper s, fidelity %s\n",
 		       o->label ? o->label : "run", x->m.totals.ok, x->m.totals.jobs,
-		       col_paper_s(&x->m, x->m.totals.avg_jct),
-		       !emu		   ? "n/a (virtual time)"
-		       : x->m.fid.degraded ? "DEGRADED"
-					   : "ok");
+		       col_paper_s(&x->m, x->m.totals.avg_jct), fid);
 	else
 		printf("\n%s", txt);
 	printf("results: %s\n", dir);

@@ -3,7 +3,7 @@
  * testbed's counters as a run would, and prints what the sampling cost (CPU time of this
  * process over the sampling, user and system, as a share of one core). Not in the help: it is
  * the bench's driver (tests/bench/sample_cost.sh) and a test's (tests/integration/t_util.sh):
- * --out DIR writes a results folder of the span (links.csv, cpu.csv, topology.json, the
+ * --out DIR writes a results folder of the span (links.csv, cpu.csv, tcp.csv, topology.json, the
  * summary and plots; no jobs); --full reads every direction every round, as with every link
  * busy (sampler_set_full). */
 #include <errno.h>
@@ -37,8 +37,9 @@ static void sample_usage(FILE *f)
 		"Samples every link direction of testbed NAME (and the CPU) for S seconds\n"
 		"(default 10) every T (default: the scenario's run.sample_interval), and prints\n"
 		"the CPU time the sampling took. --out DIR writes a results folder of the\n"
-		"span: links.csv, cpu.csv, topology.json, the summary and plots. --full reads\n"
-		"every direction every round, not only those that may have changed.\n");
+		"span: links.csv, cpu.csv, tcp.csv, topology.json, the summary and plots.\n"
+		"--full reads every direction every round, not only those that may have "
+		"changed.\n");
 }
 
 /* NAME [--seconds S] [--interval T] [--out DIR] [--full] into o. 0, or -EINVAL (also for

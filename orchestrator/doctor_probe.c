@@ -306,7 +306,7 @@ static void probe_routing(struct probe *p)
 {
 	const struct nlk_nexthop nh[2] = {{dev(PAIR_SHAPE, 0), 0xc6336401u, false},
 					  {dev(PAIR_SHAPE, 1), 0xc6336403u, false}};
-	const struct nlk_route rt = {ROUTE_TABLE_MAIN, 0xc0000200u, 24, 0, nh, 2};
+	const struct nlk_route rt = {ROUTE_TABLE_MAIN, 0xc0000200u, 24, 0, nh, 2, 0};
 	const uint32_t table = route_port_table(0);
 	struct nl_msg *m = NULL;
 	int i, r = 0;

@@ -165,7 +165,8 @@ static int config_route(struct fabric *f, struct nlk_batch *b, const struct rout
 			       .plen = re->dst.plen,
 			       .src = re->src,
 			       .nh = nh,
-			       .nh_n = (int)re->nh_n};
+			       .nh_n = (int)re->nh_n,
+			       .rto_min_ms = re->rto_min_ms};
 	struct nl_msg *m = NULL;
 	char a[16], what[80];
 	uint32_t i;

@@ -13,6 +13,7 @@
 #include "orchestrator/netctl.h"
 #include "orchestrator/nlk.h"
 #include "orchestrator/nlk_change.h"
+#include "policy/route_rto.h"
 
 int64_t netctl_now(void)
 {
@@ -53,6 +54,14 @@ int netctl_init(struct netctl *c, const struct topo *t, const int *nsfd, struct 
 	if (!c->t)
 		return diag_set(d, -ENOMEM, "out of memory");
 	return route_plan_for(c->t, &c->paths, &c->plan, d);
+}
+
+int netctl_set_rto(struct netctl *c, const struct scn_shaping *sh, const struct scn_rto *cfg,
+		   struct diag *d)
+{
+	c->sh = sh;
+	c->rto = *cfg;
+	return route_rto_fill(c->t, &c->paths, sh, cfg, &c->plan, d);
 }
 
 void netctl_done(struct netctl *c)
@@ -135,6 +144,8 @@ int netctl_commit(struct netctl *c, struct netctl_stats *st, struct diag *d)
 	memset(st, 0, sizeof(*st));
 	nt = view_of(c->phys, c->xc);
 	r = nt ? route_plan_for(nt, &np, &nplan, d) : diag_set(d, -ENOMEM, "out of memory");
+	if (!r && c->sh)
+		r = route_rto_fill(nt, &np, c->sh, &c->rto, &nplan, d);
 	if (!r && route_diff_build(c->t, &c->plan, nt, &nplan, &df))
 		r = diag_set(d, -ENOMEM, "out of memory");
 	t1 = netctl_now();

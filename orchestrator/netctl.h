@@ -13,6 +13,7 @@
 
 #include "lib/diag.h"
 #include "model/paths.h"
+#include "model/scenario.h"
 #include "model/topo.h"
 #include "policy/reroute.h"
 #include "policy/route.h"
@@ -25,6 +26,8 @@ struct netctl {
 	struct topo *t; /* what routing sees: the logical view of phys and xc (owned) */
 	struct topo_paths paths;
 	struct route_plan plan;
+	const struct scn_shaping *sh; /* with rto: the endpoints' rto_min (borrowed), or NULL */
+	struct scn_rto rto;
 };
 
 /* What one commit did. */
@@ -39,6 +42,11 @@ struct netctl_stats {
  * objects of nodes in namespaces nsfd. 0 or -errno with d set; netctl_done either way. */
 int netctl_init(struct netctl *c, const struct topo *t, const int *nsfd, struct diag *d);
 void netctl_done(struct netctl *c);
+
+/* Gives every plan from now on, the current one included, the endpoints' rto_min of cfg under
+ * shaping sh (borrowed), as `up` installed them (policy/route_rto.h). 0 or -errno with d set. */
+int netctl_set_rto(struct netctl *c, const struct scn_shaping *sh, const struct scn_rto *cfg,
+		   struct diag *d);
 
 /* Takes cable k (a link of phys) down or up: both of its veth ends, administratively, and
  * the model. Routes follow at the next commit. 0 or -errno with d set. */

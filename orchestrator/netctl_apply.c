@@ -44,7 +44,12 @@ static int route_msg(const struct topo *t, const struct route_plan *pl,
 		     const struct route_entry *re, bool del, struct nl_msg **m)
 {
 	struct nlk_nexthop nh[MAX_NH];
-	struct nlk_route rt = {re->table, re->dst.addr, re->dst.plen, re->src, nh, 0};
+	struct nlk_route rt = {.table = re->table,
+			       .dst = re->dst.addr,
+			       .plen = re->dst.plen,
+			       .src = re->src,
+			       .nh = nh,
+			       .rto_min_ms = del ? 0 : re->rto_min_ms};
 	uint32_t i, port;
 
 	for (i = 0; !del && i < re->nh_n && i < MAX_NH; i++) {

@@ -193,6 +193,21 @@ int netns_enter(int fd)
 	return setns(fd, CLONE_NEWNET) ? -errno : 0;
 }
 
+int netns_open_in(int fd, int root_fd, const char *path)
+{
+	int f, r, back;
+
+	r = netns_enter(fd);
+	if (r)
+		return r;
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	r = f < 0 ? -errno : f;
+	back = netns_enter(root_fd);
+	if (back && f >= 0)
+		close(f);
+	return back ? back : r;
+}
+
 int netns_socket(int fd, int root_fd, int domain, int type, int protocol)
 {
 	int s, r;

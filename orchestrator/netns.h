@@ -55,6 +55,11 @@ int netns_enter(int fd);
  * namespace, as `ip netns exec` does, so tools reading /sys/class/net see the node. */
 int netns_remount_sys(void);
 
+/* Opens path read-only inside namespace fd, returning to root_fd: a file under
+ * /proc/thread-self/net/ goes on showing that namespace's counters wherever it is read from.
+ * The fd or -errno. */
+int netns_open_in(int fd, int root_fd, const char *path);
+
 /* Opens a socket of the given family/protocol inside namespace fd, returning to root_fd. */
 int netns_socket(int fd, int root_fd, int domain, int type, int protocol);
 

@@ -121,6 +121,14 @@ static int route_nexthops(struct rtnl_route *rt, const struct nlk_route *in)
 	return 0;
 }
 
+/* tcp_rto_min() takes the route's value only if the metric is locked. */
+static int route_rto_min(struct rtnl_route *rt, uint32_t ms)
+{
+	int r = nle(rtnl_route_set_metric(rt, RTAX_RTO_MIN, ms));
+
+	return r ? r : nle(rtnl_route_set_metric(rt, RTAX_LOCK, 1u << RTAX_RTO_MIN));
+}
+
 int nlk_build_route(const struct nlk_route *in, struct nl_msg **out)
 {
 	struct rtnl_route *rt = rtnl_route_alloc();
@@ -139,6 +147,8 @@ int nlk_build_route(const struct nlk_route *in, struct nl_msg **out)
 		r = nle(rtnl_route_set_pref_src(rt, src));
 	if (!r)
 		r = route_nexthops(rt, in);
+	if (!r && in->rto_min_ms)
+		r = route_rto_min(rt, in->rto_min_ms);
 	if (!r)
 		r = nle(rtnl_route_build_add_request(rt, NLM_F_CREATE | NLM_F_EXCL, out));
 out:

@@ -32,6 +32,7 @@ struct nlk_route {
 	uint32_t src; /* preferred source, 0 for none */
 	const struct nlk_nexthop *nh;
 	int nh_n;
+	uint32_t rto_min_ms; /* locked RTAX_RTO_MIN (`rto_min`), 0 for none */
 };
 
 /* A veth pair (down), each end directly in its namespace with its index and MTU. */
@@ -41,7 +42,8 @@ int nlk_build_veth(const struct nlk_veth *v, struct nl_msg **out);
 int nlk_build_link_up(int ifindex, uint32_t gso_max_segs, struct nl_msg **out);
 /* Adds addr/plen (host byte order) to a link. */
 int nlk_build_addr(int ifindex, uint32_t addr, uint8_t plen, struct nl_msg **out);
-/* Adds a unicast route with one or more gateways. */
+/* Adds a unicast route with one or more gateways (and rto_min, as iproute2 sets it: locked,
+ * which TCP needs before it reads the metric). */
 int nlk_build_route(const struct nlk_route *rt, struct nl_msg **out);
 /* Adds `fwmark mark lookup table` at priority prio. */
 int nlk_build_rule(uint32_t prio, uint32_t mark, uint32_t table, struct nl_msg **out);

@@ -93,6 +93,14 @@ static int parse_cpu(const char *s, void *p)
 {
 	return rec_cpu_parse(s, p);
 }
+static int fmt_tcp(char *b, size_t n, const void *p)
+{
+	return rec_tcp_csv(b, n, p);
+}
+static int parse_tcp(const char *s, void *p)
+{
+	return rec_tcp_parse(s, p);
+}
 static int fmt_route(char *b, size_t n, const void *p)
 {
 	return rec_route_csv(b, n, p);
@@ -102,7 +110,7 @@ static int parse_route(const char *s, void *p)
 	return rec_route_parse(s, p);
 }
 
-enum { K_JOBS, K_ITERS, K_FLOWS, K_LINKS, K_CPU, K_ROUTES, K_N };
+enum { K_JOBS, K_ITERS, K_FLOWS, K_LINKS, K_CPU, K_TCP, K_ROUTES, K_N };
 
 static const struct csv_kind kinds[K_N] = {
 	{"jobs.csv", rec_job_header, sizeof(struct rec_job), fmt_job, parse_job},
@@ -110,6 +118,7 @@ static const struct csv_kind kinds[K_N] = {
 	{"flows.csv", rec_flow_header, sizeof(struct rec_flow), fmt_flow, parse_flow},
 	{"links.csv", rec_sample_header, sizeof(struct rec_sample), fmt_sample, parse_sample},
 	{"cpu.csv", rec_cpu_header, sizeof(struct rec_cpu), fmt_cpu, parse_cpu},
+	{"tcp.csv", rec_tcp_header, sizeof(struct rec_tcp), fmt_tcp, parse_tcp},
 	{"routing.csv", rec_route_header, sizeof(struct rec_route), fmt_route, parse_route},
 };
 
@@ -131,6 +140,9 @@ static void vec_of(struct rec_run *rec, int k, void ***data, size_t **n, size_t 
 		break;
 	case K_CPU:
 		*data = (void **)&rec->cpu.v, *n = &rec->cpu.n, *cap = &rec->cpu.cap;
+		break;
+	case K_TCP:
+		*data = (void **)&rec->tcp.v, *n = &rec->tcp.n, *cap = &rec->tcp.cap;
 		break;
 	default:
 		*data = (void **)&rec->routes.v, *n = &rec->routes.n, *cap = &rec->routes.cap;
@@ -249,8 +261,8 @@ int res_records_write(const struct wdir *dir, const struct rec_run *rec, struct 
 
 	for (k = 0; !r && k < K_N; k++) {
 		vec_of(w, k, &data, &n, &cap);
-		if (k == K_ROUTES && !*n)
-			continue; /* no routing policy decided anything */
+		if ((k == K_ROUTES || k == K_TCP) && !*n)
+			continue; /* no routing policy decided anything; no TCP counters (sim) */
 		r = write_csv(dir, &kinds[k], *data, *n, d);
 	}
 	return r;
@@ -294,8 +306,9 @@ static int records_read(const struct wdir *dir, struct rec_run *rec, bool all, s
 			continue;
 		wdir_join(p, sizeof(p), dir, kinds[k].file);
 		r = wdir_read(dir, kinds[k].file, &text, &len);
-		if (r == -ENOENT && (k == K_LINKS || k == K_CPU || k == K_ROUTES))
-			continue; /* a run without sampling, or without a routing policy */
+		if (r == -ENOENT && (k == K_LINKS || k == K_CPU || k == K_TCP || k == K_ROUTES))
+			continue; /* a run without sampling (or older), or without a routing policy
+				   */
 		if (r)
 			return diag_set(d, r, "%s: %s", p, wdir_read_error(r));
 		r = parse_csv(text, len, k, rec, &line);

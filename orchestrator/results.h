@@ -35,8 +35,9 @@ void res_info_normalize(struct res_info *info);
 /* Reads the run object and names of dir/summary.json. 0 or -errno with d set. */
 int res_info_read(const struct wdir *dir, struct res_info *info, struct diag *d);
 
-/* Writes jobs.csv, iterations.csv, flows.csv, links.csv and cpu.csv of rec into dir (over
- * earlier ones of ours: wdir.h). 0 or -errno with d naming the file. */
+/* Writes jobs.csv, iterations.csv, flows.csv, links.csv, cpu.csv and tcp.csv (if it has
+ * readings) of rec into dir (over earlier ones of ours: wdir.h). 0 or -errno with d naming
+ * the file. */
 int res_records_write(const struct wdir *dir, const struct rec_run *rec, struct diag *d);
 
 /* topology.json of t into dir, with each direction's shaping as cfg makes it. 0 or -errno with

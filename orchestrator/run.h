@@ -167,8 +167,8 @@ int run_prepare(struct run *r, struct diag *d);
 int run_loop(struct run *r, struct diag *d);
 
 /* Writes the records into the run's folder dir: jobs.csv, iterations.csv, flows.csv,
- * links.csv, cpu.csv (r->rec, the jobs gathered into it first), topology.json, the scenario
- * (after note, if not NULL), and the backend's own files. 0 or -errno with d set. */
+ * links.csv, cpu.csv, tcp.csv (r->rec, the jobs gathered into it first), topology.json, the
+ * scenario (after note, if not NULL), and the backend's own files. 0 or -errno with d set. */
 int run_write(struct run *r, const struct wdir *dir, const char *note, struct diag *d);
 
 /* Stops the backend (every emu-node reaped) and frees the state. */

@@ -25,7 +25,7 @@ int run_net_init(struct run *r, struct diag *d)
 	n->ocs_delay_ns = r->e->s.topology.ls.ocs.delay_ns;
 	err = fail_plan_build(r->e, r->t, &n->plan, d);
 	err = err ? err : netctl_init(&n->ctl, r->t, run_emu(r)->nsfd, d);
-	return err;
+	return err ? err : netctl_set_rto(&n->ctl, &r->e->s.shaping, &r->e->s.emulation.rto_min, d);
 }
 
 void run_net_done(struct run *r)

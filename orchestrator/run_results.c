@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The raw records of a run, written to the results folder (collect/records.h formats):
- * jobs.csv, iterations.csv, flows.csv, links.csv and cpu.csv as the backend recorded them,
+ * jobs.csv, iterations.csv, flows.csv, links.csv, cpu.csv and tcp.csv as the backend recorded them,
  * topology.json, the scenario as run, and the backend's own files. */
 #include <errno.h>
 #include <fcntl.h>

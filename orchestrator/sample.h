@@ -2,8 +2,10 @@
 /* Counter sampling during a run, for collect/ (metrics, fidelity verdict): at a fixed
  * interval, every link direction's egress counters and its shaping qdisc's drops and backlog,
  * read through one NETLINK_ROUTE socket per namespace opened once, plus the machine's CPU
- * busy and softirq shares from /proc/stat at the same instants. Samples go into a
- * struct rec_run (collect/records.h: links.csv, cpu.csv).
+ * busy and softirq shares from /proc/stat at the same instants, and every endpoint
+ * namespace's TCP counters (timeouts, spurious timeouts, retransmitted and sent segments) at
+ * the first and every explicit sample and once a second between. Samples go into a struct
+ * rec_run (collect/records.h: links.csv, cpu.csv, tcp.csv).
  *
  * Per port it asks for the root qdisc (RTM_GETQDISC) when the port is shaped: its byte and
  * packet counters are what the shaper charged (every frame with its headers, GSO packets
@@ -42,12 +44,14 @@ int sampler_open(struct sampler **out, const struct topo *t, const struct scn_sh
  * the cost of sampling with every link busy (testbed sample --full). */
 void sampler_set_full(struct sampler *s, bool full);
 
-/* Takes one sample of every direction and of the CPU now, t0 being CLOCK_MONOTONIC ns of the
- * run's start (the first call is the baseline at t = 0: no CPU record yet). Samples are
- * appended to rec. 0 or -errno with d set. */
+/* Takes one sample of every direction, of the CPU and of the endpoints' TCP counters now, t0
+ * being CLOCK_MONOTONIC ns of the run's start (the first call is the baseline at t = 0: no CPU
+ * record yet; the last, at the run's end, closes the TCP counters' span). Samples are appended
+ * to rec. 0 or -errno with d set. */
 int sampler_take(struct sampler *s, int64_t t0, struct rec_run *rec, struct diag *d);
 
-/* Takes a sample if one is due at `now` (ns since t0). 0 or -errno. */
+/* Takes a sample if one is due at `now` (ns since t0), the TCP counters if a second passed
+ * since they were last read. 0 or -errno. */
 int sampler_poll(struct sampler *s, int64_t now, int64_t t0, struct rec_run *rec, struct diag *d);
 
 /* When the next sample is due, in ns since t0. */

@@ -20,6 +20,10 @@
 #define SAMPLE_WAIT_MS 2000 /* replies come within the sendmsg; this is for a lost one */
 #define SAMPLE_SEQ_IDX_BITS 19 /* seq = round:12 | port index in the namespace:19 | kind:1 */
 #define SAMPLE_SEQ_DUMP ((1u << SAMPLE_SEQ_IDX_BITS) - 1) /* the index of a dump */
+#define SAMPLE_TCP_BUF 16384 /* /proc/net/netstat is about 4 KiB */
+/* TCP counters every second, not every round: about 40 us an endpoint, which a round of 1,024
+ * endpoints could not afford every 100 ms; the verdict needs only the first and last. */
+#define SAMPLE_TCP_NS 1000000000LL
 #define SAMPLE_W_QDISC (1u << SAMPLE_QDISC)
 #define SAMPLE_W_LINK (1u << SAMPLE_LINK)
 
@@ -50,12 +54,21 @@ struct sample_ns {
 	bool dump; /* its device counters watch directions (sample_plan_watch) */
 };
 
+/* One endpoint namespace's TCP counter files (sample_tcp.c). */
+struct sample_tcp {
+	uint32_t node;
+	int netstat, snmp; /* fds, -1 when not open */
+};
+
 struct sampler {
 	struct sample_ns *ns;
 	uint32_t nns;
 	struct sample_port *ports;
 	uint32_t nports, nwatch; /* directions, and those a dump can watch */
 	int stat_fd;
+	struct sample_tcp *tcp;
+	uint32_t ntcp;
+	int64_t tcp_next; /* when the TCP counters are due, ns since the run's start */
 	struct col_cpu_times cpu_prev;
 	bool have_prev;
 	bool full; /* read every direction every round (sampler_set_full) */
@@ -69,6 +82,7 @@ struct sampler {
 	struct iovec iov[SAMPLE_SLOTS];
 	struct mmsghdr mm[SAMPLE_SLOTS];
 	char dbuf[SAMPLE_DUMP_BUF] __attribute__((aligned(8)));
+	char tbuf[2][SAMPLE_TCP_BUF]; /* netstat, snmp */
 };
 
 /* CLOCK_MONOTONIC in ns. */
@@ -89,5 +103,13 @@ int sample_ask_ns(struct sampler *s, const struct sample_ns *n, int64_t t0);
 /* Dumps namespace n's device counters and marks the directions they watch (sample_watch.c).
  * 0 or -errno; the directions it did not see are read. */
 int sample_watch_ns(struct sampler *s, const struct sample_ns *n, int64_t t0);
+
+/* Opens the TCP counter files of every endpoint of t (sample_tcp.c). 0 or -errno with d set. */
+int sample_tcp_open(struct sampler *s, const struct topo *t, const int *nsfd, int root_fd,
+		    struct diag *d);
+void sample_tcp_close(struct sampler *s);
+/* Every endpoint's TCP counters now into rec->tcp, and the next due a second later. 0 or the
+ * first error, *who naming its namespace (the others are still read). */
+int sample_tcp_take(struct sampler *s, int64_t t0, struct rec_run *rec, const char **who);
 
 #endif

@@ -444,6 +444,7 @@ static int transport_check(struct scn_yaml_ctx *c, const struct map_read *m)
 static const struct scn_yaml_field emulation_fields[] = {
 	FIELD("rate_scale", scn_yaml_scale_auto, s.emulation.rate_scale, double, false),
 	FIELD("size_scale", scn_yaml_scale, s.emulation.size_scale, double, false),
+	FIELD("rto_min", scn_yaml_rto, s.emulation.rto_min, struct scn_rto, false),
 };
 
 static const struct scn_yaml_keyword kind_names[] = {

@@ -400,6 +400,23 @@ int scn_yaml_time_auto(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_
 	return scn_yaml_time(c, n, f);
 }
 
+/* The kernel keeps RTAX_RTO_MIN in ms and caps a timeout at TCP_RTO_MAX, 120 s. */
+int scn_yaml_rto(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f)
+{
+	struct scn_rto *r = field_ptr(c, f);
+	const char *v = scn_yaml_text(n);
+	uint64_t ns = 0;
+
+	if (v && (!strcmp(v, "auto") || !strcmp(v, "off"))) {
+		*r = (struct scn_rto){v[0] == 'a' ? SCN_RTO_AUTO : SCN_RTO_OFF, 0};
+		return 0;
+	}
+	if (!v || units_parse_time(v, &ns) || ns < 1000000 || ns > 120000000000ULL)
+		return scn_yaml_fail_value(c, n, "auto, off or a time from 1ms to 120s", "");
+	*r = (struct scn_rto){SCN_RTO_FIXED, ns};
+	return 0;
+}
+
 int scn_yaml_number(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f)
 {
 	return read_scale(c, n, false, field_ptr(c, f));

@@ -132,6 +132,8 @@ int scn_yaml_u64(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_f
 int scn_yaml_bool(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
 int scn_yaml_size(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
 int scn_yaml_time_auto(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
+/* `auto`, `off` or a time of 1 ms to 120 s, into a struct scn_rto. */
+int scn_yaml_rto(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
 int scn_yaml_number(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
 int scn_yaml_fraction(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
 /* A model or file name: 1..f->max characters of [A-Za-z0-9._/-] into char[f->max + 1]. */

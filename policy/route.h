@@ -33,6 +33,7 @@ struct route_entry {
 	struct route_prefix dst;
 	uint32_t nh_off, nh_n; /* ports in plan.ports */
 	uint32_t src; /* preferred source address, 0 for none */
+	uint32_t rto_min_ms; /* the RTAX_RTO_MIN metric, 0 for none (policy/route_rto.h) */
 };
 
 struct route_rule {

@@ -66,7 +66,7 @@ static bool same_route(const struct diff *x, const struct route_entry *a,
 {
 	uint32_t i;
 
-	if (a->nh_n != b->nh_n || a->src != b->src)
+	if (a->nh_n != b->nh_n || a->src != b->src || a->rto_min_ms != b->rto_min_ms)
 		return false;
 	for (i = 0; i < a->nh_n; i++)
 		if (x->o.plan->ports.v[a->nh_off + i] != x->n.plan->ports.v[b->nh_off + i] ||

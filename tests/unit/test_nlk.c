@@ -125,7 +125,7 @@ static void test_addr(void **state)
 static void test_route_single(void **state)
 {
 	struct nlk_nexthop nh = {4, 0xc6130001u, false};
-	struct nlk_route rt = {254, 0xc6120000u, 28, 0xc6120005u, &nh, 1};
+	struct nlk_route rt = {254, 0xc6120000u, 28, 0xc6120005u, &nh, 1, 0};
 	struct nlattr *tb[RTA_MAX + 1];
 	struct nl_msg *m = NULL;
 	struct rtmsg *rtm;
@@ -145,6 +145,26 @@ static void test_route_single(void **state)
 	memcpy(&a, nla_data(tb[RTA_GATEWAY]), 4);
 	assert_int_equal(ntohl(a), 0xc6130001u);
 	assert_int_equal(nla_get_u32(tb[RTA_OIF]), 4);
+	assert_null(tb[RTA_METRICS]); /* no rto_min: the kernel's */
+	nlmsg_free(m);
+}
+
+/* rto_min as `ip route ... rto_min 3356ms` sends it: RTAX_RTO_MIN in ms, locked (tcp_rto_min
+ * reads a route's value only when it is). */
+static void test_route_rto_min(void **state)
+{
+	struct nlk_nexthop nh = {4, 0xc6130001u, false};
+	struct nlk_route rt = {254, 0xc6120000u, 28, 0, &nh, 1, 3356};
+	struct nlattr *tb[RTA_MAX + 1], *mx[RTAX_MAX + 1];
+	struct nl_msg *m = NULL;
+
+	(void)state;
+	assert_int_equal(nlk_build_route(&rt, &m), 0);
+	assert_int_equal(nlmsg_parse(t_hdr(m), sizeof(struct rtmsg), tb, RTA_MAX, NULL), 0);
+	assert_non_null(tb[RTA_METRICS]);
+	assert_int_equal(nla_parse_nested(mx, RTAX_MAX, tb[RTA_METRICS], NULL), 0);
+	assert_int_equal(nla_get_u32(mx[RTAX_RTO_MIN]), 3356);
+	assert_int_equal(nla_get_u32(mx[RTAX_LOCK]), 1u << RTAX_RTO_MIN);
 	nlmsg_free(m);
 }
 
@@ -152,7 +172,7 @@ static void test_route_multipath_table(void **state)
 {
 	struct nlk_nexthop nh[3] = {
 		{4, 0x0a000001u, false}, {5, 0x0a000003u, false}, {6, 0x0a000005u, false}};
-	struct nlk_route rt = {1100, 0, 0, 0, nh, 3};
+	struct nlk_route rt = {1100, 0, 0, 0, nh, 3, 0};
 	struct nlattr *tb[RTA_MAX + 1];
 	struct rtnexthop *rtnh;
 	struct nl_msg *m = NULL;
@@ -401,19 +421,13 @@ static void test_shape_mtu(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_veth),
-		cmocka_unit_test(test_link_up),
-		cmocka_unit_test(test_addr),
-		cmocka_unit_test(test_route_single),
-		cmocka_unit_test(test_route_multipath_table),
-		cmocka_unit_test(test_rule),
-		cmocka_unit_test(test_tbf),
-		cmocka_unit_test(test_htb),
-		cmocka_unit_test(test_u32_short),
-		cmocka_unit_test(test_netem),
-		cmocka_unit_test(test_pfifo_plain),
-		cmocka_unit_test(test_shape_derive),
-		cmocka_unit_test(test_shape_mtu),
+		cmocka_unit_test(test_veth),	      cmocka_unit_test(test_link_up),
+		cmocka_unit_test(test_addr),	      cmocka_unit_test(test_route_single),
+		cmocka_unit_test(test_route_rto_min), cmocka_unit_test(test_route_multipath_table),
+		cmocka_unit_test(test_rule),	      cmocka_unit_test(test_tbf),
+		cmocka_unit_test(test_htb),	      cmocka_unit_test(test_u32_short),
+		cmocka_unit_test(test_netem),	      cmocka_unit_test(test_pfifo_plain),
+		cmocka_unit_test(test_shape_derive),  cmocka_unit_test(test_shape_mtu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

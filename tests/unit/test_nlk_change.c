@@ -38,7 +38,7 @@ static uint32_t t_addr(const struct nlattr *a)
 static void test_route_set_replaces(void **state)
 {
 	struct nlk_nexthop nh[2] = {{4, 0xc6130001u, true}, {5, 0xc6130003u, true}};
-	struct nlk_route rt = {254, 0xc6120000u, 28, 0, nh, 2};
+	struct nlk_route rt = {254, 0xc6120000u, 28, 0, nh, 2, 0};
 	struct nlattr *tb[RTA_MAX + 1];
 	struct rtnexthop *rtnh;
 	struct nl_msg *m = NULL;
@@ -65,7 +65,7 @@ static void test_route_set_replaces(void **state)
 
 static void test_route_del(void **state)
 {
-	struct nlk_route rt = {103, 0xc6120010u, 29, 0, NULL, 0};
+	struct nlk_route rt = {103, 0xc6120010u, 29, 0, NULL, 0, 0};
 	struct nlattr *tb[RTA_MAX + 1];
 	struct nl_msg *m = NULL;
 	struct rtmsg *rtm;

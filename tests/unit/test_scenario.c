@@ -93,6 +93,7 @@ static void t_check_defaults(const struct scenario *s)
 	assert_int_equal(s->addressing.base, (198u << 24) | (18u << 16));
 	assert_int_equal(s->addressing.plen, 15);
 	assert_true(s->emulation.rate_scale == 1.0 && s->emulation.size_scale == 1.0);
+	assert_int_equal(s->emulation.rto_min.mode, SCN_RTO_AUTO);
 }
 
 static void test_every_scenario_parses(void **state)
@@ -362,7 +363,8 @@ static void test_every_field(void **state)
 			   "  prefix: 10.0.0.0/16\n"
 			   "emulation:\n"
 			   "  rate_scale: auto\n"
-			   "  size_scale: 1e-3\n";
+			   "  size_scale: 1e-3\n"
+			   "  rto_min: 2.5s\n";
 	struct experiment e;
 
 	(void)state;
@@ -391,6 +393,14 @@ static void test_every_field(void **state)
 	assert_int_equal(e.s.addressing.plen, 16);
 	assert_true(e.s.emulation.rate_scale == 0);
 	assert_true(e.s.emulation.size_scale == 1e-3);
+	assert_int_equal(e.s.emulation.rto_min.mode, SCN_RTO_FIXED);
+	assert_int_equal(e.s.emulation.rto_min.ns, 2500000000ULL);
+	exp_done(&e);
+	t_parse_ok("off.yaml",
+		   "topology: { kind: best, hosts_per_leaf: 2, leaves: 1, host_rate: 10Mbit }\n"
+		   "emulation: { rto_min: off }\n",
+		   &e);
+	assert_int_equal(e.s.emulation.rto_min.mode, SCN_RTO_OFF);
 	exp_done(&e);
 }
 
@@ -520,6 +530,12 @@ static void test_more_refusals(void **state)
 						    "positive number or auto, found '1e999'");
 	t_bad("emulation: { size_scale: nan }\n",
 	      "t.yaml:1:26: emulation.size_scale: expected a positive number, found 'nan'");
+	t_bad("emulation: { rto_min: 500us }\n", "t.yaml:1:23: emulation.rto_min: expected auto, "
+						 "off or a time from 1ms to 120s, found '500us'");
+	t_bad("emulation: { rto_min: 121s }\n", "t.yaml:1:23: emulation.rto_min: expected auto, "
+						"off or a time from 1ms to 120s, found '121s'");
+	t_bad("emulation: { rto_min: on }\n", "t.yaml:1:23: emulation.rto_min: expected auto, "
+					      "off or a time from 1ms to 120s, found 'on'");
 	t_bad("emulation: { size_scale: auto }\n",
 	      "t.yaml:1:26: emulation.size_scale: expected a positive number, found 'auto'");
 	t_bad("shaping: { queue: 0 }\n", "t.yaml:1:19: shaping.queue: expected a size such as "

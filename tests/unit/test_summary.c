@@ -291,7 +291,8 @@ static void test_text(void **state)
 	assert_int_equal(n, (int)strlen(buf));
 	assert_int_equal(col_summary_txt(small, sizeof(small), &r, &m, &t_meta), n);
 	assert_int_equal(strlen(small), sizeof(small) - 1);
-	assert_non_null(strstr(buf, "fidelity: DEGRADED\n  - CPU busier than 65% in 100.0% of"));
+	assert_non_null(strstr(
+		buf, "fidelity: DEGRADED (cpu, forwarding)\n  - CPU busier than 65% in 100.0% of"));
 	assert_non_null(strstr(buf, "link 0 dir 1: 4 drops on an unshaped hop"));
 	assert_non_null(strstr(buf, "link 0 dir 0: backlogged"));
 	assert_non_null(strstr(buf, "   0 gpt3               2 ok                  1         2     "
