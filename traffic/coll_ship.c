@@ -31,7 +31,8 @@ void coll_sched_rank_slice(const struct coll_sched *s, uint32_t rank, struct col
 	for (i = 0; i < s->ranks.v[rank].step_n; i++) {
 		steps[i] = st[i];
 		steps[i].dep_off = n;
-		memcpy(deps + n, s->deps.v + st[i].dep_off, st[i].dep_n * sizeof(*deps));
+		if (st[i].dep_n) /* s->deps.v is NULL when no step has any */
+			memcpy(deps + n, s->deps.v + st[i].dep_off, st[i].dep_n * sizeof(*deps));
 		n += st[i].dep_n;
 	}
 }

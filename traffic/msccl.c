@@ -1867,6 +1867,16 @@ static int read_ranks(struct ps *ps, struct coll_sched *out)
 	return err ? err : check_pairs(ps, out);
 }
 
+/* Every rank without steps. */
+static void empty(struct coll_sched *out)
+{
+	size_t r;
+
+	out->steps.n = out->deps.n = 0;
+	for (r = 0; r < out->ranks.n; r++)
+		out->ranks.v[r] = (struct coll_rank){0, 0};
+}
+
 /* out proven (coll_prove): -EINVAL at the line:column of the step the problem is about. */
 static int prove(struct ps *ps, const struct coll_sched *out)
 {
@@ -1901,6 +1911,8 @@ static int parse(const char *text, size_t len, const struct coll_params *p, stru
 		out->params = *p;
 		err = read_ranks(&ps, out);
 	}
+	if (!err && !p->bytes) /* chunks of no bytes: no steps (coll.h: none has len 0) */
+		empty(out);
 	if (!err && proven)
 		err = prove(&ps, out);
 	ps_done(&ps);

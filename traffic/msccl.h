@@ -23,7 +23,8 @@ size_t msccl_format(const struct coll_sched *s, const char *name, char *buf, siz
  * out->params is *p. 0; -EINVAL with the problem and, for one in the text, its line:column
  * (not well-formed XML, a missing or bad attribute, ngpus other than p->nranks, a peer out of
  * range, a dependency on a step that does not exist or a cycle, chunks outside the buffer, an
- * unsupported step type or buffer, a send without its receive); or -ENOMEM. out is left empty
+ * unsupported step type or buffer, a send without its receive); or -ENOMEM. A job of 0 bytes
+ * reads as every rank without steps (no step moves nothing, coll.h). out is left empty
  * on error. Release with coll_sched_done. msccl_parse(msccl_format(s)) with s's params gives s
  * back: every rank's steps in the same order with the same fields and dependency lists. */
 int msccl_parse(const char *text, size_t len, const struct coll_params *p, struct coll_sched *out,

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* libFuzzer target for the MSCCL XML reader, through coll_sched_build_ext as `algorithm: msccl`
  * calls it: -EINVAL / -ENOMEM with a message and nothing kept, or 0 with a schedule every rank
- * accepts as shipped and that writes out and reads back unchanged (ASan checks leaks at exit). */
+ * accepts as shipped and that writes out and reads back unchanged (ASan checks leaks at exit);
+ * and the prover `check` runs on it: 0, or -EINVAL / -ENOMEM with a message and, for -EINVAL,
+ * a step of the schedule or none. */
 #include <assert.h>
 #include <errno.h>
 #include <stddef.h>
@@ -12,6 +14,17 @@
 #include "tests/fuzz/msccl_job.h"
 #include "traffic/coll.h"
 #include "traffic/msccl.h"
+
+static void check_prove(const struct coll_sched *s)
+{
+	struct diag d = {0};
+	uint32_t where = 0;
+	int r = coll_prove(s, &where, &d);
+
+	assert(r == 0 || r == -EINVAL || r == -ENOMEM);
+	assert(!r == !d.msg[0]);
+	assert(r != -EINVAL || where == UINT32_MAX || where < s->steps.n);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -91,6 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!r) {
 			check_slices(&s);
 			check_round_trip(&s);
+			check_prove(&s);
 		}
 		coll_sched_done(&s);
 	}
