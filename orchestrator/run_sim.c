@@ -3,6 +3,7 @@
  * every link direction's bytes sampled for links.csv. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "orchestrator/par.h"
@@ -81,6 +82,16 @@ static void bins_init(struct run *r)
 		      c->sample_given ? (int64_t)c->sample_ns : SIM_BINS_AUTO, SAMPLES_MAX / 2);
 }
 
+/* Bench only: TB_BENCH_UNCHECKED=1 turns the simulator's physics checks off, so that make bench
+ * can time a run without them (tests/bench/sim_checks.sh). Never for a result: a run without
+ * them may be wrong and say nothing. */
+static bool bench_unchecked(void)
+{
+	const char *v = getenv("TB_BENCH_UNCHECKED");
+
+	return v && !strcmp(v, "1");
+}
+
 static int sim_prepare(struct run *r, struct diag *d)
 {
 	struct run_sim *s = state(r);
@@ -93,6 +104,7 @@ static int sim_prepare(struct run *r, struct diag *d)
 	err = err ? err : sim_exec_init(&s->x, r->t, r->plan, run_sim_goodput(mtu), &r->rec, d);
 	err = err ? err : run_sim_ocs_init(r, d);
 	s->x.budget = WORK_PER_WAIT;
+	s->x.net.unchecked = bench_unchecked();
 	s->x.each = par_each; /* each rank's plan, as a job starts, on every core */
 	s->x.net.quantum = (int64_t)(r->e->run.sim_quantum_ns < INT64_MAX ? r->e->run.sim_quantum_ns
 									  : INT64_MAX);
@@ -328,6 +340,8 @@ static int sim_wait(struct run *r, int64_t until, struct diag *d)
 	uint32_t job, k;
 	int res = sim_exec_run(&state(r)->x, until, &job);
 
+	if (res == -EFAULT) /* the model broke its physics: the message says where */
+		return diag_set(d, res, "%s", state(r)->x.fault.msg);
 	if (res < 0)
 		return diag_set(d, res, "virtual time: %s", strerror(-res));
 	if (res == SIM_X_JOB_DONE)

@@ -85,6 +85,8 @@ static void job_free(struct sim_job *j)
 		rank_free(&j->ranks[k]);
 	free(j->ranks);
 	free(j->eps);
+	free(j->coll_ns);
+	free(j->coll_in);
 	vec_free(&j->paths);
 	vec_free(&j->wts);
 	memset(j, 0, sizeof(*j));
@@ -252,14 +254,21 @@ static int job_setup(struct sim_exec *x, struct sim_job *j, const struct sim_job
 	j->compute_ns = in->compute_ns;
 	j->chans = in->channels ? in->channels : 1;
 	j->elem = in->coll.elem;
+	j->kind = in->coll.kind;
+	j->algo = in->coll.algo;
+	j->group = in->coll.group;
+	j->bytes = in->coll.bytes;
 	if (j->chans > COLL_CHANNELS_MAX)
 		return diag_set(d, -EINVAL, "job %u: %u channels, at most %u", j->id, j->chans,
 				COLL_CHANNELS_MAX);
 	j->ranks = calloc(j->nranks, sizeof(*j->ranks));
 	j->eps = malloc(j->nranks * sizeof(*j->eps));
-	if (!j->ranks || !j->eps)
+	j->coll_ns = calloc((size_t)j->iterations + 1, sizeof(*j->coll_ns));
+	j->coll_in = calloc((size_t)j->iterations + 1, sizeof(*j->coll_in));
+	if (!j->ranks || !j->eps || !j->coll_ns || !j->coll_in)
 		return diag_set(d, -ENOMEM, "out of memory");
 	memcpy(j->eps, in->eps, j->nranks * sizeof(*j->eps));
+	j->inj = sim_job_inj(x, j);
 	r = ranks_init(x, j, in, d);
 	r = r ? r : count_steps(j, d);
 	if (r)
@@ -381,6 +390,9 @@ static int iter_end(struct sim_exec *x, struct sim_job *j, uint32_t k)
 	it->t_start = rk->t_start;
 	it->t_compute_end = rk->t_compute_end;
 	it->t_end = x->net.now;
+	j->coll_ns[rk->iter] += (double)(it->t_end - it->t_compute_end);
+	if (++j->coll_in[rk->iter] == j->nranks && sim_job_check(x, j, rk->iter))
+		return -EFAULT;
 	if (phase(x, j, k, false))
 		return -ENOMEM;
 	if (++rk->iter < j->iterations)
@@ -568,7 +580,7 @@ int sim_exec_run(struct sim_exec *x, int64_t until, uint32_t *job)
 			return SIM_X_BUDGET;
 		r = sim_next(&x->net, &ev);
 		if (r < 0)
-			return r;
+			return r == -EFAULT ? sim_exec_breach(x) : r;
 		if (r == 0)
 			return SIM_X_IDLE;
 		r = dispatch(x, &ev);

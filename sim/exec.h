@@ -111,6 +111,14 @@ struct sim_job {
 	uint32_t nranks, iterations, ranks_done;
 	uint32_t chans; /* connections per pair */
 	uint32_t elem; /* the collective's element size (coll_params.elem) */
+	enum coll_kind kind; /* the collective's, for its busbw: kind, algorithm, group, bytes */
+	enum coll_algo algo;
+	uint32_t group;
+	uint64_t bytes;
+	double *coll_ns; /* per iteration: its ranks' collective times (iterations.csv's
+			  * t_end - t_compute_end) summed */
+	uint32_t *coll_in; /* per iteration: the ranks that finished it */
+	double inj; /* bytes/s its busbw can reach at most (sim/exec_phys.c) */
 	uint64_t steps; /* of all ranks */
 	uint64_t steps_done; /* completed, over all iterations */
 	uint64_t compute_ns;
@@ -154,6 +162,7 @@ struct sim_exec {
 	sim_each_fn *each; /* the caller's way to run independent work, NULL: in order */
 	uint32_t block; /* ranks whose steps are built at once as a job starts (0: SIM_BLOCK):
 			 * the records do not depend on it */
+	struct diag fault; /* what sim_exec_run's -EFAULT says: the physics breach, where */
 };
 
 /* Over t's ports as links (link id = port id: the direction leaving it) at their rates;
@@ -178,7 +187,11 @@ void sim_exec_abort(struct sim_exec *x, uint32_t id);
 /* Runs events until one ends a job (*job set, SIM_X_JOB_DONE), a rank enters or leaves a
  * collective with x->phases set (SIM_X_PHASE: x->phase_q holds them), the clock reaches until
  * (SIM_X_UNTIL; INT64_MAX: never), nothing is left to happen (SIM_X_IDLE), or x->budget work
- * was done (SIM_X_BUDGET; calling again goes on as if it had not returned). Or -ENOMEM. */
+ * was done (SIM_X_BUDGET; calling again goes on as if it had not returned). Or -ENOMEM, or
+ * -EFAULT when the model broke its own physics (a bug in testbed, x->fault says what): a
+ * link direction carried more than its capacity (sim/net.h), or a job's iteration reached a
+ * bus bandwidth over what its ranks' links can send (sim/exec_phys.c). x->net.unchecked
+ * turns both checks off. */
 int sim_exec_run(struct sim_exec *x, int64_t until, uint32_t *job);
 
 /* The topology changed (a failure, a repair): t and plan replace the ones the jobs were

@@ -19,4 +19,18 @@ int sim_trace_paths(const struct sim_exec *x, struct sim_job *j, const uint32_t 
  * needs it. -EPROTO with d set if a rank exchanges data with one that has no step with it. */
 int sim_link_peers(struct sim_job *j, struct diag *d);
 
+/* The most job j's busbw can be, in bytes/s of payload: the goodput share of the fastest
+ * egress of its ranks' endpoints (every link leaving it, NVLink included); INFINITY when one
+ * has an unshaped link. */
+double sim_job_inj(const struct sim_exec *x, const struct sim_job *j);
+
+/* Job j's iteration iter, every rank done with it: its busbw, as collect/iters.c computes it
+ * (but for shard-rings: coll_busbw_ranks), against j->inj. Each complete iteration within
+ * the bound, so is their mean, the job's. 0, or -EFAULT with x->fault set. */
+int sim_job_check(struct sim_exec *x, const struct sim_job *j, uint32_t iter);
+
+/* The flow model's breach (x->net.breach) in x->fault, named as the topology names its
+ * link; returns -EFAULT. */
+int sim_exec_breach(struct sim_exec *x);
+
 #endif

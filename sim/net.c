@@ -9,6 +9,7 @@
 
 #include "lib/sort.h"
 #include "sim/net.h"
+#include "sim/phys.h"
 
 #define SIM_RATE_INF 1e18 /* bit/s of a flow whose every link is unlimited */
 #define NS 1e9
@@ -219,6 +220,7 @@ static int attach(struct sim_net *s, uint32_t id)
 	for (h = 0; h < f->hops; h++)
 		if (vec_push(&s->links.v[f->path[h]].flows, id) || vec_push(&s->dirty, f->path[h]))
 			return -ENOMEM;
+	sim_phys_flow(s, f, 1);
 	return 0;
 }
 
@@ -228,6 +230,7 @@ static int detach(struct sim_net *s, uint32_t id)
 	uint32_t h;
 	size_t i;
 
+	sim_phys_flow(s, f, -1);
 	for (h = 0; h < f->hops; h++) {
 		struct sim_link *l = &s->links.v[f->path[h]];
 
@@ -304,6 +307,19 @@ int sim_flow_start(struct sim_net *s, const uint32_t *path, const double *w, uin
 	return attach(s, id) ? -ENOMEM : (int)id;
 }
 
+/* Flow id sends nothing until the next refill, as one that just started: a change the quantum
+ * defers the refill of must not leave it sending where it no longer can. */
+static void hold(struct sim_net *s, uint32_t id)
+{
+	struct sim_flow *f = &s->flows.v[id];
+
+	settle(s, f);
+	sim_phys_flow(s, f, -1);
+	f->rate = 0;
+	f->done = SIM_NEVER;
+	done_remove(s, id);
+}
+
 static struct sim_flow *live(struct sim_net *s, uint32_t id)
 {
 	return id < s->flows.n && s->flows.v[id].active ? &s->flows.v[id] : NULL;
@@ -346,6 +362,8 @@ int sim_flow_reroute(struct sim_net *s, uint32_t id, const uint32_t *path, const
 		return -ENOMEM;
 	}
 	settle(s, f);
+	if (s->quantum > 0) /* on its old path's rate, until the refill, it could pass a link */
+		hold(s, id);
 	if (detach(s, id)) {
 		free(p);
 		free(pw);
@@ -361,11 +379,18 @@ int sim_flow_reroute(struct sim_net *s, uint32_t id, const uint32_t *path, const
 
 int sim_link_set(struct sim_net *s, uint32_t link, bool up)
 {
+	struct sim_link *l;
+	size_t k;
+
 	if (link >= s->links.n)
 		return -EINVAL;
-	if (s->links.v[link].up == up) /* nothing changes: nothing to refill */
+	l = &s->links.v[link];
+	if (l->up == up) /* nothing changes: nothing to refill */
 		return 0;
-	s->links.v[link].up = up;
+	l->up = up;
+	/* until the refill stalls them: a dead link carries nothing */
+	for (k = 0; !up && s->quantum > 0 && k < l->flows.n; k++)
+		hold(s, l->flows.v[k]);
 	return vec_push(&s->dirty, link);
 }
 
@@ -393,6 +418,7 @@ static int reach_link(struct sim_net *s, uint32_t id)
 	if (l->mark == s->pass)
 		return 0;
 	l->mark = s->pass;
+	l->load = 0; /* summed anew once its flows' rates are set (sim/phys.c) */
 	return vec_push(&s->comp_links, id);
 }
 
@@ -430,7 +456,7 @@ static int gather(struct sim_net *s)
 		for (k = 0; !r && k < l->flows.n; k++)
 			r = reach_flow(s, l->flows.v[k]);
 	}
-	s->dirty.n = 0;
+	s->dirty.n = s->dirty_checked = 0;
 	return r;
 }
 
@@ -689,6 +715,10 @@ static int refill(struct sim_net *s)
 	}
 	if (!r)
 		r = fill(s, &x);
+	if (!r && s->mutate) /* tests only: a broken model, for the checks to catch */
+		s->mutate(s, s->mutate_arg);
+	if (!r)
+		r = sim_phys_refilled(s);
 	/* the flows whose rates changed, new events made in id order: simultaneous ends come so */
 	for (i = 0, n = 0; !r && i < s->comp_flows.n; i++)
 		if (rescheduled(&s->flows.v[s->comp_flows.v[i]], old[i]))
@@ -757,11 +787,15 @@ static int64_t next_t(const struct sim_net *s)
 static int refill_due(struct sim_net *s)
 {
 	int64_t at;
+	int r;
 
 	if (!s->dirty.n || due_now(s))
 		return 0;
 	if (s->quantum <= 0 || s->filled_at == INT64_MIN || s->now - s->filled_at >= s->quantum)
 		return refill(s);
+	r = sim_phys_pending(s); /* the clock moves on at the rates as they are */
+	if (r)
+		return r;
 	at = s->quantum < SIM_NEVER - s->filled_at ? s->filled_at + s->quantum : SIM_NEVER;
 	if (next_t(s) <= at)
 		return 0;

@@ -37,6 +37,7 @@ struct sim_link {
 	double cap; /* bit/s; 0 = unlimited */
 	bool up;
 	double bytes; /* carried so far */
+	double load; /* bit/s its flows' rates add up to now (sim/phys.c) */
 	VEC(uint32_t) flows; /* active flows crossing it */
 	uint32_t mark; /* recomputation pass that last reached it */
 };
@@ -63,6 +64,15 @@ struct sim_timer_item {
 	uint64_t cookie;
 };
 
+/* The model broke its own physics: a link direction carried more than it can. Never the
+ * scenario's doing: a bug in testbed. */
+struct sim_breach {
+	uint32_t link;
+	int64_t t; /* virtual ns from which it did */
+	double load; /* bit/s its flows' rates added up to */
+	double cap; /* bit/s it can carry: its capacity, 0 when down */
+};
+
 struct sim_net {
 	int64_t now;
 	VEC(struct sim_link) links;
@@ -77,12 +87,24 @@ struct sim_net {
 	uint64_t seq;
 	uint32_t pass;
 	/* Rates are refilled at most once per quantum of virtual ns (0: at every instant that
-	 * changed something). Between refills a flow keeps the rate it had, one that started
-	 * sends nothing and what one that ended freed lies idle: never more than a link's
-	 * capacity, at most quantum late. Set it after sim_net_init. */
+	 * changed something). Between refills a flow keeps the rate it had, one that started,
+	 * moved or lost a link sends nothing and what one that ended freed lies idle: never
+	 * more than a link's capacity, at most quantum late. Set it after sim_net_init, before
+	 * the first flow starts. */
 	int64_t quantum;
 	int64_t filled_at; /* virtual ns of the last refill */
 	struct sim_stats st;
+	/* Physics checks (sim/phys.c): after every refill, every link direction it reached
+	 * carries at most its capacity; before the clock moves on with a refill deferred by the
+	 * quantum, so does every link a change touched since. A breach stops the run with
+	 * -EFAULT and says where in breach. */
+	struct sim_breach breach;
+	size_t dirty_checked; /* dirty links checked before the clock moved on */
+	bool unchecked; /* the checks off: for measuring what they cost (make bench), only */
+	/* Tests only: breaks the model on purpose after each refill's rates are set, before the
+	 * checks see them (tests/unit/test_sim_phys.c). NULL in every run. */
+	void (*mutate)(struct sim_net *s, void *arg);
+	void *mutate_arg;
 };
 
 /* n links, each up with capacity cap[i] bit/s (0: unlimited); cap NULL: all unlimited.
@@ -115,7 +137,8 @@ int sim_link_set(struct sim_net *s, uint32_t link, bool up);
 int sim_timer(struct sim_net *s, int64_t t, uint64_t cookie);
 
 /* Advances the clock to the next event and returns it in *ev: 1, or 0 when nothing is left
- * to happen (only stalled flows, or none), or -ENOMEM. The events of one instant come before
+ * to happen (only stalled flows, or none), -ENOMEM, or -EFAULT for a physics breach (breach
+ * says which link, when, how much). The events of one instant come before
  * the rates are refilled for what they changed; the refill comes when the clock is about to
  * move on (no flow can end sooner than now at any rate), or with a quantum at the first
  * instant at least quantum after the last refill (the clock stops there for it when no event
@@ -123,7 +146,8 @@ int sim_timer(struct sim_net *s, int64_t t, uint64_t cookie);
 int sim_next(struct sim_net *s, struct sim_event *ev);
 
 /* Refills now the rates of what changed since the last refill (sim_next does it before the
- * clock moves): for reading sim_flow_rate in the middle of an instant. 0 or -ENOMEM. */
+ * clock moves): for reading sim_flow_rate in the middle of an instant. 0, -ENOMEM or
+ * -EFAULT (a physics breach, as sim_next's). */
 int sim_net_settle(struct sim_net *s);
 
 /* Bytes link has carried up to now (settled at the last event; exact at event times). */

@@ -109,6 +109,11 @@ double coll_busbw_factor(enum coll_kind kind, uint32_t nranks)
 	return (kind == COLL_ALLREDUCE ? 2.0 : 1.0) * (n - 1) / n;
 }
 
+uint32_t coll_busbw_ranks(enum coll_algo algo, uint32_t nranks, uint32_t group)
+{
+	return algo == COLL_SHARD_RINGS && group ? nranks / group : nranks;
+}
+
 static int check_group(const struct coll_params *p, const struct algo_desc *a, struct diag *d)
 {
 	if (!a->group_is)

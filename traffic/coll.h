@@ -213,6 +213,9 @@ uint64_t coll_chunk_off(uint64_t bytes, uint32_t elem, uint32_t n, uint32_t c);
 /* The nccl-tests bus-bandwidth factor for the kind: busbw = algbw * factor
  * (all-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all (n-1)/n; 0 for n == 0). */
 double coll_busbw_factor(enum coll_kind kind, uint32_t nranks);
+/* The ranks each rank's buffer is reduced or exchanged among, the n of that factor: nranks,
+ * but nranks / group under shard-rings (each shard's ring of replicas). */
+uint32_t coll_busbw_ranks(enum coll_algo algo, uint32_t nranks, uint32_t group);
 
 /* Whether the orchestrator makes a's schedules (TACOS's synthesis) and ships each rank its
  * slice, rather than every rank building its own from the parameters (traffic/coll_ship.c). */

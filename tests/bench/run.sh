@@ -8,7 +8,8 @@
 #      all-reduce against its ideal time; 5. counter sampling cost; 6. Hx2Mesh all-to-all;
 #   7. the cost of a spine failure; 8. testbed sim on 512 GPUs, on the vClos paper's
 #      CLUSTER512 and on the greedy routing paper's 2,048 NICs (events per second), and one
-#      decision of the greedy controller at that scale.
+#      decision of the greedy controller at that scale; 9. what the simulator's physics
+#      checks cost, with them against without, on CLUSTER512 and Themis's 3D-FC_Ring_SW.
 # Usage: run.sh BUILD_DIR
 set -eu
 BUILD=$(cd "${1:-build}" && pwd)
@@ -132,3 +133,6 @@ echo "bench: failing one of four spines mid-run, against the same run without it
 echo
 echo "bench: the virtual-time backend on 512 to 2,048 GPUs: 300 jobs, the vClos paper's 5,000, the greedy routing paper's cluster and its controller (issues 11, 12)"
 "$ROOT/tests/bench/sim.sh" "$BUILD"
+echo
+echo "bench: the simulator's physics checks, with against without, on CLUSTER512 and Themis's 3D-FC_Ring_SW (issue 34)"
+"$ROOT/tests/bench/sim_checks.sh" "$BUILD"
