@@ -84,7 +84,10 @@ static void job_means(const struct rec_job *j, const struct acc *a, struct col_j
 	o->coll_ns = a->coll / a->n;
 	if (o->coll_ns > 0) {
 		o->algbw = (double)j->bytes / (o->coll_ns / 1e9);
-		o->busbw = o->algbw * coll_busbw_factor(j->kind, j->gpus);
+		/* the n of nccl-tests' factor: the ranks each buffer is reduced among (a shard's
+		 * ring of replicas under shard-rings, whose busbw the job's n overstated) */
+		o->busbw = o->algbw *
+			   coll_busbw_factor(j->kind, coll_busbw_ranks(j->algo, j->gpus, j->group));
 	}
 }
 

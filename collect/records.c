@@ -8,7 +8,9 @@
 #include "collect/records.h"
 
 const char rec_job_header[] = "id,model,gpus,kind,algo,iterations,bytes,compute_ns,arrival_ns,"
-			      "start_ns,finish_ns,status,verified,reason,placement";
+			      "start_ns,finish_ns,status,verified,reason,placement,group";
+const char rec_job_header_v1[] = "id,model,gpus,kind,algo,iterations,bytes,compute_ns,"
+				 "arrival_ns,start_ns,finish_ns,status,verified,reason,placement";
 const char rec_iter_header[] = "job,rank,iter,t_start_ns,t_compute_end_ns,t_end_ns";
 const char rec_flow_header[] =
 	"job,iter,src,dst,src_node,dst_node,seq,phase,bytes,t_start_ns,t_end_ns,tag";
@@ -65,6 +67,7 @@ int rec_job_csv(char *buf, size_t len, const struct rec_job *j)
 	col_csv_u64(&w, j->verified);
 	col_csv_str(&w, j->reason, sizeof(j->reason));
 	col_csv_str(&w, j->placement, sizeof(j->placement));
+	col_csv_u64(&w, j->group);
 	return col_csv_w_end(&w);
 }
 
@@ -108,6 +111,8 @@ int rec_job_parse(const char *line, struct rec_job *out)
 	j.verified = col_csv_get_u32(&r);
 	col_csv_get_str(&r, j.reason, sizeof(j.reason));
 	col_csv_get_str(&r, j.placement, sizeof(j.placement));
+	if (!r.err && !r.at_end) /* a folder written before the group column has none */
+		j.group = col_csv_get_u32(&r);
 	if (col_csv_r_end(&r))
 		return -EINVAL;
 	*out = j;

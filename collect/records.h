@@ -43,6 +43,10 @@ struct rec_job {
 	/* node names in rank order, ';'-separated ("h0;h1;h4"), cut short with "..." past
 	 * REC_PLACEMENT_MAX - 1 characters */
 	char placement[REC_PLACEMENT_MAX];
+	/* hier-ring: ranks per server; shard-rings: shards per replica (each shard's ring of
+	 * gpus / group replicas reduces it: the busbw factor's n, coll_busbw_ranks); else 0. A
+	 * folder written before this column reads as 0 */
+	uint32_t group;
 };
 
 /* iterations.csv: one row per (job, rank, iteration). */
@@ -135,6 +139,8 @@ void rec_run_done(struct rec_run *r);
  * only written on success. */
 extern const char rec_job_header[], rec_iter_header[], rec_flow_header[], rec_sample_header[],
 	rec_cpu_header[], rec_tcp_header[], rec_route_header[];
+/* jobs.csv's header before the group column (rec_job_parse reads both). */
+extern const char rec_job_header_v1[];
 int rec_job_csv(char *buf, size_t len, const struct rec_job *j);
 int rec_iter_csv(char *buf, size_t len, const struct rec_iter *i);
 int rec_flow_csv(char *buf, size_t len, const struct rec_flow *f);

@@ -51,6 +51,7 @@ struct csv_kind {
 	size_t size; /* of one record */
 	rec_fmt fmt;
 	rec_parse parse;
+	const char *old; /* an earlier header the parser also reads, or NULL */
 };
 
 static int fmt_job(char *b, size_t l, const void *p)
@@ -113,13 +114,13 @@ static int parse_route(const char *s, void *p)
 enum { K_JOBS, K_ITERS, K_FLOWS, K_LINKS, K_CPU, K_TCP, K_ROUTES, K_N };
 
 static const struct csv_kind kinds[K_N] = {
-	{"jobs.csv", rec_job_header, sizeof(struct rec_job), fmt_job, parse_job},
-	{"iterations.csv", rec_iter_header, sizeof(struct rec_iter), fmt_iter, parse_iter},
-	{"flows.csv", rec_flow_header, sizeof(struct rec_flow), fmt_flow, parse_flow},
-	{"links.csv", rec_sample_header, sizeof(struct rec_sample), fmt_sample, parse_sample},
-	{"cpu.csv", rec_cpu_header, sizeof(struct rec_cpu), fmt_cpu, parse_cpu},
-	{"tcp.csv", rec_tcp_header, sizeof(struct rec_tcp), fmt_tcp, parse_tcp},
-	{"routing.csv", rec_route_header, sizeof(struct rec_route), fmt_route, parse_route},
+	{"jobs.csv", rec_job_header, sizeof(struct rec_job), fmt_job, parse_job, rec_job_header_v1},
+	{"iterations.csv", rec_iter_header, sizeof(struct rec_iter), fmt_iter, parse_iter, NULL},
+	{"flows.csv", rec_flow_header, sizeof(struct rec_flow), fmt_flow, parse_flow, NULL},
+	{"links.csv", rec_sample_header, sizeof(struct rec_sample), fmt_sample, parse_sample, NULL},
+	{"cpu.csv", rec_cpu_header, sizeof(struct rec_cpu), fmt_cpu, parse_cpu, NULL},
+	{"tcp.csv", rec_tcp_header, sizeof(struct rec_tcp), fmt_tcp, parse_tcp, NULL},
+	{"routing.csv", rec_route_header, sizeof(struct rec_route), fmt_route, parse_route, NULL},
 };
 
 /* The vector of rec holding kind k, as a raw (data, n, cap) triple. */
@@ -276,7 +277,8 @@ static int parse_csv(char *text, size_t len, int k, struct rec_run *rec, size_t 
 	void **data;
 	char save;
 
-	if (strncmp(text, ck->header, pos) || pos != strlen(ck->header))
+	if ((strncmp(text, ck->header, pos) || pos != strlen(ck->header)) &&
+	    (!ck->old || strncmp(text, ck->old, pos) || pos != strlen(ck->old)))
 		return -EBADMSG;
 	vec_of(rec, k, &data, &n, &cap);
 	for (pos += pos < len, *lineno = 2; pos < len; pos += rl, (*lineno)++) {

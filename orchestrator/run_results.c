@@ -51,6 +51,7 @@ static void job_record(const struct run *r, const struct run_job *rj, struct rec
 	j->verified = r->e->w.verify && rj->verified == rj->spec.gpus && rj->status == REC_OK;
 	snprintf(j->reason, sizeof(j->reason), "%s", rj->reason);
 	placement(r, rj, j->placement, sizeof(j->placement));
+	j->group = rj->spec.group;
 }
 
 /* scenario.yaml: the file as run, after note (a sweep's run says which values it set). */

@@ -139,6 +139,13 @@ static void test_iterations(void **state)
 	t_near(o->algbw, 4e9);
 	t_near(o->busbw, 3e9); /* all-gather, 4 ranks: (n-1)/n */
 	col_metrics_done(&m);
+	/* shard-rings, 2 shards per replica: each buffer is all-reduced by a ring of 2 of the 4
+	 * ranks, so n is 2 (2(n-1)/n = 1), not the job's 4 (1.5, over what the links carry) */
+	r.jobs.v[0].kind = COLL_ALLREDUCE, r.jobs.v[0].algo = COLL_SHARD_RINGS;
+	r.jobs.v[0].group = 2;
+	t_build(&r, NULL, &m);
+	t_near(m.jobs.v[0].busbw, 4e9 * 1.0);
+	col_metrics_done(&m);
 	rec_run_done(&r);
 }
 

@@ -70,6 +70,7 @@ static void t_job_rand(struct rec_job *j)
 	j->verified = t_rand() % 2;
 	t_text(j->reason, sizeof(j->reason));
 	t_text(j->placement, sizeof(j->placement));
+	j->group = (uint32_t)t_rand();
 }
 
 static void t_job_eq(const struct rec_job *a, const struct rec_job *b)
@@ -86,6 +87,7 @@ static void t_job_eq(const struct rec_job *a, const struct rec_job *b)
 	assert_int_equal(a->verified, b->verified);
 	assert_string_equal(a->reason, b->reason);
 	assert_string_equal(a->placement, b->placement);
+	assert_int_equal(a->group, b->group);
 }
 
 static void test_job_line(void **state)
@@ -103,7 +105,8 @@ static void test_job_line(void **state)
 			    .finish = REC_NEVER,
 			    .status = REC_NOT_STARTED,
 			    .reason = "said \"no\", twice\nthen",
-			    .placement = "h0;h1"};
+			    .placement = "h0;h1",
+			    .group = 4};
 	char line[T_LINE];
 	struct rec_job back;
 	int n;
@@ -112,10 +115,21 @@ static void test_job_line(void **state)
 	n = rec_job_csv(line, sizeof(line), &j);
 	assert_int_equal(n, (int)strlen(line));
 	assert_string_equal(line, "3,gpt3,8,allreduce,hier-ring,10,1000,5,0,,,not-started,0,"
-				  "\"said \"\"no\"\", twice\nthen\",h0;h1\n");
+				  "\"said \"\"no\"\", twice\nthen\",h0;h1,4\n");
 	assert_int_equal(rec_job_parse(line, &back), 0);
 	t_job_eq(&j, &back);
 	assert_int_equal(rec_csv_record_len(line), strlen(line));
+	/* a row written before the group column reads as group 0 */
+	assert_int_equal(rec_job_parse("3,gpt3,8,allreduce,hier-ring,10,1000,5,0,,,not-started,0,"
+				       "why,h0;h1\n",
+				       &back),
+			 0);
+	assert_int_equal(back.group, 0);
+	assert_string_equal(back.placement, "h0;h1");
+	assert_int_equal(rec_job_parse("3,gpt3,8,allreduce,hier-ring,10,1000,5,0,,,not-started,0,"
+				       "why,h0;h1,4,5\n",
+				       &back),
+			 -EINVAL); /* one field too many */
 }
 
 static void test_other_lines(void **state)
