@@ -16,7 +16,7 @@
  * receives overlap wherever the algorithm allows. A SEND completes once its bytes have left the
  * buffer, a RECV once its bytes are in it (a REDUCE adds when its receive completes).
  *
- * Guarantees of the builder, checked by tests/unit/coll_sim.c:
+ * Guarantees of the builder, checked by the prover (traffic/coll_prove.c, coll_prove below):
  *  - no step has len 0 (parts of the buffer too small to hold an element get no steps), and
  *    off and len are multiples of elem;
  *  - it is race-free: a RECV never writes bytes that a SEND of its rank is still reading, nor

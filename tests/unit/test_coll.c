@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Collective schedules: every algorithm over 1..17 ranks (and more shapes) runs through the
- * symbolic executor of coll_sim.c; volumes, dependency shapes, rejections, names, factors. */
+ * prover (traffic/coll_prove.c); volumes, dependency shapes, rejections, names, factors. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

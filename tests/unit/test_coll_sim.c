@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The schedule executor of coll_sim.c finds what it claims to find: each test breaks a good
+/* The schedule prover (traffic/coll_prove.c) finds what it claims to find: each test breaks a good
  * schedule (or writes a bad one by hand) and expects the matching complaint. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* HammingMesh on a 2D torus: the two edge-disjoint Hamiltonian cycles (traffic/hx_cycles.c)
  * checked independently on many shapes, the shape condition and its refusals, and the
- * hx-rings and torus2d all-reduces (traffic/coll_hx.c) through the symbolic executor of
- * coll_sim.c, with every rank's bytes per peer and every peer a torus neighbour. The
+ * hx-rings and torus2d all-reduces (traffic/coll_hx.c) through the schedule prover
+ * (traffic/coll_prove.c), with every rank's bytes per peer and every peer a torus neighbour. The
  * builders are driven here as coll.c's build loop drives an algorithm, so no algorithm
  * table entry is needed; t_sim_run reads only the kind, ranks, bytes and element size. */
 #include <errno.h>

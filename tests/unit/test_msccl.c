@@ -2,7 +2,7 @@
 /* Schedules as MSCCL algorithm XML (traffic/msccl.c): every algorithm the project builds goes
  * out and back in unchanged (steps, order, peers, bytes, flags, dependency lists, phases) on
  * uneven sizes with 4- and 8-byte elements, and what comes back passes the symbolic executor
- * (coll_sim.c); the text keeps to what MSCCL's reader takes; two hand-written 4-GPU ring
+ * (traffic/coll_prove.c); the text keeps to what MSCCL's reader takes; two hand-written 4-GPU ring
  * all-gathers as msccl-tools writes them read and run; and the refusals name the line:column
  * and the problem. */
 #include <errno.h>

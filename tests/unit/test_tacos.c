@@ -2,7 +2,7 @@
 /* TACOS-Greedy (traffic/tacos.c) and its steps (traffic/coll_tacos.c): the unit-link bounds
  * (ours, not the paper's) on rings and meshes, properties of every schedule over many graphs,
  * the failed-NPU mesh of TACOS Table III, a Switch_Switch against the ring on the same links,
- * the all-reduce steps through the symbolic executor of coll_sim.c, and pinned schedules. */
+ * the all-reduce steps through the prover (traffic/coll_prove.c), and pinned schedules. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>

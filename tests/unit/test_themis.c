@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Themis (traffic/themis.c) and the multidim all-reduce (traffic/coll_md.c): the paper's
  * worked example and toy timing, the predicted utilizations, determinism, refusals, and many
- * shapes through the symbolic executor of coll_sim.c. */
+ * shapes through the prover (traffic/coll_prove.c). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
