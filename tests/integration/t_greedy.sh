@@ -25,13 +25,19 @@
 #   h0 h1 h2 h3 h4 h5 h6 h7        job 0: h0 h1 h2, job 1: h3 h4
 . "$(dirname "$0")/lib.sh"
 
+# The toy at half its link rates and half its sizes, so the same times: at 200 Mbit/s the
+# emulation kept a 2-core CI machine over 65% busy in 5% of the samples (the fidelity
+# verdict's limit), and this test is about routing, not the machine's headroom
+toy=$(scenario_as scenarios/greedy-toy.yaml gr$$toy 's/_rate: 200Mbit$/_rate: 100Mbit/' \
+	's/bytes: 24MiB,/bytes: 12MiB,/' 's/bytes: 16MiB,/bytes: 8MiB,/')
+
 # run BACKEND TAG POLICY [SED...]: the scenario without its sweep under POLICY, seed 1; results
 # dir in $RUN_DIR. An emulated run the machine limited (fidelity verdict degraded: its numbers
 # are not the network's) is run again, up to three times, each attempt noted.
 run() {
 	local be=$1 n=gr$$$2 pol=$3 f try
 	shift 3
-	f=$(scenario_as scenarios/greedy-toy.yaml "$n" '/^sweep:/,$d' \
+	f=$(scenario_as "$toy" "$n" '/^sweep:/,$d' \
 		"s/^  policy: greedy/  policy: $pol/" "$@")
 	TB_NAMES+=("$n")
 	for try in 1 2 3; do
@@ -86,7 +92,7 @@ awk '{ if ($2 > max) max = $2; d = $3 - $2; if (d < 0) d = -d; if (d > dev) dev 
 
 # a spine failing mid-run: greedy re-runs on the live spine, its tags out within 100 ms of the
 # failure (routing.csv's decision, failures.csv's event), every job still ok
-f=$(scenario_as scenarios/greedy-toy.yaml gr$$fl '/^sweep:/,$d')
+f=$(scenario_as "$toy" gr$$fl '/^sweep:/,$d')
 printf 'failures:\n  - {at: 1s, node: s1}\n' >>"$f"
 TB_NAMES+=("gr$$fl")
 "$TB" up --results "$TB_TMP/results" "$f" >"$TB_TMP/fl.log" 2>&1 || { tail -20 "$TB_TMP/fl.log"; fail "up failure"; }
@@ -112,7 +118,7 @@ run sim os optimal
 jq -en "$(jct "$RUN_DIR") == $(jct "$sim_g")" >/dev/null || fail "optimal $(jct "$RUN_DIR") s, greedy $(jct "$sim_g") s"
 # over its limit: `check` refuses the jobs that start together (exit 2, at the policy's line);
 # a job arriving later that takes the search over it stops the run (exit 1); both name it
-f=$(scenario_as scenarios/greedy-toy.yaml gr$$ol '/^sweep:/,$d' \
+f=$(scenario_as "$toy" gr$$ol '/^sweep:/,$d' \
 	's/^  policy: greedy/  policy: optimal\n  optimal_limit: 10/')
 rc=0
 "$TB" check "$f" >"$TB_TMP/ol.log" 2>&1 || rc=$?
@@ -144,7 +150,7 @@ join <(fabric "$emu_g") <(fabric "$RUN_DIR") >"$TB_TMP/bytes"
 awk '{ if ($2 > max) max = $2; d = $3 - $2; if (d < 0) d = -d; if (d > dev) dev = d }
 	END { exit !(NR > 0 && max > 0 && dev <= 0.10 * max) }' "$TB_TMP/bytes" ||
 	fail "sport off the tags' links (link,dir tag sport):\n$(cat "$TB_TMP/bytes")"
-short='s/{gpus: 3, bytes: 24MiB, compute: 20ms}/{gpus: 3, bytes: 4MiB, compute: 20ms}/'
+short='s/{gpus: 3, bytes: 12MiB, compute: 20ms}/{gpus: 3, bytes: 2MiB, compute: 20ms}/'
 run up mt greedy "$short" 's/^  iterations: 5/  iterations: 5\n  verify: true/'
 tag_m=$RUN_DIR
 run up mp greedy "$short" 's/^  iterations: 5/  iterations: 5\n  verify: true/' \
