@@ -29,15 +29,19 @@ Q := @
 endif
 
 # Pure layers: no syscalls beyond memory, shared by both backends and the tests.
+# Sources are found under each folder recursively (find: a subfolder is never skipped).
+src_in = $(shell find $(1) -name '*.c' 2>/dev/null | LC_ALL=C sort)
 PURE_DIRS := lib model policy traffic collect sim
-PURE_SRC := $(foreach d,$(PURE_DIRS),$(wildcard $(d)/*.c))
+PURE_SRC := $(call src_in,$(PURE_DIRS))
 PURE_OBJ := $(PURE_SRC:%.c=$(BUILD)/obj/%.o)
 PURE_LIB := $(BUILD)/libpure.a
 
 ORCH_PKGS := libnl-3.0 libnl-route-3.0 libmnl libnftnl yaml-0.1 jansson
 ORCH_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(ORCH_PKGS) 2>/dev/null)
 ORCH_LIBS = $(shell $(PKG_CONFIG) --libs $(ORCH_PKGS) 2>/dev/null) -lm
-ORCH_SRC := $(filter-out orchestrator/main.c,$(wildcard orchestrator/*.c))
+# The orchestration layers (docs/architecture.md): what `testbed` is made of besides the pure ones.
+ORCH_DIRS := cli scenario kernel fabric run sample results doctor
+ORCH_SRC := $(filter-out cli/main.c,$(call src_in,$(ORCH_DIRS)))
 ORCH_OBJ := $(ORCH_SRC:%.c=$(BUILD)/obj/%.o)
 ORCH_LIB := $(BUILD)/liborch.a
 
@@ -55,12 +59,12 @@ TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 
 BINS := $(BUILD)/testbed $(if $(NODE_SRC),$(BUILD)/emu-node)
 MAN := $(BUILD)/testbed.8 $(BUILD)/testbed-scenario.5
-VERSION := $(shell sed -n 's/^\#define TB_VERSION "\([^"]*\)".*/\1/p' orchestrator/main.c)
+VERSION := $(shell sed -n 's/^\#define TB_VERSION "\([^"]*\)".*/\1/p' cli/main.c)
 
 .PHONY: all check check-priv bench reproduce validate demo test smoke soak install uninstall clean deps format format-check help fuzz
 all: $(BINS) $(TOOL_BIN) $(MAN)
 
-$(BUILD)/obj/orchestrator/%.o: override CFLAGS += $(ORCH_CFLAGS)
+$(foreach d,$(ORCH_DIRS),$(BUILD)/obj/$(d)/%.o): override CFLAGS += $(ORCH_CFLAGS)
 $(BUILD)/obj/tests/unit/%.o: override CFLAGS += $(ORCH_CFLAGS)
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -72,7 +76,7 @@ $(PURE_LIB): $(PURE_OBJ)
 $(ORCH_LIB): $(ORCH_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/testbed: $(BUILD)/obj/orchestrator/main.o $(ORCH_LIB) $(PURE_LIB)
+$(BUILD)/testbed: $(BUILD)/obj/cli/main.o $(ORCH_LIB) $(PURE_LIB)
 	$(if $(Q),@echo '  LD      $@')
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(ORCH_LIBS)
 
@@ -112,9 +116,9 @@ check: $(UNIT_BIN)
 FUZZ_SECONDS ?= 60
 FUZZ_CC := clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-D_GNU_SOURCE -I.
-FUZZ_SRC := tests/fuzz/fuzz_scenario.c orchestrator/scenario_yaml.c orchestrator/scenario_yaml_types.c orchestrator/scenario_sweep.c \
-	orchestrator/scenario_yaml_topo.c orchestrator/scenario_yaml_net.c orchestrator/experiment.c \
-	orchestrator/input.c $(PURE_SRC)
+FUZZ_SRC := tests/fuzz/fuzz_scenario.c scenario/scenario_yaml.c scenario/scenario_yaml_types.c scenario/scenario_sweep.c \
+	scenario/scenario_yaml_topo.c scenario/scenario_yaml_net.c scenario/experiment.c \
+	scenario/input.c $(PURE_SRC)
 FUZZ_REGRESS = $(wildcard tests/fuzz/regress/$(1)/*)
 # build/fuzz_<target> once over each regression file of <target> (none: nothing to run)
 fuzz_regress = $(if $(call FUZZ_REGRESS,$(1)),build/fuzz_$(1) $(call FUZZ_REGRESS,$(1)))
@@ -187,7 +191,7 @@ $(MAN): $(BUILD)/%: man/% $(BUILD)/man.stamp
 FORCE:
 
 # Installed layout. testbed finds emu-node in ../libexec/testbed/ from its own directory
-# (orchestrator/emu_find.c), so the two stay siblings under one PREFIX. install writes nothing
+# (run/emu/emu_find.c), so the two stay siblings under one PREFIX. install writes nothing
 # under $(BUILD) once the binaries are built (it is often run as root): the man pages are
 # filled in straight into their place.
 BINDIR := $(PREFIX)/bin
@@ -201,7 +205,8 @@ COMPDIR := $(PREFIX)/share/bash-completion/completions
 SCEN_FILES := $(shell find scenarios -type f | LC_ALL=C sort)
 SCEN_DIRS := $(shell find scenarios -mindepth 1 -type d | LC_ALL=C sort -r)
 DOC_TOP := README.md LICENSE
-DOC_FILES := $(wildcard docs/*)
+DOC_FILES := $(shell find docs -type f | LC_ALL=C sort)
+DOC_DIRS := $(shell find docs -mindepth 1 -type d | LC_ALL=C sort -r)
 
 install: $(BINS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MANDIR)/man8 \
@@ -213,7 +218,7 @@ install: $(BINS)
 	chmod 644 $(DESTDIR)$(MANDIR)/man8/testbed.8 $(DESTDIR)$(MANDIR)/man5/testbed-scenario.5
 	install -m 644 contrib/bash-completion/testbed $(DESTDIR)$(COMPDIR)/testbed
 	install -m 644 $(DOC_TOP) $(DESTDIR)$(DOCDIR)/
-	install -m 644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/docs/
+	$(Q)for f in $(DOC_FILES); do install -D -m 644 "$$f" "$(DESTDIR)$(DOCDIR)/$$f" || exit 1; done
 	$(Q)for f in $(SCEN_FILES); do install -D -m 644 "$$f" "$(DESTDIR)$(DATADIR)/$$f" || exit 1; done
 
 # Removes what install put (and the folders only it uses, once empty).
@@ -224,10 +229,12 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(DOC_TOP) $(DOC_FILES))
 	rm -f $(addprefix $(DESTDIR)$(DATADIR)/,$(SCEN_FILES))
 	$(Q)for d in $(addprefix $(DESTDIR)$(DATADIR)/,$(SCEN_DIRS) scenarios) $(DESTDIR)$(DATADIR) \
-		$(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) $(DESTDIR)$(LIBEXECDIR); do \
+		$(addprefix $(DESTDIR)$(DOCDIR)/,$(DOC_DIRS)) $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) $(DESTDIR)$(LIBEXECDIR); do \
 		[ ! -d "$$d" ] || rmdir "$$d" 2>/dev/null || echo "uninstall: $$d not empty: left"; done
 
-FORMAT_SRC = $(wildcard */*.c */*.h tests/*/*.c tests/*/*.h)
+# every C file of the tree, in any subfolder (build/ aside)
+FORMAT_SRC = $(shell find . -path ./build -prune -o -path ./.git -prune -o \
+	\( -name '*.c' -o -name '*.h' \) -type f -print | sed 's|^\./||' | LC_ALL=C sort)
 format:
 	$(Q)clang-format -i $(FORMAT_SRC)
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The control protocol between the runner (orchestrator/) and one emu-node, over a
+/* The control protocol between the runner (run/emu/) and one emu-node, over a
  * SOCK_SEQPACKET socketpair: every message is one packet that starts with struct ctl_hdr.
  * Fixed-size little-endian structs (both ends are the same binary's build on one machine).
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* OCS circuit layers (vClos §7, Fig. 4b; in the kernel each OCS is a namespace whose ports
- * circuits join in pairs, orchestrator/ocs_kernel.h). The model of the vClos authors'
+ * circuits join in pairs, kernel/ocs_kernel.h). The model of the vClos authors'
  * simulator: K OCSes o0.. between the leaves and the spines, one per leaf uplink; every leaf
  * has one port on every OCS, every spine P ports on every OCS. A circuit joins two ports of
  * one OCS: a leaf to a spine, or a leaf to a leaf (the two-leaf OCS-vClos of §7.2). A

@@ -5,7 +5,7 @@
 # directions, 560 namespaces: 32 leaves x 16 hosts, 16 spines) with no traffic; the CPU time
 # `testbed sample` spends over 20 s (user + system), as a share of one core. Target: below 5%.
 # With no traffic the leaves' device counter dumps find every link idle, so only the periodic
-# refresh reads shapers (orchestrator/sample_plan.h); the second measurement reads every
+# refresh reads shapers (sample/sample_plan.h); the second measurement reads every
 # direction every round (--full), the cost with every link busy, for reference.
 # Usage: sample_cost.sh BUILD_DIR [SECONDS]
 set -eu

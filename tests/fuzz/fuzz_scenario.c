@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "orchestrator/scenario_yaml.h"
+#include "scenario/scenario_yaml.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

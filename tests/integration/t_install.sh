@@ -20,7 +20,7 @@ ROOT=$TB_TMP/root
 USR=$ROOT/usr
 T=$USR/bin/testbed
 MK=(make -s --no-print-directory -C "$TB_ROOT" BUILD="$TB_BUILD" DESTDIR="$ROOT" PREFIX=/usr)
-version=$(sed -n 's/^#define TB_VERSION "\([^"]*\)".*/\1/p' orchestrator/main.c)
+version=$(sed -n 's/^#define TB_VERSION "\([^"]*\)".*/\1/p' cli/main.c)
 
 # install must not build as root: the binaries are the ones `make` made
 make -q --no-print-directory -C "$TB_ROOT" BUILD="$TB_BUILD" "$TB_BUILD/testbed" "$TB_BUILD/emu-node" ||

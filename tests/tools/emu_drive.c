@@ -22,8 +22,8 @@
 
 #include "lib/units.h"
 #include "lib/vec.h"
-#include "orchestrator/emu_spawn.h"
-#include "orchestrator/netns.h"
+#include "run/emu/emu_spawn.h"
+#include "kernel/netns.h"
 
 struct rank {
 	char node[32];

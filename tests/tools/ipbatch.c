@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "model/addr.h"
-#include "orchestrator/cmd.h"
-#include "orchestrator/fabric.h"
+#include "cli/cmd.h"
+#include "fabric/fabric.h"
 #include "policy/shape.h"
 
 static FILE *open_in(const char *dir, const char *ns, const char *ext)
@@ -129,7 +129,7 @@ static void write_ip(const struct cmd_world *w, uint32_t n, FILE *f)
 	}
 }
 
-/* The same htb hierarchy `up` builds (orchestrator/fabric_node.c, policy/shape.h). */
+/* The same htb hierarchy `up` builds (fabric/fabric_node.c, policy/shape.h). */
 static void tc_htb(FILE *f, const char *dev, const struct shape_params *sp)
 {
 	unsigned long long r = sp->rate_bps, ack = sp->ack_prio ? r / SHAPE_ACK_SHARE : 0;

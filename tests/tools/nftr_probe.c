@@ -29,7 +29,7 @@
 #include "model/addr.h"
 #include "model/gen.h"
 #include "model/paths.h"
-#include "orchestrator/nftr.h"
+#include "kernel/nftr.h"
 #include "policy/route.h"
 
 struct world {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* ocs_rewire: reconfigures OCS circuits of a running testbed through the control plane the
- * runner uses (orchestrator/ocs_reconf.h), under a probe flow, and measures the dark time.
+ * runner uses (fabric/ocs_reconf.h), under a probe flow, and measures the dark time.
  *
  *   ocs_rewire NAME SCENARIO SRC DST CIRCUIT... [--delay T] [--before T] [--after T]
  *
@@ -23,10 +23,10 @@
 #include <unistd.h>
 
 #include "lib/units.h"
-#include "orchestrator/cmd.h"
-#include "orchestrator/fabric.h"
-#include "orchestrator/netns.h"
-#include "orchestrator/ocs_reconf.h"
+#include "cli/cmd.h"
+#include "fabric/fabric.h"
+#include "kernel/netns.h"
+#include "fabric/ocs_reconf.h"
 
 /* after policy/sched.h: <pthread.h> brings <sched.h>, whose SCHED_FIFO macro would rename
  * policy/sched.h's enumerator */

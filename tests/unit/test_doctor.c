@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* testbed doctor's decisions (orchestrator/doctor.h): which features a scenario needs and why,
+/* testbed doctor's decisions (doctor/doctor.h): which features a scenario needs and why,
  * what the probes need probed, the open-file verdict, and the text of each line and of `up`'s
  * refusal. Scenarios are loaded as `check` loads them, from a temporary file. */
 #include <stdarg.h>
@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "orchestrator/cmd.h"
-#include "orchestrator/doctor.h"
+#include "cli/cmd.h"
+#include "doctor/doctor.h"
 
 #define T_LS                                                                            \
 	"name: doc\n"                                                                   \

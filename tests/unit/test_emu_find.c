@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* orchestrator/emu_find: where testbed looks for emu-node, from its own path (a build tree,
+/* run/emu/emu_find: where testbed looks for emu-node, from its own path (a build tree,
  * an installed prefix, the root, no directory at all), and the error naming both places. */
 #include <errno.h>
 #include <limits.h>
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "orchestrator/emu_find.h"
+#include "run/emu/emu_find.h"
 
 struct t_case {
 	const char *exe;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Control packets: the node's check of what the runner sends (emu-node/msg.c) and the
- * runner's check of what a node sends (orchestrator/emu_spawn.c), for every type, the
+ * runner's check of what a node sends (run/emu/emu_spawn.c), for every type, the
  * variable-length ones at their limits, and each way a packet can be malformed. */
 #include <errno.h>
 #include <setjmp.h>
@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "emu-node/msg.h"
-#include "orchestrator/emu_spawn.h"
+#include "run/emu/emu_spawn.h"
 
 static void *t_msg(enum ctl_type type, size_t len)
 {

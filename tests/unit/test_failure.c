@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Failures and OCS in scenario files: `failures:` and `topology.ocs` parsed and refused
- * (orchestrator/scenario_yaml_net.c), events resolved against the topology
- * (orchestrator/failure.h), and failures.csv rows read back (collect/netev.h). */
+ * (scenario/scenario_yaml_net.c), events resolved against the topology
+ * (scenario/failure.h), and failures.csv rows read back (collect/netev.h). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -11,8 +11,8 @@
 
 #include "collect/netev.h"
 #include "model/gen.h"
-#include "orchestrator/failure.h"
-#include "orchestrator/scenario_yaml.h"
+#include "scenario/failure.h"
+#include "scenario/scenario_yaml.h"
 
 #define T_TOPO                                                                          \
 	"topology:\n  kind: leafspine\n  hosts_per_leaf: 2\n  leaves: 2\n  spines: 4\n" \

@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "orchestrator/scenario_yaml.h"
+#include "scenario/scenario_yaml.h"
 #include "tests/fuzz/msccl_job.h"
 #include "traffic/coll.h"
 #include "traffic/job.h"

@@ -25,8 +25,8 @@
 
 #include "model/gen.h"
 #include "model/paths.h"
-#include "orchestrator/nftr.h"
-#include "orchestrator/nftr_priv.h"
+#include "kernel/nftr.h"
+#include "kernel/nftr_priv.h"
 #include "policy/route.h"
 
 #define T_GOLDEN "tests/golden/nft-leafspine-l0.nft"

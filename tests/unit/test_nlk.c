@@ -19,7 +19,7 @@
 #include <netlink/msg.h>
 #include <netlink/route/tc.h>
 
-#include "orchestrator/nlk_build.h"
+#include "kernel/nlk_build.h"
 
 static struct nlmsghdr *t_hdr(struct nl_msg *m)
 {

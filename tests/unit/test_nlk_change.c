@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Run-time change requests (orchestrator/nlk_change.h): build each, parse it back, compare. */
+/* Run-time change requests (kernel/nlk_change.h): build each, parse it back, compare. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -20,7 +20,7 @@
 #include <netlink/msg.h>
 #include <netlink/route/tc.h>
 
-#include "orchestrator/nlk_change.h"
+#include "kernel/nlk_change.h"
 
 static struct nlmsghdr *t_hdr(struct nl_msg *m)
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Independent work over threads (orchestrator/par.h): every index done exactly once, whatever
+/* Independent work over threads (kernel/par.h): every index done exactly once, whatever
  * the count (none, fewer than a thread's share, not a multiple of the threads), and an error
  * returned. test_sim_exec runs a simulated job's plans under it. */
 #include <errno.h>
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "orchestrator/par.h"
+#include "kernel/par.h"
 
 struct t_count {
 	uint32_t *hits;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* The sampler's netlink messages (orchestrator/sample_msg.c): requests parsed back, and
+/* The sampler's netlink messages (sample/sample_msg.c): requests parsed back, and
  * replies made here as the kernel makes them (qdiscs with TCA_STATS2, interfaces' 64-bit
  * counters, a dump's end, an error) read into counters, several to a buffer. The sampler's
- * plan (orchestrator/sample_plan.c): which namespaces are dumped and which directions read.
+ * plan (sample/sample_plan.c): which namespaces are dumped and which directions read.
  * And the CPU shares from /proc/stat text (collect/cpu.c). */
 #include <errno.h>
 #include <libmnl/libmnl.h>
@@ -22,8 +22,8 @@
 
 #include "collect/cpu.h"
 #include "model/topo.h"
-#include "orchestrator/sample_msg.h"
-#include "orchestrator/sample_plan.h"
+#include "sample/sample_msg.h"
+#include "sample/sample_plan.h"
 
 static void test_requests(void **state)
 {

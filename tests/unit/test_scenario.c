@@ -15,9 +15,9 @@
 #include <cmocka.h>
 
 #include "model/gen.h"
-#include "orchestrator/cmd.h"
-#include "orchestrator/run_int.h"
-#include "orchestrator/scenario_yaml.h"
+#include "cli/cmd.h"
+#include "run/run_int.h"
+#include "scenario/scenario_yaml.h"
 
 #define GBIT 1000000000ULL
 #define MBIT 1000000ULL

@@ -18,7 +18,7 @@
 
 #include "model/gen.h"
 #include "model/scenario.h"
-#include "orchestrator/par.h"
+#include "kernel/par.h"
 #include "sim/exec.h"
 
 #define GBIT 1000000000ULL

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The one writer (orchestrator/wdir.c), in a temporary folder: a link in a folder's path is
+/* The one writer (kernel/wdir.c), in a temporary folder: a link in a folder's path is
  * refused naming it, a new folder never reuses one that exists (nor a link, past the old -99
  * limit), a file is never written through a link nor over one that exists unless replacing is
  * asked and it is ours, a failed or abandoned file leaves nothing, an empty folder this process
@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "orchestrator/wdir.h"
+#include "kernel/wdir.h"
 
 static char t_dir[64];
 static struct wdir t_root = WDIR_INIT;

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/* The command layer: one file per subcommand, the only code that prints. */
+#ifndef ORCH_CMD_H
+#define ORCH_CMD_H
+
+#include <stdbool.h>
+
+#include "lib/diag.h"
+#include "model/paths.h"
+#include "scenario/experiment.h"
+#include "model/topo.h"
+#include "policy/route.h"
+
+/* Exit codes. */
+#define CMD_OK 0
+#define CMD_FAIL 1
+#define CMD_USAGE 2
+#define CMD_DEGRADED 3 /* --strict: a run's fidelity verdict is degraded */
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+/* A loaded scenario with everything derived from it. */
+struct cmd_world {
+	struct experiment e;
+	struct topo *t;
+	struct topo_paths paths;
+	struct route_plan plan;
+	job_list jobs; /* the workload's, resolved and checked against t (a trace read once) */
+	uint32_t jobs_skipped; /* trace rows too large for t, left out (trace.oversize: skip) */
+	char ignored[128]; /* virtual time: the emulation-only fields the file sets ("" if none) */
+};
+
+/* Parses path and derives topology, the workload's jobs (reading a trace), paths and routing
+ * plan, refusing everything `up` would refuse before it builds, for every variant of a sweep
+ * (w holds the first). 0, or -errno with d set (-EINVAL means bad input). Release with
+ * cmd_world_done, also after failure. */
+int cmd_world_load(const char *path, struct cmd_world *w, struct diag *d);
+/* The same for one run of the file's sweep (scenario_yaml.h, exp_parse_file_variant). */
+int cmd_world_load_variant(const char *path, const uint32_t *choice, struct cmd_world *w,
+			   struct diag *d);
+/* The same for virtual time (`testbed sim`): paper units, emulation's scales at 1; the
+ * emulation-only fields the file sets are named in w->ignored. */
+int cmd_world_load_sim(const char *path, const uint32_t *choice, struct cmd_world *w,
+		       struct diag *d);
+void cmd_world_done(struct cmd_world *w);
+
+/* routing.policy optimal: refuses (-EINVAL, at the policy's file:line:col) a world whose jobs
+ * that start at time 0 already give the exact search more assignments than
+ * routing.optimal_limit. 0 otherwise, or -ENOMEM. */
+int route_check_optimal(const struct cmd_world *w, struct diag *d);
+
+/* Emulation's wall-time lower bound for w's jobs (run_emu_wall_ns), written as "at least X
+ * of wall time here (...)" into buf. Returns whether it exceeds run.max_wall, in which case
+ * `up` refuses the file and `testbed sim` is the way to run it. */
+bool cmd_emu_too_long(const struct cmd_world *w, char *buf, size_t len);
+/* Whether w's fastest shaped link, after emulation.rate_scale, is beyond what the kernel's
+ * shapers accept (SHAPE_MAX_BPS), in which case buf says by how much and which rate_scale
+ * would do: `up` refuses the file, `testbed sim` runs it. */
+bool cmd_emu_rate_over(const struct cmd_world *w, char *buf, size_t len);
+
+/* Prints d (or a fallback) as "testbed <cmd>: <message>" and returns the exit code for r. */
+int cmd_fail(const char *cmd, int r, const struct diag *d);
+
+/* The emu-node binary `up` would start (emu_find.h: beside this one, or the installed one), into
+ * buf; where it is missing (beside this one) when there is none. */
+void cmd_emu_path(char *buf, size_t len);
+
+/* The example scenarios: given, else ./scenarios, else the installed ones beside this
+ * executable (../share/testbed/scenarios). 0, or -ENOENT when there is no such folder. */
+int cmd_scenarios_dir(const char *given, char *out, size_t len);
+
+/* One option of a command, "--name": with arg it takes a value, kept in *arg (NULL until
+ * given); set, if not NULL, is set true when it is given. A table ends with a NULL name. */
+struct cmd_opt {
+	const char *name;
+	const char **arg;
+	bool *set;
+};
+#define CMD_OPTS_MAX 16
+
+/* Parses argv[1..argc) (argv[0]: the command's name) with getopt_long against opts and the
+ * options every command takes: -q/--quiet (progress off), -v/--verbose, -h/--help (*help
+ * set). Options may stand among the operands, or with first_only before the first only
+ * (`exec`'s command keeps its own); "--" ends them. An option with a value given twice, an
+ * unknown one or one missing its value is said on stderr. Returns the number of operands,
+ * left in order in argv[1..], or -EINVAL. */
+int cmd_opts_parse(const char *cmd, int argc, char **argv, const struct cmd_opt *opts,
+		   bool first_only, bool *help);
+
+/* Whether -q asked for quiet: progress and notes off, warnings, errors and results on. */
+bool cmd_quiet(void);
+
+/* A progress or informational line on stderr, unless -q. */
+void cmd_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+struct fabric_down_info;
+/* Says which namespaces named like the testbed's a teardown left alone, if any. */
+void cmd_said_foreign(const char *cmd, const struct fabric_down_info *in);
+
+/* A results folder refused before anything ran (d says why): the message made to say so and
+ * how to choose another, and -EINVAL (bad input: exit 2). */
+int cmd_results_refused(struct diag *d);
+
+/* Fails with a clear message unless running as root. */
+int cmd_need_root(const char *cmd);
+
+int cmd_check(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
+int cmd_up(int argc, char **argv);
+int cmd_down(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_exec(int argc, char **argv);
+int cmd_path(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
+int cmd_schedule(int argc, char **argv);
+int cmd_reproduce(int argc, char **argv);
+int cmd_sample(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+
+#endif

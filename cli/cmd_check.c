@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: MIT
+/* testbed check FILE: parse, build the model and the routing plan, print what `up` would make.
+ * Needs no root and touches no kernel state. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/units.h"
+#include "model/addr.h"
+#include "model/fluid.h"
+#include "model/gen.h"
+#include "cli/cmd.h"
+#include "scenario/scenario_sweep.h"
+#include "policy/sched.h"
+#include "policy/shape.h"
+
+static void check_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: testbed check [--plan | --loads] FILE\n\n"
+		"Parses the scenario, builds the topology and routing plan, and prints counts of\n"
+		"nodes, links, routes, rules and ECMP groups. --plan also prints every node's\n"
+		"routes and rules. --loads prints instead, for a workload of one all-to-all job,\n"
+		"how many of its flows per-flow ECMP puts on each link direction, and how many\n"
+		"blocks they carry (flows / channels; CSV, the link and dir columns of\n"
+		"links.csv). Exit 0 if valid, 2 for bad input.\n");
+}
+
+/* Up to this many endpoints the fluid all-to-all is cheap enough to print (milliseconds). */
+#define CHECK_FLUID_MAX 4096
+/* The per-flow ECMP bound walks every pair's path per draw: up to here, under a second. */
+#define CHECK_HASHED_MAX 256
+#define CHECK_HASHED_TRIALS 20
+
+/* The connections per pair of the workload's first job (channels). */
+static uint32_t first_channels(const struct cmd_world *w)
+{
+	const struct exp_workload *wl = &w->e.w;
+	uint32_t k = wl->jobs.n ? wl->jobs.v[0].channels : 0;
+
+	return k ? k : wl->channels ? wl->channels : 1;
+}
+
+/* A workload of one all-to-all job: where the scheduler puts its ranks (as the run will,
+ * from an empty cluster), into eps. Its GPU count, or 0 for any other workload. */
+static uint32_t lone_alltoall(const struct cmd_world *w, uint32_t *eps)
+{
+	const struct exp_workload *wl = &w->e.w;
+	struct sched_cfg cfg = w->e.sched;
+	const uint32_t *placed;
+	struct diag d = {0};
+	struct sched s;
+	uint32_t n = 0;
+
+	if (wl->jobs.n != 1 || wl->generate || wl->trace || wl->jobs.v[0].kind != COLL_ALLTOALL)
+		return 0;
+	cfg.placement_order = wl->rank_order == EXP_RANK_PLACEMENT;
+	if (sched_init(&s, w->t, &cfg))
+		return 0;
+	if (!sched_submit(&s, 0, wl->jobs.v[0].gpus, UINT64_MAX, &d) && !sched_next(&s, &placed) &&
+	    placed) {
+		n = wl->jobs.v[0].gpus;
+		memcpy(eps, placed, n * sizeof(*eps));
+	}
+	sched_done(&s);
+	return n;
+}
+
+/* The per-flow ECMP bound for the connections the workload's one all-to-all job will open. */
+static void print_job_bound(const struct cmd_world *w)
+{
+	uint32_t *eps = calloc(w->t->endpoints.n, sizeof(*eps)), n, k = first_channels(w);
+	double f;
+
+	n = eps ? lone_alltoall(w, eps) : 0;
+	if (n >= 2 && !route_alltoall_conns(w->t, &w->plan, eps, n, 0, k, &f))
+		printf("           %.3f under per-flow ECMP for this workload's job (%u ranks, %u "
+		       "connection%s per pair, the source ports emu-node binds)\n",
+		       f, n, k, k > 1 ? "s" : "");
+	free(eps);
+}
+
+/* HammingMesh §V-A1's global bandwidth as our fluid model: the all-to-all fraction the routes
+ * allow, split equally per hop. */
+static void print_fluid(const struct cmd_world *w)
+{
+	struct route_a2a_bound b;
+	uint32_t k = first_channels(w);
+	double f;
+
+	if (w->t->endpoints.n > CHECK_FLUID_MAX || fluid_alltoall(w->t, &w->paths, &f))
+		return;
+	printf("alltoall   %.3f of injection bandwidth (fluid, equal split over next hops)\n", f);
+	if (w->t->endpoints.n > CHECK_HASHED_MAX ||
+	    route_alltoall_hashed(w->t, &w->plan, CHECK_HASHED_TRIALS, 1, 1, &b))
+		return;
+	printf("           %.3f under per-flow ECMP, one flow per pair (mean of %d source-port "
+	       "draws, %.3f to %.3f)\n",
+	       b.mean, CHECK_HASHED_TRIALS, b.min, b.max);
+	if (k > 1 && !route_alltoall_hashed(w->t, &w->plan, CHECK_HASHED_TRIALS, 1, k, &b))
+		printf("           %.3f under per-flow ECMP, %u flows per pair (the workload's "
+		       "channels; mean of %d draws, %.3f to %.3f)\n",
+		       b.mean, k, CHECK_HASHED_TRIALS, b.min, b.max);
+	print_job_bound(w);
+}
+
+/* OCS layers (model/ocs.h): how many, their circuits at `up`, the reconfiguration delay. */
+static void print_ocs(const struct cmd_world *w)
+{
+	const struct topo *t = w->t;
+	uint32_t circuits = 0;
+	size_t i;
+
+	for (i = 0; i < t->ports.n; i++) {
+		uint32_t q = topo_port_peer(t, (uint32_t)i);
+
+		circuits += t->nodes.v[t->ports.v[i].node].kind == TOPO_OCS &&
+			    t->ports.v[q].node == t->ports.v[i].node && i < q;
+	}
+	printf("ocs        %u OCSes, %u circuits, reconfiguration delay %.3g ms\n",
+	       topo_count_kind(t, TOPO_OCS), circuits,
+	       (double)w->e.s.topology.ls.ocs.delay_ns / 1e6);
+}
+
+/* shaping.mtu when not the default, with what a full frame costs per hop on the first link */
+static void print_mtu(const struct cmd_world *w)
+{
+	const struct scn_shaping *sh = &w->e.s.shaping;
+	uint64_t rate = w->t->links.n ? w->t->links.v[0].rate[0] : 0;
+
+	if (sh->mtu == SHAPE_MTU)
+		return;
+	printf("mtu        %u on every link", sh->mtu);
+	if (rate)
+		printf(" (a full frame serializes in %.3g ms on the first link)",
+		       shape_frame(sh) * 8e3 / (double)rate);
+	printf("\n");
+}
+
+static void print_counts(const struct cmd_world *w)
+{
+	const struct topo *t = w->t;
+	uint32_t shaped = 0;
+	char r1[32], kind[1024], wall[256], over[256];
+	size_t i;
+
+	for (i = 0; i < t->ports.n; i++)
+		shaped += topo_port_rate(t, (uint32_t)i) != 0;
+	printf("scenario   %s (%s)\n", w->e.s.name, w->e.s.path);
+	if (gen_summary(&w->e.s, kind, sizeof(kind)) > 0)
+		printf("topology   %s\n", kind);
+	printf("nodes      %zu: %u endpoints, %u switches\n", t->nodes.n,
+	       topo_count_kind(t, TOPO_ENDPOINT), topo_count_kind(t, TOPO_SWITCH));
+	printf("links      %zu (%zu ports, %u shaped directions)\n", t->links.n, t->ports.n,
+	       shaped);
+	if (t->links.n)
+		printf("rate       %s on the first link (after rate_scale)\n",
+		       units_fmt_rate(r1, sizeof(r1), t->links.v[0].rate[0]));
+	print_mtu(w);
+	printf("routes     %zu\n", w->plan.routes.n);
+	printf("rules      %zu\n", w->plan.rules.n);
+	printf("ecmp       %zu groups\n", w->plan.groups.n);
+	printf("namespaces %zu\n", t->nodes.n);
+	if (t->phys)
+		print_ocs(w);
+	if (w->e.failures.v.n)
+		printf("failures   %zu timed events\n", w->e.failures.v.n);
+	if (w->jobs.n || w->jobs_skipped)
+		printf("jobs       %zu\n", w->jobs.n);
+	if (w->jobs.n && cmd_emu_too_long(w, wall, sizeof(wall)))
+		printf("emulation  %s: `up` refuses it, `testbed sim` runs it in virtual time\n",
+		       wall);
+	else if (cmd_emu_rate_over(w, over, sizeof(over)))
+		printf("emulation  %s: `up` refuses it, `testbed sim` runs it in virtual time\n",
+		       over);
+	else if (w->jobs.n)
+		printf("emulation  %s\n", wall);
+	if (w->jobs_skipped)
+		printf("           %u trace rows need more GPUs than the topology has: left out "
+		       "(workload.trace.oversize: skip)\n",
+		       w->jobs_skipped);
+	print_fluid(w);
+}
+
+static void print_route(const struct cmd_world *w, const struct route_entry *re)
+{
+	char a[16], g[16];
+	uint32_t i;
+
+	printf("  route %s/%u table %u", addr_fmt(a, sizeof(a), re->dst.addr), re->dst.plen,
+	       re->table);
+	for (i = 0; i < re->nh_n; i++) {
+		uint32_t p = w->plan.ports.v[re->nh_off + i];
+
+		printf(" via %s dev %s",
+		       addr_fmt(g, sizeof(g), w->t->ports.v[topo_port_peer(w->t, p)].addr),
+		       w->t->ports.v[p].ifname);
+	}
+	if (re->src)
+		printf(" src %s", addr_fmt(a, sizeof(a), re->src));
+	if (re->rto_min_ms)
+		printf(" rto_min lock %ums", re->rto_min_ms);
+	printf("\n");
+}
+
+static void print_plan(const struct cmd_world *w)
+{
+	const struct route_plan *pl = &w->plan;
+	uint32_t n, i;
+
+	for (n = 0; n < w->t->nodes.n; n++) {
+		const struct route_node *rn = &pl->nodes.v[n];
+
+		printf("%s:\n", w->t->nodes.v[n].name);
+		for (i = 0; i < rn->route_n; i++)
+			print_route(w, &pl->routes.v[rn->route_off + i]);
+		for (i = 0; i < rn->rule_n; i++)
+			printf("  rule pref %u fwmark %u lookup %u\n",
+			       pl->rules.v[rn->rule_off + i].prio,
+			       pl->rules.v[rn->rule_off + i].mark,
+			       pl->rules.v[rn->rule_off + i].table);
+		for (i = 0; i < rn->group_n; i++) {
+			const struct route_group *g = &pl->groups.v[rn->group_off + i];
+
+			printf("  ecmp group %u: %u next hops, %u prefixes, seed %u\n", g->id,
+			       g->nh_n, g->pfx_n, g->seed);
+		}
+	}
+}
+
+/* --loads: per link direction, the lone all-to-all job's flows under per-flow ECMP with the
+ * ports emu-node binds and the blocks they carry (route_alltoall_conn_loads), as CSV keyed
+ * like links.csv. */
+static int print_loads(const struct cmd_world *w, struct diag *d)
+{
+	const struct topo *t = w->t;
+	uint32_t *eps = calloc(t->endpoints.n, sizeof(*eps)), n, k = first_channels(w);
+	double *load = calloc(t->ports.n + 1, sizeof(*load));
+	size_t i;
+	int r = eps && load ? 0 : -ENOMEM;
+
+	n = r ? 0 : lone_alltoall(w, eps);
+	if (!r && n < 2)
+		r = diag_set(d, -EINVAL,
+			     "%s: --loads needs a workload of one all-to-all job of 2 or more GPUs",
+			     w->e.s.path);
+	if (!r)
+		r = route_alltoall_conn_loads(t, &w->plan, eps, n, 0, k, load);
+	if (r && !d->msg[0])
+		diag_set(d, r, "%s: %s", w->e.s.path,
+			 r == -ENOMEM ? "out of memory" : "cannot route the all-to-all's flows");
+	if (!r)
+		printf("link,dir,from,to,flows,blocks\n");
+	for (i = 0; !r && i < t->ports.n; i++) {
+		const struct topo_port *p = &t->ports.v[i];
+
+		if (topo_port_rate(t, (uint32_t)i))
+			printf("%u,%u,%s,%s,%.0f,%.6g\n", p->link, p->side,
+			       t->nodes.v[p->node].name,
+			       t->nodes.v[topo_port_peer_node(t, (uint32_t)i)].name, load[i] * k,
+			       load[i]);
+	}
+	free(load);
+	free(eps);
+	return r;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	bool plan = false, loads = false, help;
+	const struct cmd_opt opts[] = {
+		{"plan", NULL, &plan}, {"loads", NULL, &loads}, {NULL, NULL, NULL}};
+	struct cmd_world w;
+	struct diag d = {0};
+	int n = cmd_opts_parse("check", argc, argv, opts, false, &help), r;
+
+	if (help) {
+		check_usage(stdout);
+		return CMD_OK;
+	}
+	if (n != 1 || (plan && loads)) {
+		check_usage(stderr);
+		return CMD_USAGE;
+	}
+	r = cmd_world_load(argv[1], &w, &d);
+	if (!r && w.e.sweep.axes.n) /* every run of a sweep parses (scenario_sweep.h) */
+		r = exp_sweep_check(argv[1], &w.e.sweep, &d);
+	if (!r && loads) {
+		r = print_loads(&w, &d);
+	} else if (!r) {
+		if (w.e.sweep.axes.n)
+			printf("sweep      %u variants x %u seeds = %u runs (the counts below: the "
+			       "baseline)\n",
+			       w.e.sweep.variants, w.e.sweep.seeds,
+			       w.e.sweep.variants * w.e.sweep.seeds);
+		print_counts(&w);
+		if (plan)
+			print_plan(&w);
+		printf("configuration OK\n");
+	}
+	cmd_world_done(&w);
+	return r ? cmd_fail("check", r, &d) : CMD_OK;
+}

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+/* Every command's options (cmd.h, cmd_opts_parse): getopt_long over the command's table and
+ * the options all share, so "--" ends options and -q quiets progress everywhere alike. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/log.h"
+#include "cli/cmd.h"
+
+#define OPT_BASE 256 /* getopt_long's value of the table's option i: OPT_BASE + i */
+
+/* The long options: the table's, then --quiet, --verbose and --help. */
+static size_t long_table(const struct cmd_opt *opts, struct option *lo, size_t room)
+{
+	static const struct option common[] = {{"quiet", no_argument, NULL, 'q'},
+					       {"verbose", no_argument, NULL, 'v'},
+					       {"help", no_argument, NULL, 'h'}};
+	size_t n = 0, i;
+
+	for (; opts && opts[n].name && n + 4 < room; n++)
+		lo[n] = (struct option){opts[n].name, opts[n].arg ? required_argument : no_argument,
+					NULL, OPT_BASE + (int)n};
+	for (i = 0; i < 3; i++)
+		lo[n + i] = common[i];
+	lo[n + 3] = (struct option){0};
+	return n;
+}
+
+/* The table's option o, given: its value kept, its flag set. 0 or -EINVAL (said). */
+static int apply(const char *cmd, const struct cmd_opt *o)
+{
+	if (o->arg && *o->arg) {
+		fprintf(stderr, "testbed %s: --%s given twice\n", cmd, o->name);
+		return -EINVAL;
+	}
+	if (o->arg)
+		*o->arg = optarg;
+	if (o->set)
+		*o->set = true;
+	return 0;
+}
+
+/* What getopt_long refused: an unknown option or one without its value. */
+static int refused(const char *cmd, int c, char **argv)
+{
+	const char *what = argv[optind - 1];
+
+	if (c == ':')
+		fprintf(stderr, "testbed %s: %s needs a value\n", cmd, what);
+	else if (optopt && optopt < OPT_BASE)
+		fprintf(stderr, "testbed %s: unknown option '-%c'\n", cmd, optopt);
+	else
+		fprintf(stderr, "testbed %s: unknown option '%s'\n", cmd, what);
+	return -EINVAL;
+}
+
+int cmd_opts_parse(const char *cmd, int argc, char **argv, const struct cmd_opt *opts,
+		   bool first_only, bool *help)
+{
+	struct option lo[CMD_OPTS_MAX + 4];
+	size_t n = long_table(opts, lo, CMD_OPTS_MAX + 4);
+	int c, i, r = 0;
+
+	*help = false;
+	optind = 0; /* glibc: start afresh */
+	opterr = 0;
+	while (!r && (c = getopt_long(argc, argv, first_only ? "+:qvh" : ":qvh", lo, NULL)) != -1) {
+		if (c == 'q')
+			log_level = LOG_ERR;
+		else if (c == 'v')
+			log_level = LOG_DEBUG;
+		else if (c == 'h')
+			*help = true;
+		else if (c >= OPT_BASE && (size_t)(c - OPT_BASE) < n)
+			r = apply(cmd, &opts[c - OPT_BASE]);
+		else
+			r = refused(cmd, c, argv);
+	}
+	if (r)
+		return r;
+	for (i = optind; i < argc; i++) /* the operands, in order, from argv[1] */
+		argv[1 + i - optind] = argv[i];
+	return argc - optind;
+}
+
+bool cmd_quiet(void)
+{
+	return log_level < LOG_INFO;
+}
+
+void cmd_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cmd_quiet())
+		return;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}

@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: MIT
+/* testbed reproduce [--quick] [--sim] [--results DIR] [--scenarios DIR] [PAPER...]: runs each
+ * paper's reproduction scenarios (results/repro.c's catalogue) one after another, each
+ * as its own `testbed up` or `testbed sim` with its output in a log, reads the comparison
+ * each sweep wrote, and writes report.md: the paper's figures beside the measured ones. */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cmd.h"
+#include "results/repro.h"
+#include "results/results.h"
+#include "kernel/wdir.h"
+
+static volatile sig_atomic_t repro_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	repro_stop = 1;
+}
+
+/* a "/" b into out; -ENAMETOOLONG when it does not fit. */
+static int join(char *out, size_t len, const char *a, const char *b)
+{
+	int n = snprintf(out, len, "%s/%s", a, b);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: testbed reproduce [--quick] [--sim] [--strict] [--results DIR] "
+		"[--scenarios DIR] "
+		"[PAPER...]\n\n"
+		"Runs each paper's reproduction scenarios (PAPER: greedy, vclos, tacos, themis,\n"
+		"hammingmesh; all by default): the emulated ones with `testbed up` (root), the\n"
+		"paper-scale ones with `testbed sim`, one after another, and writes report.md "
+		"with\n"
+		"the paper's figures beside the measured ones, each run's fidelity verdict and\n"
+		"links to its plots. --quick runs one or two small scenarios per paper (about ten\n"
+		"minutes); --sim runs every scenario in virtual time (no root). Results go to\n"
+		"DIR (default results/reproduce/<date>-<time>); scenarios are read from "
+		"--scenarios\n"
+		"(default ./scenarios, else the installed ones). Exit 0 if every scenario ran\n"
+		"and every job of it ended well, 1 if one failed or a job failed, was stopped or\n"
+		"did not start, 2 for bad arguments, 3 with --strict when a run's fidelity\n"
+		"verdict is degraded.\n");
+}
+
+struct opts {
+	bool quick, sim, strict;
+	const char *results, *scenarios;
+	const char *papers[8];
+	size_t np;
+};
+
+/* argv into o. 0, or -EINVAL (also for --help, with *help set). */
+static int parse(int argc, char **argv, struct opts *o, bool *help)
+{
+	const struct cmd_opt opts[] = {
+		{"quick", NULL, &o->quick},	    {"sim", NULL, &o->sim},
+		{"strict", NULL, &o->strict},	    {"results", &o->results, NULL},
+		{"scenarios", &o->scenarios, NULL}, {NULL, NULL, NULL}};
+	int n = cmd_opts_parse("reproduce", argc, argv, opts, false, help), i;
+
+	if (n < 0 || *help || (size_t)n > sizeof(o->papers) / sizeof(o->papers[0]))
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		o->papers[o->np++] = argv[1 + i];
+	return 0;
+}
+
+/* Runs `testbed up|sim --results dir file` with its output into log_fd; its exit code. The
+ * child is this very executable (/proc/self/exe), also if a rebuild replaced its file. */
+static int run_child(enum repro_backend be, const char *dir, const char *file, int log_fd)
+{
+	pid_t pid;
+	int st;
+
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		if (dup2(log_fd, 1) < 0 || dup2(log_fd, 2) < 0)
+			_exit(126);
+		execl("/proc/self/exe", "testbed", be == REPRO_SIM ? "sim" : "up", "--results", dir,
+		      file, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* The folder the child named last in its log (text): "comparison: DIR/comparison.txt" for a
+ * sweep, "results: DIR" for one run. */
+static bool child_dir(char *text, char *out, size_t len, bool *sweep)
+{
+	char *line, *save = NULL, *p;
+	bool found = false;
+
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "comparison: ", 12) && (p = strrchr(line, '/'))) {
+			*p = '\0';
+			snprintf(out, len, "%s", line + 12);
+			found = *sweep = true;
+		} else if (!strncmp(line, "results: ", 9)) {
+			snprintf(out, len, "%s", line + 9);
+			found = true;
+			*sweep = false;
+		}
+	}
+	return found;
+}
+
+/* What the child wrote into the log it was given, read back through that very file (opened
+ * again from our own descriptor: nobody else could have changed or swapped it).
+ * NUL-terminated, malloc'd, or NULL. */
+static char *log_text(int log_fd)
+{
+	char self[64], *text = NULL;
+	struct stat st;
+	size_t len = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", log_fd); /* it is write-only */
+	fd = open(self, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && !fstat(fd, &st) && (text = malloc((size_t)st.st_size + 1)))
+		for (; len < (size_t)st.st_size; len += (size_t)n)
+			if ((n = read(fd, text + len, (size_t)st.st_size - len)) <= 0)
+				break;
+	if (text)
+		text[len] = '\0';
+	if (fd >= 0)
+		close(fd);
+	return text;
+}
+
+/* path's name as JSON (NULL if it cannot be read), without following a link as root. */
+static json_t *load_json(const char *dir, const char *name)
+{
+	struct wdir w;
+	json_t *j = NULL;
+
+	if (!wdir_open(&w, dir, 0, NULL))
+		(void)res_json_read(&w, name, &j, NULL);
+	wdir_close(&w);
+	return j;
+}
+
+/* The runs of a sweep and their verdicts (sweep.json, each run's summary.json). */
+static void read_runs(const char *dir, struct repro_result *r)
+{
+	char path[PATH_MAX];
+	json_t *sw, *runs, *run, *sum;
+	const char *verdict;
+	size_t i;
+
+	sw = load_json(dir, "sweep.json");
+	runs = json_object_get(sw, "runs");
+	json_array_foreach(runs, i, run)
+	{
+		r->runs++;
+		r->ok += !strcmp(json_string_value(json_object_get(run, "status")) ?: "", "ok");
+		if (join(path, sizeof(path), dir,
+			 json_string_value(json_object_get(run, "dir")) ?: ""))
+			continue;
+		sum = load_json(path, "summary.json");
+		verdict = json_string_value(
+			json_object_get(json_object_get(sum, "fidelity"), "verdict"));
+		r->degraded += verdict && !strcmp(verdict, "degraded");
+		json_decref(sum);
+	}
+	json_decref(sw);
+}
+
+/* One run's verdict (no sweep): its summary.json. */
+static void read_one(const char *dir, struct repro_result *r)
+{
+	json_t *sum, *tot;
+	const char *verdict;
+
+	sum = load_json(dir, "summary.json");
+	tot = json_object_get(sum, "totals");
+	if (!sum)
+		return;
+	r->runs = 1;
+	r->ok = json_integer_value(json_object_get(tot, "ok")) ==
+		json_integer_value(json_object_get(tot, "jobs"));
+	verdict = json_string_value(json_object_get(json_object_get(sum, "fidelity"), "verdict"));
+	r->degraded = verdict && !strcmp(verdict, "degraded");
+	json_decref(sum);
+}
+
+static double num(const json_t *v)
+{
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* The comparison's figures the report lists (repro_row_wanted). */
+static int read_rows(const char *dir, struct repro_result *r)
+{
+	json_t *cmp, *vars, *v, *cell;
+	const char *metric;
+	size_t i;
+	int err = 0;
+
+	cmp = load_json(dir, "comparison.json");
+	vars = json_object_get(cmp, "variants");
+	json_array_foreach(vars, i, v)
+	{
+		json_object_foreach(json_object_get(v, "metrics"), metric, cell)
+		{
+			struct repro_row *w;
+			double paper = num(json_object_get(cell, "paper"));
+
+			if (!repro_row_wanted(r->it, metric, paper))
+				continue;
+			w = vec_grow(&r->rows);
+			if (!w) {
+				err = -ENOMEM;
+				break;
+			}
+			snprintf(w->variant, sizeof(w->variant), "%s",
+				 json_string_value(json_object_get(v, "name")) ?: "?");
+			snprintf(w->metric, sizeof(w->metric), "%s", metric);
+			w->measured = num(json_object_get(cell, "ratio"));
+			w->paper = paper;
+		}
+	}
+	json_decref(cmp);
+	return err;
+}
+
+/* dir relative to the report's folder root, when it is inside it. */
+static void relative(const char *root, const char *dir, char *out, size_t len)
+{
+	size_t n = strlen(root);
+
+	if (!strncmp(dir, root, n) && dir[n] == '/')
+		dir += n + 1;
+	snprintf(out, len, "%s", dir);
+}
+
+/* Runs item k of n with its log in root (over an earlier run's), reads what it left. */
+static int run_item(const struct wdir *root, const char *scen, struct repro_result *r, uint32_t k,
+		    uint32_t n, struct diag *d)
+{
+	char dir[PATH_MAX], file[PATH_MAX], out[PATH_MAX], name[64], *text = NULL;
+	struct timespec t0, t1;
+	struct wdir pd;
+	struct wfile log;
+	bool sweep = false;
+	int err;
+
+	snprintf(name, sizeof(name), "%s-%u.log", r->it->paper, k + 1);
+	if (join(dir, sizeof(dir), root->path, r->it->paper) ||
+	    join(file, sizeof(file), scen, r->it->file))
+		return diag_set(d, -ENAMETOOLONG, "%s: the name is too long", r->it->file);
+	snprintf(r->log, sizeof(r->log), "%s", name);
+	relative(root->path, file, r->file, sizeof(r->file));
+	err = wdir_sub(&pd, root, r->it->paper, WDIR_CREATE, d);
+	wdir_close(&pd);
+	err = err ? err : wfile_open(&log, root, name, WDIR_REPLACE, d);
+	if (err)
+		return err;
+	if (!cmd_quiet()) /* progress: one line an item, on stdout beside the report's path */
+		printf("[%u/%u] %s: testbed %s %s ...", k + 1, n, r->it->paper,
+		       r->be == REPRO_SIM ? "sim" : "up", file);
+	fflush(stdout);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r->status = run_child(r->be, dir, file, log.fd);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	r->secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	text = log_text(log.fd);
+	err = wfile_commit(&log, d);
+	if (!err && r->status < 0)
+		err = diag_set(d, r->status, "%s: %s", r->it->file, strerror(-r->status));
+	if (!err && text && child_dir(text, out, sizeof(out), &sweep)) {
+		relative(root->path, out, r->dir, sizeof(r->dir));
+		if (sweep) {
+			read_runs(out, r);
+			if (read_rows(out, r))
+				err = diag_set(d, -ENOMEM, "out of memory");
+		} else {
+			read_one(out, r);
+		}
+	}
+	free(text);
+	if (err)
+		return err;
+	repro_verdict(r, out, sizeof(out));
+	if (!cmd_quiet())
+		printf(" %s, %.0f s (log %s/%s)\n", out, r->secs, root->path, name);
+	return 0;
+}
+
+/* The last lines: each scenario that failed or whose jobs did not all end well, and the log
+ * that says which jobs and why. */
+static void say_failed(const struct repro_result *res, size_t n, const char *root)
+{
+	char v[256];
+	size_t i;
+
+	fprintf(stderr, "testbed reproduce: these did not end well (their logs list each job):\n");
+	for (i = 0; i < n; i++) {
+		if (res[i].status == -1 || ((res[i].status == 0 || res[i].status == CMD_DEGRADED) &&
+					    res[i].ok >= res[i].runs))
+			continue;
+		repro_verdict(&res[i], v, sizeof(v));
+		fprintf(stderr, "testbed reproduce:   %s %s: %s (exit %d; log %s/%s)\n",
+			res[i].it->paper, res[i].file, v, res[i].status, root, res[i].log);
+	}
+}
+
+static void header(char *buf, size_t len, const struct opts *o, const char *root)
+{
+	struct utsname u;
+	char when[64];
+	time_t now = time(NULL);
+
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M", localtime(&now));
+	if (uname(&u))
+		snprintf(u.release, sizeof(u.release), "?");
+	snprintf(buf, len,
+		 "`testbed reproduce%s%s`, %s, into `%s`: %ld cores, kernel %s. Emulated runs "
+		 "carry the fidelity verdict of the machine they ran on; a degraded one measured "
+		 "the machine, not the network.",
+		 o->quick ? " --quick" : "", o->sim ? " --sim" : "", when, root,
+		 sysconf(_SC_NPROCESSORS_ONLN), u.release);
+}
+
+/* report.md in root (over an earlier one). 0 or -errno with d set. */
+static int write_report(const struct wdir *root, const struct opts *o,
+			const struct repro_result *res, size_t n, struct diag *d)
+{
+	char head[PATH_MAX + 1024], *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int err;
+
+	if (!f)
+		return diag_set(d, -ENOMEM, "out of memory for report.md");
+	header(head, sizeof(head), o, root->path);
+	repro_report(f, head, res, n);
+	err = fclose(f) ? diag_set(d, -ENOMEM, "out of memory for report.md")
+			: wdir_write(root, "report.md", text, len, WDIR_REPLACE, d);
+	free(text);
+	return err;
+}
+
+/* The report's folder: DIR as given (made if missing), or a new results/reproduce/<date-time>;
+ * proven to take files before anything runs. */
+static int open_root(const struct opts *o, struct wdir *root, struct diag *d)
+{
+	time_t now = time(NULL);
+	struct wdir parent;
+	char stamp[32];
+	int r;
+
+	if (o->results) {
+		r = wdir_open(root, o->results, WDIR_CREATE | WDIR_GIVE, d);
+	} else {
+		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
+		r = wdir_open(&parent, "results/reproduce", WDIR_CREATE | WDIR_GIVE, d);
+		r = r ? r : wdir_new(root, &parent, stamp, "", d);
+		wdir_close(&parent);
+	}
+	r = r ? r : wdir_prove(root, d);
+	if (r)
+		wdir_prune(root);
+	return r ? cmd_results_refused(d) : 0;
+}
+
+static int prepare(const struct opts *o, const uint32_t *idx, size_t n, char *scen, size_t slen,
+		   struct wdir *root, struct diag *d)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (repro_backend_of(&repro_items[idx[i]], o->quick, o->sim) == REPRO_UP &&
+		    geteuid())
+			return diag_set(d, -EPERM,
+					"%s is emulated, which needs root: run as root, or pass "
+					"--sim to run every scenario in virtual time",
+					repro_items[idx[i]].file);
+	if (cmd_scenarios_dir(o->scenarios, scen, slen))
+		return diag_set(d, -ENOENT, "no scenarios folder: %s (give --scenarios DIR)",
+				o->scenarios ? o->scenarios
+					     : "neither ./scenarios nor the installed one");
+	return open_root(o, root, d);
+}
+
+int cmd_reproduce(int argc, char **argv)
+{
+	struct opts o = {0};
+	struct diag d = {0};
+	uint32_t idx[REPRO_ITEMS_MAX];
+	struct repro_result res[REPRO_ITEMS_MAX];
+	char scen[PATH_MAX];
+	struct wdir root = WDIR_INIT;
+	size_t n = 0, i;
+	bool help;
+	int r = parse(argc, argv, &o, &help), err, failed = 0, degraded = 0;
+
+	if (help) {
+		usage(stdout);
+		return CMD_OK;
+	}
+	if (r) {
+		usage(stderr);
+		return CMD_USAGE;
+	}
+	r = repro_select(o.papers, o.np, o.quick, idx, &n, &d);
+	r = r ? r : prepare(&o, idx, n, scen, sizeof(scen), &root, &d);
+	if (r)
+		return cmd_fail("reproduce", r, &d);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	memset(res, 0, sizeof(res));
+	if (!cmd_quiet())
+		printf("testbed reproduce: %zu scenarios into %s\n", n, root.path);
+	for (i = 0; i < n; i++) {
+		res[i].it = &repro_items[idx[i]];
+		res[i].be = repro_backend_of(res[i].it, o.quick, o.sim);
+		res[i].status = -1;
+		if (repro_stop)
+			continue;
+		r = run_item(&root, scen, &res[i], (uint32_t)i, (uint32_t)n, &d);
+		if (r) {
+			if (!cmd_quiet())
+				printf("\n");
+			break;
+		}
+		/* a child's 3 is its run.strict over a degraded run: counted as degraded */
+		failed += (res[i].status != 0 && res[i].status != CMD_DEGRADED) ||
+			  res[i].ok < res[i].runs;
+		degraded += res[i].degraded;
+	}
+	/* what ran is reported, also when the rest could not run */
+	err = write_report(&root, &o, res, n, &d);
+	for (i = 0; i < n; i++)
+		vec_free(&res[i].rows);
+	if (!r && !err)
+		printf("report: %s/report.md%s\n", root.path,
+		       repro_stop ? " (interrupted: the rest not run)" : "");
+	if (!r && !err && failed)
+		say_failed(res, n, root.path);
+	wdir_close(&root);
+	if (r || err)
+		return cmd_fail("reproduce", r ? r : err, &d);
+	if (failed || repro_stop)
+		return CMD_FAIL;
+	if (o.strict && degraded) {
+		fprintf(stderr, "testbed reproduce: --strict: %d runs degraded by the machine\n",
+			degraded);
+		return CMD_DEGRADED;
+	}
+	return CMD_OK;
+}

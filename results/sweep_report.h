@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/* A sweep's folder (docs/results.md): sweep.json lists the variants, the seeds and every run
+ * with its folder and status; comparison.txt and comparison.json compare the variants
+ * (collect/metrics.h, col_sweep_*); plots/ has the FCT CDF and the JCT per job per variant. */
+#ifndef ORCH_SWEEP_REPORT_H
+#define ORCH_SWEEP_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/diag.h"
+#include "lib/vec.h"
+#include "scenario/experiment.h"
+#include "kernel/wdir.h"
+
+#define SWEEP_FILE "sweep.json"
+#define SWEEP_SCHEMA "testbed-sweep/1"
+
+enum sweep_status {
+	SWEEP_PENDING,
+	SWEEP_OK,
+	SWEEP_FAILED, /* error says why; its folder may hold what it recorded */
+};
+
+struct sweep_run {
+	char dir[32]; /* under the sweep's folder: "v1-s0" */
+	uint32_t variant, seed;
+	uint32_t baseline; /* the variant it is compared with (exp_sweep_baseline) */
+	enum sweep_status status;
+	char error[256];
+};
+
+struct sweep_plan {
+	char scenario[64];
+	VEC(char *) variants; /* labels, variant 0 the baseline */
+	VEC(char *) seeds; /* labels of the seed combinations */
+	VEC(struct sweep_run) runs; /* variant-major */
+	char *axes; /* the axes as JSON text (owned), for the record */
+	/* sweep.baseline: its axis's path and first value as labelled ("spines=4"); "" without it,
+	 * when variant 0 is every run's baseline */
+	char base_path[128], base_label[256];
+	VEC(struct exp_sweep_paper) paper; /* sweep.paper's figures */
+};
+
+/* The plan of e's sweep: every run pending. 0 or -ENOMEM. */
+int sweep_plan_make(const struct experiment *e, struct sweep_plan *p);
+/* dir/sweep.json, written (replacing the last) or read. 0 or -errno with d set. */
+int sweep_plan_write(const struct wdir *dir, const struct sweep_plan *p, struct diag *d);
+int sweep_plan_read(const struct wdir *dir, struct sweep_plan *p, struct diag *d);
+void sweep_plan_done(struct sweep_plan *p);
+
+/* The comparison and the sweep's plots from the runs' folders (each run's reports made again
+ * first if rerender), printed to stdout. 0 or -errno with d set. */
+int sweep_report(const struct wdir *dir, bool rerender, struct diag *d);
+
+#endif

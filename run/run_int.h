@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/* Internals shared by the run*.c files. */
+#ifndef ORCH_RUN_INT_H
+#define ORCH_RUN_INT_H
+
+#include "run/run.h"
+
+/* Fills the backend's sizes, times and timeout of rj from its spec. */
+void run_scale_job(const struct run *r, struct run_job *rj);
+
+/* Starts every job the scheduler can place now. */
+int run_start_jobs(struct run *r, struct diag *d);
+/* Ends job j (all ranks reported, or it failed): frees its endpoints. */
+void run_end_job(struct run *r, uint32_t j, enum rec_status st, const char *why);
+/* Fails job j with a reason and tells its other ranks to stop. */
+void run_fail_job(struct run *r, uint32_t j, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The collective parameters of job rj, as its ranks build their schedule. */
+struct coll_params run_job_coll(const struct run_job *rj);
+
+/* TACOS jobs (run_tacos.c). Job j is placed: with algorithm tacos, synthesizes its collective
+ * over its NPUs' links (once; TACOS §VI), else nothing. 0 or -errno with d set. */
+int run_tacos_synth(struct run *r, uint32_t j, struct diag *d);
+/* At check: job j's synthesis over t's NPUs in endpoint order (as the job, which spans them
+ * all, is placed) for a buffer of `bytes`, proven (coll_prove) before anything runs. 0, or
+ * -EIO with d saying what is wrong (a bug in testbed, not in the file), or -errno. */
+int run_tacos_prove(const struct experiment *e, const struct job_spec *j, const struct topo *t,
+		    uint64_t bytes, struct diag *d);
+/* What the job's ranks build their schedule from besides run_job_coll (coll_sched_build_ext). */
+struct coll_ext run_job_ext(const struct run_job *rj);
+/* Writes tacos-<job>.txt under dir for every synthesized job (tacos_result_format). */
+int run_tacos_write(const struct run *r, const struct wdir *dir, struct diag *d);
+/* An MSCCL algorithm XML is read whole, up to this size. */
+#define RUN_MSCCL_MAX (256u << 20)
+/* Job j is placed: with algorithm msccl, reads its XML (workload.msccl.file), else nothing.
+ * 0 or -errno with d set. */
+int run_msccl_load(struct run *r, uint32_t j, struct diag *d);
+/* Frees rj's synthesis and XML. */
+void run_tacos_done(struct run_job *rj);
+/* Job j is placed: with algorithm hx-rings or torus2d, its ranks in torus order
+ * (policy/torus_order.h), else nothing. */
+void run_torus_order(struct run *r, uint32_t j);
+
+/* Which circuits an OCS rewire may not tear down (vClos §7: only idle ones are rewired):
+ * marks in job1, per link of view (the current logical view, with its shortest paths), the
+ * job plus one whose traffic may cross it: under ocs-vclos the circuits each job holds,
+ * otherwise every link on a shortest path between two of a running job's endpoints. Both
+ * backends ask it. 0 or -ENOMEM. */
+int run_ocs_busy(const struct run *r, const struct topo *view, const struct topo_paths *paths,
+		 uint32_t *job1);
+
+/* Routing policies (run_route.c). A trigger of the policy (greedy routing §3.4.2: a job
+ * starting or ending, a failure): the next run_route_update decides again. */
+/* Asks the routing policy for a new decision, because of `why`; at: when the failure or
+ * rewire behind it happened (-1 for a job's start or end). */
+void run_route_trigger(struct run *r, const char *why, int64_t at);
+/* A rank of job j entered (coll) or left an iteration's collective: under routing.trigger
+ * phase, the job's first rank in starts a phase and its last one out ends it, each a
+ * decision over the jobs then in a phase. */
+void run_route_phase(struct run *r, uint32_t j, bool coll);
+/* Job j started: the connections its schedule sends over, for the policy. 0 or -errno. */
+int run_route_job(struct run *r, uint32_t j, struct diag *d);
+/* After a trigger, the policy assigns every running job's connections a path and the backend
+ * re-tags those that changed; the decision goes to r->rec.routes (routing.csv). A no-op under
+ * ECMP. 0 or -errno (a policy that cannot decide
+ * fails the run: its jobs' paths would be the hash's, not the policy's). */
+int run_route_update(struct run *r, struct diag *d);
+
+#endif
