@@ -6,8 +6,7 @@
 #include <stdbool.h>
 
 #include "lib/diag.h"
-#include "model/paths.h"
-#include "scenario/experiment.h"
+#include "scenario/world.h"
 #include "model/topo.h"
 #include "policy/route.h"
 
@@ -23,44 +22,14 @@ struct cmd {
 	const char *help;
 };
 
-/* A loaded scenario with everything derived from it. */
-struct cmd_world {
-	struct experiment e;
-	struct topo *t;
-	struct topo_paths paths;
-	struct route_plan plan;
-	job_list jobs; /* the workload's, resolved and checked against t (a trace read once) */
-	uint32_t jobs_skipped; /* trace rows too large for t, left out (trace.oversize: skip) */
-	char ignored[128]; /* virtual time: the emulation-only fields the file sets ("" if none) */
-};
-
-/* Parses path and derives topology, the workload's jobs (reading a trace), paths and routing
- * plan, refusing everything `up` would refuse before it builds, for every variant of a sweep
- * (w holds the first). 0, or -errno with d set (-EINVAL means bad input). Release with
- * cmd_world_done, also after failure. */
-int cmd_world_load(const char *path, struct cmd_world *w, struct diag *d);
-/* The same for one run of the file's sweep (scenario_yaml.h, exp_parse_file_variant). */
-int cmd_world_load_variant(const char *path, const uint32_t *choice, struct cmd_world *w,
-			   struct diag *d);
-/* The same for virtual time (`testbed sim`): paper units, emulation's scales at 1; the
- * emulation-only fields the file sets are named in w->ignored. */
-int cmd_world_load_sim(const char *path, const uint32_t *choice, struct cmd_world *w,
-		       struct diag *d);
-void cmd_world_done(struct cmd_world *w);
-
-/* routing.policy optimal: refuses (-EINVAL, at the policy's file:line:col) a world whose jobs
- * that start at time 0 already give the exact search more assignments than
- * routing.optimal_limit. 0 otherwise, or -ENOMEM. */
-int route_check_optimal(const struct cmd_world *w, struct diag *d);
-
-/* Emulation's wall-time lower bound for w's jobs (run_emu_wall_ns), written as "at least X
+/* Emulation's wall-time lower bound for w's jobs (emu_wall_ns), written as "at least X
  * of wall time here (...)" into buf. Returns whether it exceeds run.max_wall, in which case
  * `up` refuses the file and `testbed sim` is the way to run it. */
-bool cmd_emu_too_long(const struct cmd_world *w, char *buf, size_t len);
+bool cmd_emu_too_long(const struct world *w, char *buf, size_t len);
 /* Whether w's fastest shaped link, after emulation.rate_scale, is beyond what the kernel's
  * shapers accept (SHAPE_MAX_BPS), in which case buf says by how much and which rate_scale
  * would do: `up` refuses the file, `testbed sim` runs it. */
-bool cmd_emu_rate_over(const struct cmd_world *w, char *buf, size_t len);
+bool cmd_emu_rate_over(const struct world *w, char *buf, size_t len);
 
 /* Prints d (or a fallback) as "testbed <cmd>: <message>" and returns the exit code for r. */
 int cmd_fail(const char *cmd, int r, const struct diag *d);

@@ -34,7 +34,7 @@ static void check_usage(FILE *f)
 #define CHECK_HASHED_TRIALS 20
 
 /* The connections per pair of the workload's first job (channels). */
-static uint32_t first_channels(const struct cmd_world *w)
+static uint32_t first_channels(const struct world *w)
 {
 	const struct exp_workload *wl = &w->e.w;
 	uint32_t k = wl->jobs.n ? wl->jobs.v[0].channels : 0;
@@ -44,7 +44,7 @@ static uint32_t first_channels(const struct cmd_world *w)
 
 /* A workload of one all-to-all job: where the scheduler puts its ranks (as the run will,
  * from an empty cluster), into eps. Its GPU count, or 0 for any other workload. */
-static uint32_t lone_alltoall(const struct cmd_world *w, uint32_t *eps)
+static uint32_t lone_alltoall(const struct world *w, uint32_t *eps)
 {
 	const struct exp_workload *wl = &w->e.w;
 	struct sched_cfg cfg = w->e.sched;
@@ -68,7 +68,7 @@ static uint32_t lone_alltoall(const struct cmd_world *w, uint32_t *eps)
 }
 
 /* The per-flow ECMP bound for the connections the workload's one all-to-all job will open. */
-static void print_job_bound(const struct cmd_world *w)
+static void print_job_bound(const struct world *w)
 {
 	uint32_t *eps = calloc(w->t->endpoints.n, sizeof(*eps)), n, k = first_channels(w);
 	double f;
@@ -83,7 +83,7 @@ static void print_job_bound(const struct cmd_world *w)
 
 /* HammingMesh §V-A1's global bandwidth as our fluid model: the all-to-all fraction the routes
  * allow, split equally per hop. */
-static void print_fluid(const struct cmd_world *w)
+static void print_fluid(const struct world *w)
 {
 	struct route_a2a_bound b;
 	uint32_t k = first_channels(w);
@@ -106,7 +106,7 @@ static void print_fluid(const struct cmd_world *w)
 }
 
 /* OCS layers (model/ocs.h): how many, their circuits at `up`, the reconfiguration delay. */
-static void print_ocs(const struct cmd_world *w)
+static void print_ocs(const struct world *w)
 {
 	const struct topo *t = w->t;
 	uint32_t circuits = 0;
@@ -124,7 +124,7 @@ static void print_ocs(const struct cmd_world *w)
 }
 
 /* shaping.mtu when not the default, with what a full frame costs per hop on the first link */
-static void print_mtu(const struct cmd_world *w)
+static void print_mtu(const struct world *w)
 {
 	const struct scn_shaping *sh = &w->e.s.shaping;
 	uint64_t rate = w->t->links.n ? w->t->links.v[0].rate[0] : 0;
@@ -138,7 +138,7 @@ static void print_mtu(const struct cmd_world *w)
 	printf("\n");
 }
 
-static void print_counts(const struct cmd_world *w)
+static void print_counts(const struct world *w)
 {
 	const struct topo *t = w->t;
 	uint32_t shaped = 0;
@@ -183,7 +183,7 @@ static void print_counts(const struct cmd_world *w)
 	print_fluid(w);
 }
 
-static void print_route(const struct cmd_world *w, const struct route_entry *re)
+static void print_route(const struct world *w, const struct route_entry *re)
 {
 	char a[16], g[16];
 	uint32_t i;
@@ -204,7 +204,7 @@ static void print_route(const struct cmd_world *w, const struct route_entry *re)
 	printf("\n");
 }
 
-static void print_plan(const struct cmd_world *w)
+static void print_plan(const struct world *w)
 {
 	const struct route_plan *pl = &w->plan;
 	uint32_t n, i;
@@ -232,7 +232,7 @@ static void print_plan(const struct cmd_world *w)
 /* --loads: per link direction, the lone all-to-all job's flows under per-flow ECMP with the
  * ports emu-node binds and the blocks they carry (route_alltoall_conn_loads), as CSV keyed
  * like links.csv. */
-static int print_loads(const struct cmd_world *w, struct diag *d)
+static int print_loads(const struct world *w, struct diag *d)
 {
 	const struct topo *t = w->t;
 	uint32_t *eps = calloc(t->endpoints.n, sizeof(*eps)), n, k = first_channels(w);
@@ -271,7 +271,7 @@ int cmd_check(int argc, char **argv)
 	bool plan = false, loads = false, help;
 	const struct cmd_opt opts[] = {
 		{"plan", NULL, &plan}, {"loads", NULL, &loads}, {NULL, NULL, NULL}};
-	struct cmd_world w;
+	struct world w;
 	struct diag d = {0};
 	int n = cmd_opts_parse("check", argc, argv, opts, false, &help), r;
 
@@ -283,7 +283,7 @@ int cmd_check(int argc, char **argv)
 		check_usage(stderr);
 		return CMD_USAGE;
 	}
-	r = cmd_world_load(argv[1], &w, &d);
+	r = world_load(argv[1], (struct world_ask){.every_variant = true}, &w, &d);
 	if (!r && w.e.sweep.axes.n) /* every run of a sweep parses (scenario_sweep.h) */
 		r = exp_sweep_check(argv[1], &w.e.sweep, &d);
 	if (!r && loads) {
@@ -299,6 +299,6 @@ int cmd_check(int argc, char **argv)
 			print_plan(&w);
 		printf("configuration OK\n");
 	}
-	cmd_world_done(&w);
+	world_done(&w);
 	return r ? cmd_fail("check", r, &d) : CMD_OK;
 }

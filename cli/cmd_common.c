@@ -13,131 +13,9 @@
 #include "model/gen.h"
 #include "cli/cmd.h"
 #include "run/emu/emu_find.h"
-#include "scenario/scenario_sweep.h"
 #include "fabric/fabric.h"
-#include "scenario/failure.h"
-#include "run/run.h"
-#include "scenario/scenario_yaml.h"
-#include "policy/route_rto.h"
+#include "run/emu/run_emu.h"
 #include "policy/shape.h"
-
-/* Every variant of a sweep builds and its jobs fit (what `up` refuses before it runs one),
- * with its first seed combination; the error names the variant. */
-static int check_variants(const char *path, const struct exp_sweep *s, struct diag *d)
-{
-	uint32_t *choice = calloc(s->axes.n + 1, sizeof(*choice)), v;
-	struct cmd_world w;
-	char label[256], msg[sizeof(d->msg)];
-	int r = choice ? 0 : diag_set(d, -ENOMEM, "out of memory");
-
-	for (v = 1; !r && v < s->variants; v++) {
-		exp_sweep_choice(s, v * s->seeds, choice);
-		r = cmd_world_load_variant(path, choice, &w, d);
-		if (r) { /* the location first, as every check message has it */
-			exp_sweep_label(s, choice, false, label, sizeof(label));
-			snprintf(msg, sizeof(msg), "%s", d->msg);
-			diag_clear(d);
-			diag_set(d, r, "%s (in sweep variant v%u, %s)", msg, v, label);
-		}
-		cmd_world_done(&w);
-	}
-	free(choice);
-	return r;
-}
-
-int cmd_world_load(const char *path, struct cmd_world *w, struct diag *d)
-{
-	int r = cmd_world_load_variant(path, NULL, w, d);
-
-	return !r && w->e.sweep.axes.n ? check_variants(path, &w->e.sweep, d) : r;
-}
-
-/* Virtual time runs in paper units: the emulation's scales and shaping do not apply. */
-static void for_sim(struct cmd_world *w)
-{
-	struct scenario *s = &w->e.s;
-	struct scenario def;
-	size_t o = 0;
-
-	scn_init(&def);
-	if (s->emulation.rate_scale != 1)
-		o += (size_t)snprintf(w->ignored + o, sizeof(w->ignored) - o, "rate_scale, ");
-	if (s->emulation.size_scale != 1)
-		o += (size_t)snprintf(w->ignored + o, sizeof(w->ignored) - o, "size_scale, ");
-	if (s->shaping.qdisc != def.shaping.qdisc ||
-	    s->shaping.ack_priority != def.shaping.ack_priority || s->shaping.burst_bytes ||
-	    s->shaping.queue_bytes)
-		o += (size_t)snprintf(w->ignored + o, sizeof(w->ignored) - o, "shaping, ");
-	if (s->emulation.rto_min.mode != SCN_RTO_AUTO)
-		o += (size_t)snprintf(w->ignored + o, sizeof(w->ignored) - o, "rto_min, ");
-	if (o >= 2 && o < sizeof(w->ignored))
-		w->ignored[o - 2] = '\0';
-	s->emulation.rate_scale = s->emulation.size_scale = 1;
-	scn_done(&def);
-}
-
-static int world_load(const char *path, const uint32_t *choice, bool sim, struct cmd_world *w,
-		      struct diag *d)
-{
-	int r;
-
-	memset(w, 0, sizeof(*w));
-	r = exp_parse_file_variant(path, choice, &w->e, d);
-	if (r) /* a missing, unreadable or oversized file is bad input too */
-		return r == -ENOMEM ? r : -EINVAL;
-	if (sim)
-		for_sim(w);
-	r = topo_build(&w->e.s, &w->t, d);
-	if (!r && w->e.s.emulation.rate_scale == 0) { /* auto: measure at scale 1, rebuild */
-		w->e.s.emulation.rate_scale =
-			gen_auto_scale(w->t, w->e.run.capacity_bps, GEN_AUTO_LINK_MAX);
-		topo_free(w->t);
-		w->t = NULL;
-		r = topo_build(&w->e.s, &w->t, d);
-	}
-	if (r && w->e.s.topology.line && r != -ENOMEM) /* the model's errors are the topology's */
-		return diag_wrap(d, -EINVAL, "%s:%u:%u: ", path, w->e.s.topology.line,
-				 w->e.s.topology.col);
-	if (r)
-		return diag_wrap(d, r == -ENOMEM ? r : -EINVAL, "%s: ", path);
-	r = fail_plan_check(&w->e, w->t, d); /* names in `failures:`, before anything is built */
-	if (!r && exp_has_workload(&w->e))
-		r = run_resolve_jobs(&w->e, &w->jobs, d);
-	if (!r)
-		r = run_jobs_fit(&w->e, &w->jobs, w->t, &w->jobs_skipped, d);
-	if (r)
-		return r == -ENOMEM ? r : -EINVAL;
-	r = paths_compute(w->t, &w->paths);
-	if (r)
-		return diag_set(d, r, "computing paths: out of memory");
-	r = route_plan_build(w->t, &w->paths, &w->plan, d);
-	if (!r && !sim) /* the endpoints' least retransmission timeout, from their queues */
-		r = route_rto_fill(w->t, &w->paths, &w->e.s.shaping, &w->e.s.emulation.rto_min,
-				   &w->plan, d);
-	return r ? r : route_check_optimal(w, d);
-}
-
-int cmd_world_load_variant(const char *path, const uint32_t *choice, struct cmd_world *w,
-			   struct diag *d)
-{
-	return world_load(path, choice, false, w, d);
-}
-
-int cmd_world_load_sim(const char *path, const uint32_t *choice, struct cmd_world *w,
-		       struct diag *d)
-{
-	return world_load(path, choice, true, w, d);
-}
-
-void cmd_world_done(struct cmd_world *w)
-{
-	vec_free(&w->jobs);
-	route_plan_done(&w->plan);
-	paths_done(&w->paths);
-	topo_free(w->t);
-	w->t = NULL;
-	exp_done(&w->e);
-}
 
 /* Seconds, minutes, hours or days: the scale a user plans a run in. */
 static void fmt_wall(char *buf, size_t len, uint64_t ns)
@@ -154,11 +32,11 @@ static void fmt_wall(char *buf, size_t len, uint64_t ns)
 	snprintf(buf, len, "%.3g %s", s / u[i].s, u[i].unit);
 }
 
-bool cmd_emu_too_long(const struct cmd_world *w, char *buf, size_t len)
+bool cmd_emu_too_long(const struct world *w, char *buf, size_t len)
 {
 	/* rates the file asks for beyond what the machine forwards need a further scale f */
 	double f = gen_auto_scale(w->t, w->e.run.capacity_bps, GEN_AUTO_LINK_MAX);
-	uint64_t ns = run_emu_wall_ns(&w->e, &w->jobs, w->t), max = w->e.run.max_wall_ns;
+	uint64_t ns = emu_wall_ns(&w->e, &w->jobs, w->t), max = w->e.run.max_wall_ns;
 	double need = (double)ns / f;
 	char t[32], m[32];
 
@@ -198,7 +76,7 @@ static double floor3(double x)
 	return floor(x / p) * p;
 }
 
-bool cmd_emu_rate_over(const struct cmd_world *w, char *buf, size_t len)
+bool cmd_emu_rate_over(const struct world *w, char *buf, size_t len)
 {
 	uint64_t m = max_rate(w->t);
 	double scale = w->e.s.emulation.rate_scale;

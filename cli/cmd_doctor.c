@@ -43,17 +43,17 @@ static int sweep_needs(const char *path, const struct exp_sweep *s, struct docto
 {
 	uint32_t *choice = calloc(s->axes.n + 1, sizeof(*choice)), v;
 	struct doctor_needs vn;
-	struct cmd_world w;
+	struct world w;
 	int r = choice ? 0 : diag_set(d, -ENOMEM, "out of memory");
 
 	for (v = 1; !r && v < s->variants; v++) {
 		exp_sweep_choice(s, v * s->seeds, choice);
-		r = cmd_world_load_variant(path, choice, &w, d);
+		r = world_load(path, (struct world_ask){.choice = choice}, &w, d);
 		if (!r) {
 			doctor_needs_of(&w.e, w.t, &w.plan, &w.jobs, &vn);
 			doctor_needs_merge(n, &vn);
 		}
-		cmd_world_done(&w);
+		world_done(&w);
 	}
 	free(choice);
 	return r;
@@ -62,15 +62,15 @@ static int sweep_needs(const char *path, const struct exp_sweep *s, struct docto
 /* What the scenario at path needs, refusing bad input as `check` does. */
 static int load_needs(const char *path, struct doctor_needs *n, struct diag *d)
 {
-	struct cmd_world w;
+	struct world w;
 	int r;
 
-	r = cmd_world_load(path, &w, d);
+	r = world_load(path, (struct world_ask){.every_variant = true}, &w, d);
 	if (!r)
 		doctor_needs_of(&w.e, w.t, &w.plan, &w.jobs, n);
 	if (!r && w.e.sweep.axes.n)
 		r = sweep_needs(path, &w.e.sweep, n, d);
-	cmd_world_done(&w);
+	world_done(&w);
 	n->file = path; /* the world's copy is gone */
 	return r;
 }

@@ -56,7 +56,7 @@ static int export_args_parse(int argc, char **argv, struct export_args *a, bool 
 	return 0;
 }
 
-static int paper_topo(const struct cmd_world *w, struct topo **out, struct diag *d)
+static int paper_topo(const struct world *w, struct topo **out, struct diag *d)
 {
 	struct scenario s = w->e.s; /* a shallow copy, only read: it owns nothing of its own */
 
@@ -65,7 +65,7 @@ static int paper_topo(const struct cmd_world *w, struct topo **out, struct diag 
 }
 
 /* What stderr should know: the variant a sweep exports, and whose rates these are. */
-static void export_notes(const struct cmd_world *w)
+static void export_notes(const struct world *w)
 {
 	const struct exp_sweep *sw = &w->e.sweep;
 	uint32_t *first = sw->axes.n ? calloc(sw->axes.n, sizeof(*first)) : NULL;
@@ -110,7 +110,7 @@ static int export_write(const char *path, const char *text, size_t len, struct d
 }
 
 /* The export of w in format fmt, written to out. 0, or -errno with d set. */
-static int export_world(const struct cmd_world *w, const struct export_args *a, struct diag *d)
+static int export_world(const struct world *w, const struct export_args *a, struct diag *d)
 {
 	struct col_text o = {0};
 	struct topo *t = NULL;
@@ -138,7 +138,7 @@ static int export_world(const struct cmd_world *w, const struct export_args *a, 
 int cmd_export(int argc, char **argv)
 {
 	struct export_args a;
-	struct cmd_world w;
+	struct world w;
 	struct diag d = {0};
 	int r;
 
@@ -153,11 +153,11 @@ int cmd_export(int argc, char **argv)
 		export_usage(stderr);
 		return CMD_USAGE;
 	}
-	r = cmd_world_load(a.file, &w, &d);
+	r = world_load(a.file, (struct world_ask){.every_variant = true}, &w, &d);
 	if (!r)
 		export_notes(&w);
 	if (!r)
 		r = export_world(&w, &a, &d);
-	cmd_world_done(&w);
+	world_done(&w);
 	return r ? cmd_fail("export", r, &d) : CMD_OK;
 }

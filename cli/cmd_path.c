@@ -72,8 +72,7 @@ static int endpoint(const struct topo *t, const char *name)
 	return n >= 0 && t->nodes.v[n].kind == TOPO_ENDPOINT ? n : -ENOENT;
 }
 
-static int print_path(const struct cmd_world *w, const char *src, const char *dst,
-		      struct route_flow *f)
+static int print_path(const struct world *w, const char *src, const char *dst, struct route_flow *f)
 {
 	uint32_t hops[PATH_MAX_HOPS];
 	int s = endpoint(w->t, src), d = endpoint(w->t, dst), n, i;
@@ -101,7 +100,7 @@ static int print_path(const struct cmd_world *w, const char *src, const char *ds
 int cmd_path(int argc, char **argv)
 {
 	struct route_flow f = {0};
-	struct cmd_world w;
+	struct world w;
 	struct diag d = {0};
 	const char *v[4] = {NULL};
 	const struct cmd_opt opts[] = {{"proto", &v[0], NULL},
@@ -122,8 +121,8 @@ int cmd_path(int argc, char **argv)
 		return CMD_USAGE;
 	}
 	resolve(argv[1], file, sizeof(file));
-	r = cmd_world_load(file, &w, &d);
+	r = world_load(file, (struct world_ask){.every_variant = true}, &w, &d);
 	rc = r ? cmd_fail("path", r, &d) : print_path(&w, argv[2], argv[3], &f);
-	cmd_world_done(&w);
+	world_done(&w);
 	return rc;
 }

@@ -377,7 +377,7 @@ int cmd_run_on(struct run *r, const struct cmd_run_opts *o, struct cmd_run_out *
 	return err ? err : werr;
 }
 
-int cmd_run(struct cmd_world *w, const int *nsfd, volatile sig_atomic_t *stop,
+int cmd_run(struct world *w, const int *nsfd, volatile sig_atomic_t *stop,
 	    const struct cmd_run_opts *o, struct cmd_run_out *out, struct diag *d)
 {
 	struct run r = {.e = &w->e, .t = w->t, .plan = &w->plan, .stop = stop, .specs = &w->jobs};

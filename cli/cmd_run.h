@@ -64,7 +64,7 @@ struct cmd_run_out {
 /* Runs w's workload on the built testbed (nsfd: its namespaces, per node) with counter
  * sampling, writes the results folder o->dir with its summary and plots, prints the summary
  * and the fidelity verdict. out may be NULL. 0 or -errno with d set. */
-int cmd_run(struct cmd_world *w, const int *nsfd, volatile sig_atomic_t *stop,
+int cmd_run(struct world *w, const int *nsfd, volatile sig_atomic_t *stop,
 	    const struct cmd_run_opts *o, struct cmd_run_out *out, struct diag *d);
 
 struct run;

@@ -144,7 +144,7 @@ static int sample_loop(struct sampler *s, const struct sample_opts *o, int64_t i
 
 /* A results folder of the sampled span: no jobs, the links' counters and the CPU, and the
  * summary and plots made from them. */
-static int write_out(const struct wdir *dir, const struct cmd_world *w, struct rec_run *rec,
+static int write_out(const struct wdir *dir, const struct world *w, struct rec_run *rec,
 		     struct diag *d)
 {
 	struct res_info info = {.dilation = scn_dilation(&w->e.s)};
@@ -165,7 +165,7 @@ static int write_out(const struct wdir *dir, const struct cmd_world *w, struct r
 	return err;
 }
 
-static int run(const struct sample_opts *o, struct cmd_world *w, struct diag *d)
+static int run(const struct sample_opts *o, struct world *w, struct diag *d)
 {
 	int64_t interval = (int64_t)(o->interval_ns ? o->interval_ns : w->e.run.sample_ns);
 	int *nsfd = calloc(w->t->nodes.n + 1, sizeof(*nsfd));
@@ -201,7 +201,7 @@ static int run(const struct sample_opts *o, struct cmd_world *w, struct diag *d)
 int cmd_sample(int argc, char **argv)
 {
 	struct sample_opts o;
-	struct cmd_world w;
+	struct world w;
 	struct diag d = {0};
 	char path[512];
 	bool help;
@@ -218,8 +218,8 @@ int cmd_sample(int argc, char **argv)
 	if (cmd_need_root("sample"))
 		return CMD_FAIL;
 	state_path(path, sizeof(path), o.name, "scenario.yaml");
-	r = cmd_world_load(path, &w, &d);
+	r = world_load(path, (struct world_ask){.every_variant = true}, &w, &d);
 	r = r ? r : run(&o, &w, &d);
-	cmd_world_done(&w);
+	world_done(&w);
 	return r ? cmd_fail("sample", r, &d) : CMD_OK;
 }

@@ -47,7 +47,7 @@ static double first_rate(const struct topo *t)
 }
 
 /* Ranks on endpoints 0..n-1 (the runner's placement changes no schedule but these two). */
-static void job_eps(const struct cmd_world *w, const struct job_spec *j, uint32_t *eps)
+static void job_eps(const struct world *w, const struct job_spec *j, uint32_t *eps)
 {
 	const struct scn_topology *t = &w->e.s.topology;
 	uint32_t i;
@@ -58,7 +58,7 @@ static void job_eps(const struct cmd_world *w, const struct job_spec *j, uint32_
 		torus_order(w->t, t->gen == SCN_GEN_HAMMINGMESH ? &t->hx : NULL, eps, j->gpus);
 }
 
-static int job_tacos(const struct cmd_world *w, const struct job_spec *j, const uint32_t *eps,
+static int job_tacos(const struct world *w, const struct job_spec *j, const uint32_t *eps,
 		     struct tacos_result *r, struct diag *d)
 {
 	const struct exp_tacos *x = &w->e.w.tacos;
@@ -117,7 +117,7 @@ struct sched_opts {
 };
 
 /* s as DIR/<scenario>[-v<variant>]-job<N>.xml. */
-static int write_msccl(const struct cmd_world *w, const struct sched_opts *o, uint32_t job,
+static int write_msccl(const struct world *w, const struct sched_opts *o, uint32_t job,
 		       const struct coll_sched *s, struct diag *d)
 {
 	size_t len = msccl_format(s, NULL, NULL, 0);
@@ -143,7 +143,7 @@ static int write_msccl(const struct cmd_world *w, const struct sched_opts *o, ui
 	return 0;
 }
 
-static int one_job(const struct cmd_world *w, const struct sched_opts *o, const struct job_spec *j,
+static int one_job(const struct world *w, const struct sched_opts *o, const struct job_spec *j,
 		   struct diag *d)
 {
 	uint64_t elem = j->elem ? j->elem : 4;
@@ -190,9 +190,9 @@ static int one_job(const struct cmd_world *w, const struct sched_opts *o, const 
 static int schedule_run(const char *path, const uint32_t *choice, const struct sched_opts *o,
 			struct diag *d)
 {
-	struct cmd_world w;
+	struct world w;
 	size_t i;
-	int err = cmd_world_load_sim(path, choice, &w, d);
+	int err = world_load(path, (struct world_ask){.choice = choice, .sim = true}, &w, d);
 
 	if (!err && o->job >= 0 && (size_t)o->job >= w.jobs.n)
 		err = diag_set(d, -EINVAL, "--job %ld: the scenario has %zu jobs", o->job,
@@ -200,7 +200,7 @@ static int schedule_run(const char *path, const uint32_t *choice, const struct s
 	for (i = 0; !err && i < w.jobs.n; i++)
 		if (o->job < 0 || (size_t)o->job == i)
 			err = one_job(&w, o, &w.jobs.v[i], d);
-	cmd_world_done(&w);
+	world_done(&w);
 	return err;
 }
 
@@ -208,9 +208,9 @@ static int schedule_run(const char *path, const uint32_t *choice, const struct s
 static int schedule_file(const char *path, struct sched_opts *o, struct diag *d)
 {
 	uint32_t *choice = NULL, v;
-	struct cmd_world w;
+	struct world w;
 	char label[256];
-	int err = cmd_world_load_sim(path, NULL, &w, d);
+	int err = world_load(path, (struct world_ask){.sim = true}, &w, d);
 
 	if (!err && !w.e.sweep.axes.n)
 		err = schedule_run(path, NULL, o, d);
@@ -224,7 +224,7 @@ static int schedule_file(const char *path, struct sched_opts *o, struct diag *d)
 		err = schedule_run(path, choice, o, d);
 	}
 	free(choice);
-	cmd_world_done(&w);
+	world_done(&w);
 	return err;
 }
 

@@ -42,7 +42,7 @@ static void sim_usage(FILE *f)
 }
 
 /* What virtual time does not model yet is refused by name, never run without it. */
-static int refuse(const struct cmd_world *w, struct diag *d)
+static int refuse(const struct world *w, struct diag *d)
 {
 	const struct experiment *e = &w->e;
 
@@ -58,7 +58,7 @@ static int refuse(const struct cmd_world *w, struct diag *d)
 	return 0;
 }
 
-static int sim_one(void *arg, struct cmd_world *w, const struct cmd_run_opts *ro,
+static int sim_one(void *arg, struct world *w, const struct cmd_run_opts *ro,
 		   struct cmd_run_out *out, struct diag *d)
 {
 	struct run r = {.e = &w->e,
@@ -88,7 +88,7 @@ static int sim_one(void *arg, struct cmd_world *w, const struct cmd_run_opts *ro
 	return err;
 }
 
-static int set_opts(struct cmd_world *w, const char *name, const char *results, struct diag *d)
+static int set_opts(struct world *w, const char *name, const char *results, struct diag *d)
 {
 	if (results && (!results[0] || strlen(results) >= sizeof(w->e.run.results)))
 		return diag_set(d, -EINVAL, "--results: expected a path of 1 to %zu characters",
@@ -101,7 +101,7 @@ static int set_opts(struct cmd_world *w, const char *name, const char *results, 
 }
 
 /* One run, into its results folder made (and proven writable) before it starts. */
-static int sim_single(struct cmd_world *w, struct cmd_run_tally *t, struct diag *d)
+static int sim_single(struct world *w, struct cmd_run_tally *t, struct diag *d)
 {
 	struct cmd_run_folder f;
 	struct cmd_run_opts ro = {.dir = &f.run, .tally = t};
@@ -116,10 +116,10 @@ static int sim_file(const char *path, const char *name, const char *results,
 		    struct cmd_run_tally *t, struct diag *d)
 {
 	const struct cmd_sweep sw = {"testbed sim", true, sim_one, NULL, &stop_requested, t};
-	struct cmd_world w;
+	struct world w;
 	int r;
 
-	r = cmd_world_load_sim(path, NULL, &w, d);
+	r = world_load(path, (struct world_ask){.sim = true}, &w, d);
 	r = r ? r : set_opts(&w, name, results, d);
 	r = r ? r : refuse(&w, d);
 	if (!r && w.ignored[0])
@@ -139,7 +139,7 @@ static int sim_file(const char *path, const char *name, const char *results,
 			w.jobs_skipped);
 	if (!r)
 		r = w.e.sweep.axes.n ? cmd_sweep_run(&sw, path, &w, d) : sim_single(&w, t, d);
-	cmd_world_done(&w);
+	world_done(&w);
 	return r;
 }
 

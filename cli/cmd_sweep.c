@@ -22,7 +22,7 @@ static int sweep_one(const struct cmd_sweep *sw, const char *path, const struct 
 	struct cmd_run_opts ro = {.brief = true, .tally = sw->tally};
 	struct cmd_run_out out = {0};
 	char label[400], note[700];
-	struct cmd_world w;
+	struct world w;
 	struct wdir rd;
 	int r;
 
@@ -37,12 +37,11 @@ static int sweep_one(const struct cmd_sweep *sw, const char *path, const struct 
 	cmd_note("\n%s: %s\n", sw->who, label);
 	r = wdir_sub(&rd, sdir, sr->dir, WDIR_CREATE | WDIR_EXCL, d);
 	if (!r) {
-		r = sw->sim ? cmd_world_load_sim(path, choice, &w, d)
-			    : cmd_world_load_variant(path, choice, &w, d);
+		r = world_load(path, (struct world_ask){.choice = choice, .sim = sw->sim}, &w, d);
 		if (!r) /* the sweep's own, which --results may have set */
 			snprintf(w.e.run.results, sizeof(w.e.run.results), "%s", results);
 		r = r ? r : sw->run(sw->arg, &w, &ro, &out, d);
-		cmd_world_done(&w); /* also after a failed load */
+		world_done(&w); /* also after a failed load */
 	}
 	wdir_prune(&rd);
 	sr->status = r ? SWEEP_FAILED : SWEEP_OK;
@@ -51,7 +50,7 @@ static int sweep_one(const struct cmd_sweep *sw, const char *path, const struct 
 	return r;
 }
 
-int cmd_sweep_run(const struct cmd_sweep *sw, const char *path, struct cmd_world *w, struct diag *d)
+int cmd_sweep_run(const struct cmd_sweep *sw, const char *path, struct world *w, struct diag *d)
 {
 	uint32_t *choice, k, failed = 0;
 	struct cmd_run_folder f;

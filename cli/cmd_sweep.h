@@ -12,9 +12,9 @@
 
 struct cmd_sweep {
 	const char *who; /* "testbed up": messages start with it */
-	bool sim; /* load each variant for virtual time (cmd_world_load_sim) */
+	bool sim; /* load each variant for virtual time (world_ask.sim) */
 	/* Runs one loaded variant with its options (its folder, its label). 0 or -errno. */
-	int (*run)(void *arg, struct cmd_world *w, const struct cmd_run_opts *ro,
+	int (*run)(void *arg, struct world *w, const struct cmd_run_opts *ro,
 		   struct cmd_run_out *out, struct diag *d);
 	void *arg;
 	volatile sig_atomic_t *stop; /* RUN_STOP_* (run.h): ends the sweep after the current run */
@@ -24,7 +24,6 @@ struct cmd_sweep {
 /* Runs the sweep of the scenario at path (w: its file as loaded, for the sweep's axes and
  * results folder). A run that fails is recorded and the sweep goes on. 0 or -errno with d
  * set (-EIO: some runs failed; -EINTR / -ECANCELED: stopped). */
-int cmd_sweep_run(const struct cmd_sweep *sw, const char *path, struct cmd_world *w,
-		  struct diag *d);
+int cmd_sweep_run(const struct cmd_sweep *sw, const char *path, struct world *w, struct diag *d);
 
 #endif

@@ -117,13 +117,13 @@ static int copy_scenario(const struct state *st, const char *path, struct diag *
 	return r;
 }
 
-static bool left_up(const struct cmd_world *w, bool keep)
+static bool left_up(const struct world *w, bool keep)
 {
 	return keep || !exp_has_workload(&w->e);
 }
 
 /* After a run the testbed goes, unless kept; without a workload it stays up. */
-static int finish(struct cmd_world *w, const char *name, bool keep, struct diag *d)
+static int finish(struct world *w, const char *name, bool keep, struct diag *d)
 {
 	struct fabric_down_info info;
 	struct diag dd = {0};
@@ -168,7 +168,7 @@ static int roll_back(const char *name, int r, struct diag *d)
 
 /* What this kernel lacks for w, refused before anything is made: the feature and the field
  * that needs it (doctor.h). A slow probe is said: the user saw nothing meanwhile. */
-static int up_check(const struct cmd_world *w, struct diag *d)
+static int up_check(const struct world *w, struct diag *d)
 {
 	struct doctor_needs n;
 	char emu[PATH_MAX];
@@ -192,7 +192,7 @@ static int up_check(const struct cmd_world *w, struct diag *d)
 
 /* Claims the name, builds, runs the workload if there is one, and tears down when the run
  * is over (unless keep) or on failure. */
-static int build(struct cmd_world *w, const char *name, bool keep, const struct cmd_run_opts *ro,
+static int build(struct world *w, const char *name, bool keep, const struct cmd_run_opts *ro,
 		 struct cmd_run_out *out, struct diag *d)
 {
 	struct progress pg = {.tty = isatty(STDERR_FILENO)};
@@ -251,7 +251,7 @@ struct up_one {
 };
 
 /* A sweep's run on a fresh testbed: build, run, tear down. */
-static int up_one(void *arg, struct cmd_world *w, const struct cmd_run_opts *ro,
+static int up_one(void *arg, struct world *w, const struct cmd_run_opts *ro,
 		  struct cmd_run_out *out, struct diag *d)
 {
 	const struct up_one *u = arg;
@@ -259,7 +259,7 @@ static int up_one(void *arg, struct cmd_world *w, const struct cmd_run_opts *ro,
 	return build(w, u->name, false, ro, out, d);
 }
 
-static int up_sweep(const char *path, struct cmd_world *w, const char *name, bool keep,
+static int up_sweep(const char *path, struct world *w, const char *name, bool keep,
 		    struct cmd_run_tally *t, struct diag *d)
 {
 	struct up_one u = {name};
@@ -272,7 +272,7 @@ static int up_sweep(const char *path, struct cmd_world *w, const char *name, boo
 }
 
 /* One run: its results folder made (and proven writable) before anything is built. */
-static int up_single(struct cmd_world *w, const char *name, bool keep, struct cmd_run_tally *t,
+static int up_single(struct world *w, const char *name, bool keep, struct cmd_run_tally *t,
 		     struct diag *d)
 {
 	struct cmd_run_folder f = CMD_RUN_FOLDER_INIT;
@@ -287,7 +287,7 @@ static int up_single(struct cmd_world *w, const char *name, bool keep, struct cm
 }
 
 /* --results DIR: where this run writes, whatever the scenario's run.results says. */
-static int set_results(struct cmd_world *w, const char *dir, struct diag *d)
+static int set_results(struct world *w, const char *dir, struct diag *d)
 {
 	if (!dir)
 		return 0;
@@ -300,7 +300,7 @@ static int set_results(struct cmd_world *w, const char *dir, struct diag *d)
 
 int cmd_up(int argc, char **argv)
 {
-	struct cmd_world w;
+	struct world w;
 	struct diag d = {0};
 	const char *name = NULL, *results = NULL, *why;
 	bool keep = false, help, strict = false;
@@ -327,7 +327,7 @@ int cmd_up(int argc, char **argv)
 			SCN_YAML_NAME_LEN, name, why);
 		return CMD_USAGE;
 	}
-	r = cmd_world_load(argv[1], &w, &d);
+	r = world_load(argv[1], (struct world_ask){.every_variant = true}, &w, &d);
 	r = r ? r : set_results(&w, results, &d);
 	if (!r && w.jobs_skipped)
 		fprintf(stderr,
@@ -352,7 +352,7 @@ int cmd_up(int argc, char **argv)
 		r = w.e.sweep.axes.n ? up_sweep(argv[1], &w, name, keep, &tally, &d)
 				     : up_single(&w, name, keep, &tally, &d);
 	}
-	cmd_world_done(&w);
+	world_done(&w);
 	if (stop_requested == RUN_STOP_DOWN && !d.msg[0])
 		diag_set(&d, -ECANCELED, "'%s' was taken down by 'testbed down'", name);
 	if (r == -EPERM && !d.msg[0])

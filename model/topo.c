@@ -197,3 +197,21 @@ const char *topo_role_name(enum topo_role role)
 
 	return role <= TOPO_ROLE_OTHER ? names[role] : "?";
 }
+
+uint64_t topo_nic_rate_min(const struct topo *t)
+{
+	uint64_t slowest = 0;
+	size_t i;
+
+	for (i = 0; i < t->ports.n; i++) {
+		const struct topo_port *p = &t->ports.v[i];
+		uint64_t rate = topo_port_rate(t, (uint32_t)i);
+
+		if (t->nodes.v[p->node].kind != TOPO_ENDPOINT ||
+		    t->links.v[p->link].tier == TOPO_TIER_SERVER || !rate)
+			continue;
+		if (!slowest || rate < slowest)
+			slowest = rate;
+	}
+	return slowest ? slowest : 1000000000ULL;
+}

@@ -139,6 +139,9 @@ static inline uint64_t topo_port_rate(const struct topo *t, uint32_t p)
 /* Finds a node by name; returns its id or -ENOENT. */
 int topo_node_find(const struct topo *t, const char *name);
 
+/* The slowest endpoint NIC (a port of an endpoint on a link outside its server), bit/s: what a
+ * contention-free collective runs at; 1 Gbit/s when there is none. */
+uint64_t topo_nic_rate_min(const struct topo *t);
 /* Counts of nodes by kind. */
 uint32_t topo_count_kind(const struct topo *t, enum topo_kind kind);
 

@@ -117,7 +117,7 @@ struct run {
 	const struct experiment *e;
 	const struct topo *t;
 	const struct route_plan *plan;
-	const job_list *specs; /* the workload's jobs as run_resolve_jobs gave them, or NULL */
+	const job_list *specs; /* the workload's jobs as jobs_resolve gave them, or NULL */
 	volatile sig_atomic_t *stop; /* RUN_STOP_*, or 0 */
 	const struct run_backend *be;
 	void *be_data; /* the backend's own state */
@@ -143,21 +143,6 @@ struct run {
 /* The backend made job j's circuits (err 0) or could not (err < 0, d says why): the job
  * starts, or fails. */
 void run_circuits_ready(struct run *r, uint32_t j, int err, const struct diag *d);
-
-/* Jobs of the workload, in arrival order, ids 0.. (paper units): its jobs entries, generated
- * ones and a trace's (read here). 0 or -errno with d set (-EINVAL: bad input). */
-int run_resolve_jobs(const struct experiment *e, job_list *out, struct diag *d);
-
-/* Whether every job fits the topology: -EINVAL naming the first that never can, at its
- * position (the scenario's jobs entry, the trace's row), or 0. Under trace.oversize skip,
- * such trace rows are left out instead (ids renumbered) and counted in *skipped. */
-int run_jobs_fit(const struct experiment *e, job_list *jobs, const struct topo *t,
-		 uint32_t *skipped, struct diag *d);
-
-/* A lower bound on the wall time emulating the jobs takes (ns): the latest of each job's
- * arrival plus its iterations of compute and contention-free collective, all dilated
- * (size_scale / rate_scale) as emulation runs them. Pure. */
-uint64_t run_emu_wall_ns(const struct experiment *e, const job_list *jobs, const struct topo *t);
 
 /* Scales the resolved jobs (r->specs, or the workload's resolved here when NULL) and prepares
  * the backend r->be. 0 or -errno with d set; run_done cleans up either way. */

@@ -22,17 +22,10 @@ struct coll_params run_job_coll(const struct run_job *rj);
 /* TACOS jobs (run_tacos.c). Job j is placed: with algorithm tacos, synthesizes its collective
  * over its NPUs' links (once; TACOS §VI), else nothing. 0 or -errno with d set. */
 int run_tacos_synth(struct run *r, uint32_t j, struct diag *d);
-/* At check: job j's synthesis over t's NPUs in endpoint order (as the job, which spans them
- * all, is placed) for a buffer of `bytes`, proven (coll_prove) before anything runs. 0, or
- * -EIO with d saying what is wrong (a bug in testbed, not in the file), or -errno. */
-int run_tacos_prove(const struct experiment *e, const struct job_spec *j, const struct topo *t,
-		    uint64_t bytes, struct diag *d);
 /* What the job's ranks build their schedule from besides run_job_coll (coll_sched_build_ext). */
 struct coll_ext run_job_ext(const struct run_job *rj);
 /* Writes tacos-<job>.txt under dir for every synthesized job (tacos_result_format). */
 int run_tacos_write(const struct run *r, const struct wdir *dir, struct diag *d);
-/* An MSCCL algorithm XML is read whole, up to this size. */
-#define RUN_MSCCL_MAX (256u << 20)
 /* Job j is placed: with algorithm msccl, reads its XML (workload.msccl.file), else nothing.
  * 0 or -errno with d set. */
 int run_msccl_load(struct run *r, uint32_t j, struct diag *d);

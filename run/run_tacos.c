@@ -9,33 +9,10 @@
 #include <string.h>
 
 #include "scenario/input.h"
+#include "scenario/jobs.h"
 #include "run/run_int.h"
 #include "policy/torus_order.h"
 #include "traffic/tacos.h"
-
-/* The synthesis's inputs for job j of e over endpoints eps (rank order), on t. */
-static void synth_inputs(const struct experiment *e, const struct job_spec *j, const struct topo *t,
-			 const uint32_t *eps, struct tacos_topo_in *in, struct tacos_cfg *cfg)
-{
-	const struct exp_tacos *x = &e->w.tacos;
-	uint64_t parts = (uint64_t)j->gpus * x->k;
-
-	*in = (struct tacos_topo_in){
-		.t = t,
-		.dp = &e->s.topology.dr,
-		.eps = eps,
-		.n = j->gpus,
-		.alpha = (double)x->alpha_ns * 1e-9,
-		.rate_scale = e->s.emulation.rate_scale > 0 ? e->s.emulation.rate_scale : 1.0,
-	};
-	/* the paper's sizes: the synthesis weighs alpha against a chunk's time on a link */
-	*cfg = (struct tacos_cfg){
-		.chunk_bytes = j->bytes / parts ? j->bytes / parts : 1,
-		.k = x->k,
-		.runs = x->runs,
-		.seed = x->seed,
-	};
-}
 
 int run_tacos_synth(struct run *r, uint32_t j, struct diag *d)
 {
@@ -46,7 +23,7 @@ int run_tacos_synth(struct run *r, uint32_t j, struct diag *d)
 
 	if (rj->spec.algo != COLL_TACOS || rj->tacos)
 		return 0;
-	synth_inputs(r->e, &rj->spec, r->t, rj->eps, &in, &cfg);
+	jobs_tacos_inputs(r->e, &rj->spec, r->t, rj->eps, &in, &cfg);
 	rj->tacos = calloc(1, sizeof(*rj->tacos));
 	if (!rj->tacos)
 		return diag_set(d, -ENOMEM, "out of memory");
@@ -56,35 +33,6 @@ int run_tacos_synth(struct run *r, uint32_t j, struct diag *d)
 		return diag_wrap(d, err, "job %u: ", rj->spec.id);
 	}
 	return 0;
-}
-
-int run_tacos_prove(const struct experiment *e, const struct job_spec *j, const struct topo *t,
-		    uint64_t bytes, struct diag *d)
-{
-	uint32_t *eps = malloc(((size_t)j->gpus + 1) * sizeof(*eps)), i;
-	struct coll_params p = job_coll(j, bytes);
-	struct tacos_result res = {0};
-	struct coll_sched s = {0};
-	struct tacos_topo_in in;
-	struct tacos_cfg cfg;
-	struct coll_ext x = {.tacos = &res};
-	int err = eps ? 0 : diag_set(d, -ENOMEM, "out of memory");
-
-	for (i = 0; eps && i < j->gpus; i++) /* the job spans every NPU (tacos_fit) */
-		eps[i] = i;
-	if (!err) {
-		synth_inputs(e, j, t, eps, &in, &cfg);
-		err = tacos_topo_synth(&in, j->kind, &cfg, &res, d);
-	}
-	err = err ? err : coll_sched_build_ext(&p, &x, &s, d);
-	if (!err && (err = coll_prove(&s, NULL, d)) == -EINVAL)
-		diag_wrap(d, err,
-			  "TACOS's synthesis is not the %s it should be (a bug in testbed): ",
-			  coll_kind_name(j->kind));
-	coll_sched_done(&s);
-	tacos_result_done(&res);
-	free(eps);
-	return err == -EINVAL ? -EIO : err; /* not the file's fault */
 }
 
 struct coll_ext run_job_ext(const struct run_job *rj)
@@ -99,7 +47,7 @@ int run_msccl_load(struct run *r, uint32_t j, struct diag *d)
 
 	if (rj->spec.algo != COLL_MSCCL || rj->msccl)
 		return 0;
-	return input_read(r->e->w.msccl, RUN_MSCCL_MAX, "not an MSCCL algorithm", &rj->msccl,
+	return input_read(r->e->w.msccl, JOBS_MSCCL_MAX, "not an MSCCL algorithm", &rj->msccl,
 			  &rj->msccl_len, d);
 }
 

@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cmd.h"
+#include "scenario/world.h"
 #include "policy/greedy_conns.h"
 #include "policy/sched.h"
 
 /* The time-0 jobs' connections appended to *all (*n of them); eps[] keeps their placements
  * (eps_all, owned by the caller, one slot per endpoint). */
-static int first_jobs(const struct cmd_world *w, struct sched *s, uint32_t *eps_all,
+static int first_jobs(const struct world *w, struct sched *s, uint32_t *eps_all,
 		      struct greedy_conn **all, uint32_t *n, struct diag *d)
 {
 	const uint32_t *eps;
@@ -49,7 +49,7 @@ static int first_jobs(const struct cmd_world *w, struct sched *s, uint32_t *eps_
 	return err;
 }
 
-int route_check_optimal(const struct cmd_world *w, struct diag *d)
+int route_check_optimal(const struct world *w, struct diag *d)
 {
 	const struct scn_routing *rt = &w->e.s.routing;
 	struct sched_cfg cfg = w->e.sched;

@@ -99,6 +99,10 @@ static inline uint64_t job_due_ns(const struct job_spec *j)
  * set or for rate 0. */
 uint64_t job_compute_ns(const struct job_spec *j, uint64_t rate_bps);
 
+/* Contention-free time of one of j's collectives of `bytes` per rank at rate_bps (ns): its bytes on
+ * the wire per rank (the nccl-tests bus factor) over the rate. */
+uint64_t job_comm_ns(const struct job_spec *j, uint64_t bytes, uint64_t rate_bps);
+
 /* For a job given a duration T (and alpha, iterations I and its own GPU count): compute per
  * iteration T/I (1 - alpha) and the collective's bytes M such that it takes T/I alpha
  * contention-free at rate_bps, as the vClos paper's simulator sizes its jobs (one GPU: all

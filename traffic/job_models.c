@@ -169,3 +169,10 @@ void job_fit_duration(struct job_spec *j, uint64_t rate_bps)
 		bytes = (double)elem;
 	j->bytes = bytes >= 1.8e19 ? UINT64_MAX / elem * elem : (uint64_t)bytes / elem * elem;
 }
+
+uint64_t job_comm_ns(const struct job_spec *j, uint64_t bytes, uint64_t rate)
+{
+	double wire = coll_busbw_factor(j->kind, j->gpus) * (double)bytes * 8.0;
+
+	return (uint64_t)(wire / (double)rate * 1e9);
+}

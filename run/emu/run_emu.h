@@ -59,4 +59,9 @@ static inline struct run_emu *run_emu(const struct run *r)
 	return r->be_data;
 }
 
+/* A lower bound on the wall time emulating the jobs takes (ns): the latest of each job's
+ * arrival plus its iterations of compute and contention-free collective, all dilated
+ * (size_scale / rate_scale) as emulation runs them (emu_estimate.c). Pure. */
+uint64_t emu_wall_ns(const struct experiment *e, const job_list *jobs, const struct topo *t);
+
 #endif

@@ -33,7 +33,7 @@ static FILE *open_in(const char *dir, const char *ns, const char *ext)
 	return f;
 }
 
-static void write_root(const struct cmd_world *w, const char *name, const char *dir)
+static void write_root(const struct world *w, const char *name, const char *dir)
 {
 	FILE *f = open_in(dir, "root", ".ip"), *g = open_in(dir, "down", ".ip");
 	char a[128], b[128];
@@ -62,7 +62,7 @@ static void write_root(const struct cmd_world *w, const char *name, const char *
 	fclose(g);
 }
 
-static void write_sysctl(const struct cmd_world *w, uint32_t n, FILE *f)
+static void write_sysctl(const struct world *w, uint32_t n, FILE *f)
 {
 	const struct topo_node *node = &w->t->nodes.v[n];
 
@@ -80,7 +80,7 @@ static void write_sysctl(const struct cmd_world *w, uint32_t n, FILE *f)
 			scn_cc_name(w->e.s.transport.cc));
 }
 
-static void write_route(const struct cmd_world *w, const struct route_entry *re, FILE *f)
+static void write_route(const struct world *w, const struct route_entry *re, FILE *f)
 {
 	char a[16], g[16];
 	uint32_t i;
@@ -99,7 +99,7 @@ static void write_route(const struct cmd_world *w, const struct route_entry *re,
 	fputc('\n', f);
 }
 
-static void write_ip(const struct cmd_world *w, uint32_t n, FILE *f)
+static void write_ip(const struct world *w, uint32_t n, FILE *f)
 {
 	const struct topo_node *node = &w->t->nodes.v[n];
 	const struct route_node *rn = &w->plan.nodes.v[n];
@@ -159,7 +159,7 @@ static void tc_htb(FILE *f, const char *dev, const struct shape_params *sp)
 		dev, (unsigned)(uint16_t) ~(SHAPE_ACK_MAX - 1), SHAPE_MINOR_ACK);
 }
 
-static void write_tc(const struct cmd_world *w, uint32_t n, FILE *f)
+static void write_tc(const struct world *w, uint32_t n, FILE *f)
 {
 	const struct topo_node *node = &w->t->nodes.v[n];
 	struct shape_params sp;
@@ -183,7 +183,7 @@ static void write_tc(const struct cmd_world *w, uint32_t n, FILE *f)
 
 /* The ECMP rules in loadable nft syntax: anonymous sets and maps, since nft 1.0.6 cannot
  * type a named map keyed by a jhash (nftr_node_render prints the named ones `up` makes). */
-static void nft_group(const struct cmd_world *w, const struct route_group *g, bool pre, FILE *f)
+static void nft_group(const struct world *w, const struct route_group *g, bool pre, FILE *f)
 {
 	const struct route_node *rn = &w->plan.nodes.v[g->node];
 	char a[16];
@@ -210,7 +210,7 @@ static void nft_group(const struct cmd_world *w, const struct route_group *g, bo
 	fprintf(f, " }\n");
 }
 
-static void nft_hash(const struct cmd_world *w, const struct route_group *g, FILE *f)
+static void nft_hash(const struct world *w, const struct route_group *g, FILE *f)
 {
 	char a[16];
 	uint32_t i;
@@ -231,7 +231,7 @@ static void nft_hash(const struct cmd_world *w, const struct route_group *g, FIL
 	fprintf(f, " }\n");
 }
 
-static void write_nft(const struct cmd_world *w, uint32_t n, FILE *f)
+static void write_nft(const struct world *w, uint32_t n, FILE *f)
 {
 	const struct route_node *rn = &w->plan.nodes.v[n];
 	static const char *const chains[2] = {"prerouting", "output"};
@@ -254,7 +254,7 @@ static void write_nft(const struct cmd_world *w, uint32_t n, FILE *f)
 
 int main(int argc, char **argv)
 {
-	struct cmd_world w;
+	struct world w;
 	struct diag d = {0};
 	char ns[128];
 	size_t i;
@@ -263,7 +263,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: ipbatch SCENARIO NAME DIR\n");
 		return 2;
 	}
-	if (cmd_world_load(argv[1], &w, &d)) {
+	if (world_load(argv[1], (struct world_ask){.every_variant = true}, &w, &d)) {
 		fprintf(stderr, "ipbatch: %s\n", d.msg);
 		return 2;
 	}
@@ -283,6 +283,6 @@ int main(int argc, char **argv)
 			fclose(f);
 		}
 	}
-	cmd_world_done(&w);
+	world_done(&w);
 	return 0;
 }

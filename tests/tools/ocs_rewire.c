@@ -299,7 +299,7 @@ static int run(const struct opts *o, struct netctl *c, const struct ocs_change *
 int main(int argc, char **argv)
 {
 	struct ocs_change ch[16];
-	struct cmd_world w;
+	struct world w;
 	struct netctl c;
 	struct diag d = {0};
 	struct opts o;
@@ -310,7 +310,7 @@ int main(int argc, char **argv)
 				"[--before T] [--after T]\n");
 		return 2;
 	}
-	r = cmd_world_load(o.file, &w, &d);
+	r = world_load(o.file, (struct world_ask){.every_variant = true}, &w, &d);
 	if (!r && !o.delay_set)
 		o.delay = w.e.s.topology.ls.ocs.delay_ns;
 	for (i = 0; !r && i < o.ncircuits; i++)
@@ -326,7 +326,7 @@ int main(int argc, char **argv)
 	}
 	r = run(&o, &c, ch);
 	netctl_done(&c);
-	cmd_world_done(&w);
+	world_done(&w);
 	free(nsfd);
 	free(o.circuits);
 	return r;

@@ -22,7 +22,7 @@
 
 struct t_world {
 	char path[64];
-	struct cmd_world w;
+	struct world w;
 	struct doctor_needs n;
 };
 
@@ -37,7 +37,7 @@ static void t_load(struct t_world *tw, const char *text)
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
 	close(fd);
-	r = cmd_world_load(tw->path, &tw->w, &d);
+	r = world_load(tw->path, (struct world_ask){.every_variant = true}, &tw->w, &d);
 	if (r)
 		print_error("%s\n", d.msg);
 	assert_int_equal(r, 0);
@@ -46,7 +46,7 @@ static void t_load(struct t_world *tw, const char *text)
 
 static void t_done(struct t_world *tw)
 {
-	cmd_world_done(&tw->w);
+	world_done(&tw->w);
 	unlink(tw->path);
 }
 

@@ -16,7 +16,9 @@
 
 #include "model/gen.h"
 #include "cli/cmd.h"
+#include "run/emu/run_emu.h"
 #include "run/run_int.h"
+#include "scenario/jobs.h"
 #include "scenario/scenario_yaml.h"
 
 #define GBIT 1000000000ULL
@@ -201,7 +203,7 @@ static void test_md_fields(void **state)
 
 	(void)state;
 	t_parse_ok("md.yaml", text, &e);
-	assert_int_equal(run_resolve_jobs(&e, &jobs, &d), 0);
+	assert_int_equal(jobs_resolve(&e, &jobs, &d), 0);
 	assert_int_equal(jobs.n, 3);
 	a = &jobs.v[0].md;
 	b = &jobs.v[1].md;
@@ -449,13 +451,13 @@ static int t_load_parse(const char *path, struct diag *d)
 	return r;
 }
 
-/* Everything check does (cmd_world_load): the built model, jobs and trace too. */
+/* Everything check does (world_load): the built model, jobs and trace too. */
 static int t_load_world(const char *path, struct diag *d)
 {
-	struct cmd_world w;
-	int r = cmd_world_load(path, &w, d);
+	struct world w;
+	int r = world_load(path, (struct world_ask){.every_variant = true}, &w, d);
 
-	cmd_world_done(&w);
+	world_done(&w);
 	return r;
 }
 
@@ -620,7 +622,7 @@ static void test_inherited_algorithm(void **state)
 
 	(void)state;
 	t_parse_ok("t.yaml", text, &e);
-	assert_int_equal(run_resolve_jobs(&e, &jobs, &d), 0);
+	assert_int_equal(jobs_resolve(&e, &jobs, &d), 0);
 	assert_int_equal(jobs.n, 5);
 	for (i = 0; i < jobs.n; i++) /* by arrival: the listed ones at 0 come first */
 		assert_int_equal(jobs.v[i].algo, i < 3 ? want[i] : COLL_RING);
@@ -642,7 +644,7 @@ static void test_emu_wall(void **state)
 				   "    - {gpus: 4, bytes: 1MB, compute: 10ms, iterations: 3}\n"
 				   "    - {gpus: 4, bytes: 1MB, compute: 10ms, iterations: 3, "
 				   "arrival: 1s}\n";
-	struct cmd_world w = {0};
+	struct world w = {0};
 	struct diag d = {0};
 	char buf[256];
 
@@ -650,8 +652,8 @@ static void test_emu_wall(void **state)
 	t_parse_ok("t.yaml", text, &w.e);
 	assert_int_equal(w.e.run.max_wall_ns, 2 * GBIT);
 	assert_int_equal(topo_build(&w.e.s, &w.t, &d), 0);
-	assert_int_equal(run_resolve_jobs(&w.e, &w.jobs, &d), 0);
-	assert_int_equal(run_emu_wall_ns(&w.e, &w.jobs, w.t), 2132000000ULL);
+	assert_int_equal(jobs_resolve(&w.e, &w.jobs, &d), 0);
+	assert_int_equal(emu_wall_ns(&w.e, &w.jobs, w.t), 2132000000ULL);
 	assert_true(cmd_emu_too_long(&w, buf, sizeof(buf))); /* 1 Gbit of NICs fits 8 Gbit */
 	assert_non_null(strstr(buf, "at least 2.13 s of wall time here (at link rates the machine "
 				    "keeps up with, time runs 2x slower than the papers'), over "

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* The workload's jobs before a run, in paper units: the scenario's entries, generated ones and
+ * a trace's resolved against the model catalogue (jobs.c), then fitted to the topology
+ * (jobs_fit.c). Pure but for reading the trace or MSCCL file the scenario names. */
+#ifndef SCENARIO_JOBS_H
+#define SCENARIO_JOBS_H
+
+#include "lib/diag.h"
+#include "model/topo.h"
+#include "scenario/experiment.h"
+#include "traffic/job.h"
+#include "traffic/tacos.h"
+
+/* An MSCCL algorithm XML is read whole, up to this size. */
+#define JOBS_MSCCL_MAX (256u << 20)
+
+/* Jobs of the workload, in arrival order, ids 0.. (paper units): its jobs entries, generated
+ * ones and a trace's (read here). 0 or -errno with d set (-EINVAL: bad input). */
+int jobs_resolve(const struct experiment *e, job_list *out, struct diag *d);
+
+/* Whether every job fits the topology: -EINVAL naming the first that never can, at its
+ * position (the scenario's jobs entry, the trace's row), or 0. Under trace.oversize skip,
+ * such trace rows are left out instead (ids renumbered) and counted in *skipped. */
+int jobs_fit(const struct experiment *e, job_list *jobs, const struct topo *t, uint32_t *skipped,
+	     struct diag *d);
+
+/* TACOS's synthesis inputs for job j of e over endpoints eps (rank order) on t (TACOS §VI):
+ * the one decision the check's proof and both backends' synthesis share. */
+void jobs_tacos_inputs(const struct experiment *e, const struct job_spec *j, const struct topo *t,
+		       const uint32_t *eps, struct tacos_topo_in *in, struct tacos_cfg *cfg);
+
+#endif

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* scenario/: what a scenario file means, before anything runs: the YAML read against its
+ * schema, sweeps, failures, the workload's jobs, and the "world" loaded once for every command.
+ * May include the pure layers (lib, model, policy, traffic) and kernel/ (files); nothing above. */
+#ifndef SCENARIO_WORLD_H
+#define SCENARIO_WORLD_H
+
+#include <stdbool.h>
+
+#include "lib/diag.h"
+#include "model/paths.h"
+#include "model/topo.h"
+#include "policy/route.h"
+#include "scenario/experiment.h"
+
+/* A loaded scenario with everything derived from it: what check, up, sim, doctor, schedule,
+ * path, export and sample start from. */
+struct world {
+	struct experiment e;
+	struct topo *t;
+	struct topo_paths paths;
+	struct route_plan plan;
+	job_list jobs; /* the workload's, resolved and checked against t (a trace read once) */
+	uint32_t jobs_skipped; /* trace rows too large for t, left out (trace.oversize: skip) */
+	char ignored[128]; /* virtual time: the emulation-only fields the file sets ("" if none) */
+};
+
+/* What a world is loaded for. */
+struct world_ask {
+	/* one run of the file's sweep (scenario_yaml.h, exp_parse_file_variant); NULL: its first */
+	const uint32_t *choice;
+	/* virtual time (`testbed sim`): paper units, emulation's scales at 1; the emulation-only
+	 * fields the file sets are named in w->ignored */
+	bool sim;
+	/* every other variant of the sweep is loaded too, and the first that `up` would refuse
+	 * before it runs is the error */
+	bool every_variant;
+};
+
+/* Parses path and derives topology, the workload's jobs (reading a trace), paths and routing
+ * plan, refusing everything `up` would refuse before it builds. 0, or -errno with d set
+ * (-EINVAL means bad input). Release with world_done, also after failure. */
+int world_load(const char *path, struct world_ask ask, struct world *w, struct diag *d);
+void world_done(struct world *w);
+
+/* routing.policy optimal: refuses (-EINVAL, at the policy's file:line:col) a world whose jobs
+ * that start at time 0 already give the exact search more assignments than
+ * routing.optimal_limit. 0 otherwise, or -ENOMEM (route_check.c). */
+int route_check_optimal(const struct world *w, struct diag *d);
+
+#endif
