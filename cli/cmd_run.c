@@ -11,12 +11,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernel/mono.h"
 #include "cli/cmd_run.h"
 #include "run/emu/emu_find.h"
-#include "fabric/netctl.h"
 #include "results/results.h"
 #include "run/emu/run_emu.h"
-#include "run/emu/run_net.h"
 
 #define PLAIN_EVERY_NS 10000000000LL /* progress lines when stderr is not a terminal: wall ns */
 
@@ -29,7 +28,7 @@ struct progress {
 	uint64_t total; /* rank-iterations of the whole workload */
 	struct run_tally last; /* the counts at the last plain line */
 	int64_t last_line;
-	int64_t wall0; /* netctl_now() as the run began */
+	int64_t wall0; /* mono_now_ns() as the run began */
 };
 
 /* Rank-iterations of running job j done: those recorded, or more by the backend's share
@@ -69,7 +68,7 @@ static double progress_share(struct progress *pg, const struct run *r)
 static void eta(char *buf, size_t len, double share, const struct run *r, int64_t now,
 		int64_t wall_spent)
 {
-	bool virt = r->be != &run_emu_backend;
+	bool virt = !r->be->machine_clock;
 	double spent = (double)(virt ? wall_spent : now);
 	double left = share > 0.02 ? spent * (1 - share) / share : -1;
 	int64_t last = r->njobs ? r->jobs[r->njobs - 1].arrival : 0;
@@ -86,7 +85,7 @@ static void on_progress(void *arg, const struct run *r)
 {
 	struct progress *pg = arg;
 	struct run_tally c;
-	int64_t now = run_now(r), wall = netctl_now(); /* wall: also when virtual time crawls */
+	int64_t now = run_now(r), wall = mono_now_ns(); /* wall: also when virtual time crawls */
 	double share = progress_share(pg, r);
 	char left[32], failed[32] = "";
 	bool ended;
@@ -173,16 +172,12 @@ void cmd_run_verdict(const char *who, const struct col_metrics *m)
 /* The sampler's gaps, if any, once the run ended. */
 static void sample_report(const struct run *r, const char *who)
 {
-	const struct sampler *sm = r->be == &run_emu_backend ? run_emu(r)->sampler : NULL;
-	const char *why;
-	uint64_t n;
+	const char *why = NULL;
+	uint64_t rounds = 0, n = r->be->sample_gaps ? r->be->sample_gaps(r, &rounds, &why) : 0;
 
-	if (!sm)
-		return;
-	n = sampler_failures(sm, &why);
 	if (n)
 		fprintf(stderr, "%s: %llu of %llu sampling rounds incomplete (first: %s)\n", who,
-			(unsigned long long)n, (unsigned long long)sampler_rounds(sm), why);
+			(unsigned long long)n, (unsigned long long)rounds, why);
 }
 
 /* The workload from start to end: the backend prepared, the loop. */
@@ -197,8 +192,7 @@ static int execute(struct run *r, struct progress *pg, const char *who, struct d
 		err = diag_set(d, -ENOMEM, "out of memory");
 	if (!err) {
 		cmd_note("%s: %s%srunning %u jobs on %u %s\n", who, pg->label ? pg->label : "",
-			 pg->label ? ": " : "", r->njobs, r->nnodes,
-			 r->be == &run_emu_backend ? "emu-nodes" : "endpoints in virtual time");
+			 pg->label ? ": " : "", r->njobs, r->nnodes, r->be->ranks);
 		err = run_loop(r, d);
 		if (pg->tty)
 			cmd_note("\n");
@@ -226,7 +220,7 @@ static void fid_word(char *buf, size_t len, bool emu, const struct col_fidelity 
 static void print_results(const struct run *r, const struct res_run *x, const char *txt,
 			  const char *dir, const struct cmd_run_opts *o, const char *who)
 {
-	bool emu = r->be == &run_emu_backend;
+	bool emu = r->be->machine_clock;
 	char fid[160];
 
 	fid_word(fid, sizeof(fid), emu, &x->m.fid);
@@ -339,7 +333,7 @@ static int report(struct run *r, const struct cmd_run_opts *o, const char *who,
 	if (warn.msg[0])
 		fprintf(stderr, "%s: plots: %s\n", who, warn.msg);
 	print_results(r, &x, txt, dir->path, o, who);
-	tally_run(r, o, r->be == &run_emu_backend && x.m.fid.degraded);
+	tally_run(r, o, r->be->machine_clock && x.m.fid.degraded);
 	if (r->be->netevs) {
 		size_t nev;
 		const struct rec_netev *v = r->be->netevs(r, &nev);
@@ -360,11 +354,11 @@ static int report(struct run *r, const struct cmd_run_opts *o, const char *who,
 
 int cmd_run_on(struct run *r, const struct cmd_run_opts *o, struct cmd_run_out *out, struct diag *d)
 {
-	const char *who = r->be == &run_emu_backend ? "testbed up" : "testbed sim";
+	const char *who = r->be->command;
 	struct progress pg = {.tty = isatty(STDERR_FILENO),
-			      .clock = r->be == &run_emu_backend ? "elapsed" : "virtual",
+			      .clock = r->be->machine_clock ? "elapsed" : "virtual",
 			      .label = o->label,
-			      .wall0 = netctl_now()};
+			      .wall0 = mono_now_ns()};
 	int err, werr = 0;
 
 	r->progress = on_progress;

@@ -9,19 +9,12 @@
 
 #include <netlink/msg.h>
 
+#include "kernel/mono.h"
 #include "model/ocs.h"
 #include "fabric/netctl.h"
 #include "kernel/nlk.h"
 #include "kernel/nlk_change.h"
 #include "policy/route_rto.h"
-
-int64_t netctl_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 /* The view of phys under xc: what routing sees. */
 static struct topo *view_of(const struct topo *phys, const uint32_t *xc)
@@ -137,7 +130,7 @@ int netctl_commit(struct netctl *c, struct netctl_stats *st, struct diag *d)
 	struct topo_paths np = {0};
 	struct route_plan nplan = {0};
 	struct route_diff df = {0};
-	int64_t t0 = netctl_now(), t1;
+	int64_t t0 = mono_now_ns(), t1;
 	struct topo *nt;
 	int r;
 
@@ -148,11 +141,11 @@ int netctl_commit(struct netctl *c, struct netctl_stats *st, struct diag *d)
 		r = route_rto_fill(nt, &np, c->sh, &c->rto, &nplan, d);
 	if (!r && route_diff_build(c->t, &c->plan, nt, &nplan, &df))
 		r = diag_set(d, -ENOMEM, "out of memory");
-	t1 = netctl_now();
+	t1 = mono_now_ns();
 	st->plan_ns = t1 - t0;
 	if (!r) {
 		r = netctl_apply(c, c->t, &c->plan, nt, &nplan, &df, d);
-		st->apply_ns = netctl_now() - t1;
+		st->apply_ns = mono_now_ns() - t1;
 		st->nodes = df.nodes;
 		route_diff_count(&df, st->ops);
 		/* keep what was asked for, even if the kernel refused part of it */

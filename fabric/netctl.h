@@ -82,9 +82,6 @@ void netctl_probe_wait(struct netctl_probe *np);
 /* Waits for it to finish and frees it; NULL is fine. */
 void netctl_probe_free(struct netctl_probe *np);
 
-/* CLOCK_MONOTONIC in ns. */
-int64_t netctl_now(void);
-
 /* The cables (phys links) of a logical link of c->t: itself, or the two of a circuit.
  * Writes up to 2 ids, returns how many. */
 int netctl_cables_of(const struct netctl *c, uint32_t link, uint32_t out[2]);

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "kernel/mono.h"
 #include "fabric/netctl.h"
 #include "kernel/netns.h"
 
@@ -104,10 +105,10 @@ static int probe_init(struct probe *p, const struct netctl *c, uint32_t ep_a, ui
 /* Echoes until all are answered or timeout_ns passed; closes the socket. */
 static int64_t probe_loop(struct probe *p, int64_t timeout_ns)
 {
-	int64_t end = netctl_now() + timeout_ns, next = 0, now;
+	int64_t end = mono_now_ns() + timeout_ns, next = 0, now;
 	struct pollfd pf;
 
-	while (p->answered < p->count && (now = netctl_now()) < end) {
+	while (p->answered < p->count && (now = mono_now_ns()) < end) {
 		if (now >= next) {
 			send_missing(p);
 			next = now + PROBE_RESEND_NS;
@@ -116,7 +117,7 @@ static int64_t probe_loop(struct probe *p, int64_t timeout_ns)
 		(void)poll(&pf, 1, 1);
 		read_replies(p);
 	}
-	now = netctl_now();
+	now = mono_now_ns();
 	close(p->fd);
 	p->fd = -1;
 	return p->answered == p->count ? now : -ETIMEDOUT;

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernel/mono.h"
 #include "kernel/ocs_kernel.h"
 #include "fabric/ocs_reconf.h"
 
@@ -52,7 +53,7 @@ int ocs_reconf_begin(struct netctl *c, const struct ocs_change *ch, size_t n,
 		return diag_set(d, -EAGAIN, "an OCS reconfiguration is already under way");
 	np = c->phys->ports.n;
 	memset(r, 0, sizeof(*r));
-	r->t_begin = netctl_now();
+	r->t_begin = mono_now_ns();
 	r->next = malloc(np * sizeof(*r->next) + 1);
 	if (!r->next)
 		return diag_set(d, -ENOMEM, "out of memory");
@@ -63,7 +64,7 @@ int ocs_reconf_begin(struct netctl *c, const struct ocs_change *ch, size_t n,
 			r->ports += ocs_kernel_changed(c->phys, c->xc, r->next, o);
 	r->delay_ns = delay_ns;
 	err = err ? err : each_ocs(c, r->next, STEP_DARK, d);
-	r->t_dark = netctl_now();
+	r->t_dark = mono_now_ns();
 	if (err)
 		ocs_reconf_done(r);
 	return err;
@@ -81,14 +82,14 @@ int ocs_reconf_finish(struct netctl *c, struct ocs_reconf *r, struct diag *d)
 	if (!r->next)
 		return diag_set(d, -EINVAL, "no OCS reconfiguration is under way");
 	err = each_ocs(c, r->next, STEP_JOIN, d);
-	r->t_lit = netctl_now();
+	r->t_lit = mono_now_ns();
 	/* the model follows the kernel's circuits; the routes follow the model */
 	memcpy(c->xc, r->next, c->phys->ports.n * sizeof(*c->xc));
 	free(r->next);
 	r->next = NULL;
 	if (!err)
 		err = netctl_commit(c, &r->st, d);
-	r->t_routes = netctl_now();
+	r->t_routes = mono_now_ns();
 	return err;
 }
 
@@ -103,7 +104,7 @@ int ocs_reconf_run(struct netctl *c, const struct ocs_change *ch, size_t n,
 	err = ocs_reconf_begin(c, ch, n, busy, delay_ns, r, d);
 	if (err)
 		return err;
-	while ((wait = ocs_reconf_deadline(r) - netctl_now()) > 0) {
+	while ((wait = ocs_reconf_deadline(r) - mono_now_ns()) > 0) {
 		ts.tv_sec = wait / 1000000000LL;
 		ts.tv_nsec = wait % 1000000000LL;
 		nanosleep(&ts, NULL);

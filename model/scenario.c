@@ -43,15 +43,26 @@ double scn_dilation(const struct scenario *s)
 	return s->emulation.size_scale / s->emulation.rate_scale;
 }
 
+const struct keyword scn_cc_names[] = {
+	{"reno", SCN_CC_RENO},
+	{"cubic", SCN_CC_CUBIC},
+	{"bbr", SCN_CC_BBR},
+	{NULL, 0},
+};
+
+const struct keyword scn_policy_names[] = {
+	{"ecmp", SCN_POLICY_ECMP},	     {"greedy", SCN_POLICY_GREEDY},
+	{"optimal", SCN_POLICY_OPTIMAL},     {"edge-coloring", SCN_POLICY_EDGE_COLORING},
+	{"annealing", SCN_POLICY_ANNEALING}, {"source", SCN_POLICY_SOURCE},
+	{"balanced", SCN_POLICY_BALANCED},   {NULL, 0},
+};
+
 const char *scn_cc_name(enum scn_cc cc)
 {
-	switch (cc) {
-	case SCN_CC_CUBIC:
-		return "cubic";
-	case SCN_CC_BBR:
-		return "bbr";
-	case SCN_CC_RENO:
-		break;
-	}
-	return "reno";
+	return keyword_name(scn_cc_names, (int)cc, "reno");
+}
+
+const char *scn_policy_name(enum scn_policy p)
+{
+	return keyword_name(scn_policy_names, (int)p, "?");
 }

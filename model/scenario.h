@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/keyword.h"
 #include "lib/vec.h"
 #include "model/gen_direct.h"
 #include "model/gen_hxmesh.h"
@@ -180,7 +181,11 @@ struct scenario {
 };
 
 /* The kernel's name of a congestion control ("reno"). */
+/* The YAML spellings of routing.policy and emulation.cc (one table each), and a value's. */
+extern const struct keyword scn_policy_names[];
+extern const struct keyword scn_cc_names[];
 const char *scn_cc_name(enum scn_cc cc);
+const char *scn_policy_name(enum scn_policy p);
 
 /* Fills s with the documented defaults (no topology). */
 void scn_init(struct scenario *s);

@@ -14,7 +14,7 @@ void greedy_paths_done(struct greedy_paths *g)
 	memset(g, 0, sizeof(*g));
 }
 
-static bool fabric(const struct topo *t, uint32_t port)
+static bool on_fabric(const struct topo *t, uint32_t port)
 {
 	return t->links.v[t->ports.v[port].link].tier != TOPO_TIER_EDGE;
 }
@@ -44,7 +44,7 @@ static int add_cand(struct greedy_paths *g, const struct topo *t, const struct r
 		return -ENOMEM;
 	k->link_off = (uint32_t)g->links.n;
 	for (i = 0; i < hops; i++)
-		if (fabric(t, ports[i]) && vec_push(&g->links, ports[i]))
+		if (on_fabric(t, ports[i]) && vec_push(&g->links, ports[i]))
 			return -ENOMEM;
 	k->link_n = (uint32_t)g->links.n - k->link_off;
 	if (tag <= 1)

@@ -74,6 +74,12 @@ struct run_job {
  * the run's start on the backend's clock (CLOCK_MONOTONIC, or virtual). */
 struct run_backend {
 	const char *name; /* "emulation", "sim": summary.json's backend */
+	const char *command; /* the command that runs on it, for messages: "testbed up" */
+	const char *ranks; /* what runs the ranks, for messages: "emu-nodes" */
+	/* Its clock is the machine's (the emulation's CLOCK_MONOTONIC since the run began), not a
+	 * virtual one: a run on it has a fidelity verdict (the machine may have limited it), and
+	 * its wall time runs with its clock. */
+	bool machine_clock;
 	/* Sets up once the jobs are made; the clock reads 0 when it returns. */
 	int (*prepare)(struct run *r, struct diag *d);
 	int64_t (*now)(const struct run *r);
@@ -107,6 +113,9 @@ struct run_backend {
 	int (*circuits)(struct run *r, uint32_t j, const struct ocs_change *ch, size_t n,
 			struct diag *d);
 	void (*done)(struct run *r);
+	/* The rounds of its counter sampling that came out incomplete (*why: the first's reason)
+	 * of *rounds. NULL: the backend samples nothing that can miss. */
+	uint64_t (*sample_gaps)(const struct run *r, uint64_t *rounds, const char **why);
 	/* The share of running job j's work done over its iterations (0 to 1), for progress
 	 * within an iteration; -1 if it cannot tell. NULL: the backend never can. */
 	double (*share)(const struct run *r, uint32_t j);

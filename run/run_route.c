@@ -12,6 +12,7 @@
 
 #include "lib/rng.h"
 #include "run/run_int.h"
+#include "policy/baseline.h"
 #include "policy/greedy_base.h"
 #include "policy/greedy_conns.h"
 #include "policy/greedy_paths.h"
@@ -400,138 +401,35 @@ static int anneal(const struct run *r, const struct greedy_conn *c, const struct
 	return load;
 }
 
-/* Whether candidate k of commodity i crosses link l. */
-static bool cand_has(const struct greedy_in *in, uint32_t i, uint32_t k, uint32_t l)
-{
-	const struct greedy_cand *cd = &in->cands[in->comms[i].cand_off + k];
-	uint32_t x;
-
-	for (x = 0; x < cd->link_n; x++)
-		if (in->links[cd->link_off + x] == l)
-			return true;
-	return false;
-}
-
-/* OCS-vClos (vClos §7): the candidate of commodity i that leaves its leaf through leaf port
- * up (its tag picks the uplink; the spine's downlink is pinned by the pair's port, pin_ocs);
- * 0 if none does (it cannot, unless the circuit is not in). */
-static uint32_t ocs_cand(const struct greedy_in *in, uint32_t i, uint32_t up)
-{
-	uint32_t k;
-
-	for (k = 0; k < in->comms[i].cand_n; k++)
-		if (cand_has(in, i, k, up))
-			return k;
-	return 0;
-}
-
-/* vClos §5.2 Source Routing: a connection leaves its leaf on the uplink its source's port
- * maps to: under scheduler.placement vclos the spine its virtual Clos gives the rank
- * (vclos_uplink), under ocs-vclos the circuits its placement gave it (sched_ocs_route), else
- * f(i) = i, the source's port under its leaf, modulo the live spines. */
+/* vClos §5.2 Source Routing over the topology in force now (policy/baseline.h). */
 static int source(const struct run *r, const struct greedy_conn *c, const struct greedy_in *in,
 		  uint32_t *choice)
 {
 	const struct topo *t;
 	const struct route_plan *plan;
-	uint32_t *slot, i, spine;
 
 	r->be->view(r, &t, &plan);
-	slot = calloc(t->endpoints.n + 1, sizeof(*slot));
-	if (!slot || greedy_ep_slots(t, slot)) {
-		free(slot);
-		return -ENOMEM;
-	}
-	for (i = 0; i < in->ncomm; i++) {
-		const struct vclos_alloc *a = sched_vclos(&r->sched, c[i].job);
-		uint32_t n = in->comms[i].cand_n, up, down;
-
-		if (r->sched.ocs &&
-		    sched_ocs_route(&r->sched, c[i].job, c[i].src, c[i].dst, &up, &down) == 1) {
-			choice[i] = ocs_cand(in, i, up);
-			continue;
-		}
-		if (!a || vclos_uplink(a, c[i].src, c[i].dst, &spine) != 1)
-			spine = slot[c[i].eps[c[i].src]];
-		choice[i] = n ? spine % n : 0;
-	}
-	free(slot);
-	return greedy_max_load(in, choice);
+	return baseline_source(t, &r->sched, c, in, choice);
 }
 
-/* The uplink (first fabric link) of commodity i's candidate k. */
-static uint32_t uplink(const struct greedy_in *in, uint32_t i, uint32_t k)
-{
-	const struct greedy_cand *cd = &in->cands[in->comms[i].cand_off + k];
-
-	return cd->link_n ? in->links[cd->link_off] : UINT32_MAX;
-}
-
-/* The least used of commodity i's uplinks, a random one of those tied. */
-static uint32_t balanced_pick(const struct greedy_in *in, uint32_t i, const uint32_t *load,
-			      uint64_t *rng)
-{
-	uint32_t k, best = 0, ties = 0, n = in->comms[i].cand_n, l, min = UINT32_MAX;
-
-	for (k = 0; k < n; k++) {
-		l = uplink(in, i, k) == UINT32_MAX ? 0 : load[uplink(in, i, k)];
-		if (l < min) {
-			min = l;
-			best = k;
-			ties = 1;
-		} else if (l == min && rng_next(rng) % ++ties == 0) {
-			best = k; /* reservoir: each tied uplink equally likely */
-		}
-	}
-	return best;
-}
-
-/* vClos's Balanced baseline (§9): a connection keeps the uplink it was given; a new one
- * takes the uplink with the fewest connections on it, ties at random (from routing.seed and
- * the decision's number, so a run repeats). */
+/* vClos's Balanced baseline (§9, policy/baseline.h): what each connection held, and a seed from
+ * routing.seed and the decision's number, so that a run repeats. */
 static int balanced(const struct run *r, const struct greedy_conn *c, const struct greedy_in *in,
 		    uint32_t *choice)
 {
-	uint32_t *load = calloc(in->nlinks + 1, sizeof(*load)), i, first = 0, held;
-	uint64_t rng = (uint64_t)r->e->s.routing.seed << 32 ^ r->rec.routes.n;
-	int pass;
+	uint32_t *held = calloc(in->ncomm + 1, sizeof(*held)), i, first = 0;
+	uint64_t seed = (uint64_t)r->e->s.routing.seed << 32 ^ r->rec.routes.n;
+	int load;
 
-	if (!load)
+	if (!held)
 		return -ENOMEM;
-	for (pass = 0; pass < 2; pass++) { /* the kept ones first, then the new ones */
-		for (i = 0; i < in->ncomm; i++) {
-			first = i && c[i].job == c[i - 1].job ? first : i;
-			held = r->jobs[c[i].job].conns[i - first].held;
-			if (!in->comms[i].cand_n || (held && held <= in->comms[i].cand_n) == !!pass)
-				continue;
-			choice[i] = pass ? balanced_pick(in, i, load, &rng) : held - 1u;
-			if (uplink(in, i, choice[i]) != UINT32_MAX)
-				load[uplink(in, i, choice[i])]++;
-		}
+	for (i = 0; i < in->ncomm; i++) {
+		first = i && c[i].job == c[i - 1].job ? first : i;
+		held[i] = r->jobs[c[i].job].conns[i - first].held;
 	}
-	for (i = 0; i < in->ncomm; i++)
-		if (!in->comms[i].cand_n)
-			choice[i] = 0;
-	free(load);
-	return greedy_max_load(in, choice);
-}
-
-static const char *policy_name(enum scn_policy p)
-{
-	switch (p) {
-	case SCN_POLICY_GREEDY:
-		return "greedy";
-	case SCN_POLICY_EDGE_COLORING:
-		return "edge-coloring";
-	case SCN_POLICY_ANNEALING:
-		return "annealing";
-	case SCN_POLICY_SOURCE:
-		return "source";
-	case SCN_POLICY_BALANCED:
-		return "balanced";
-	default:
-		return "optimal";
-	}
+	load = baseline_balanced(in, held, seed, choice);
+	free(held);
+	return load;
 }
 
 /* The policy's assignment: its maximum link load, or -errno with d set. */
@@ -539,7 +437,7 @@ static int assign(const struct run *r, const struct greedy_conn *c, const struct
 		  uint32_t *choice, struct diag *d)
 {
 	const struct scn_routing *rt = &r->e->s.routing;
-	const char *name = policy_name(rt->policy);
+	const char *name = scn_policy_name(rt->policy);
 	int load;
 
 	if (rt->policy == SCN_POLICY_GREEDY)

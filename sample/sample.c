@@ -15,19 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernel/mono.h"
 #include "kernel/nlk.h"
 #include "sample/sample.h"
 #include "sample/sample_int.h"
 #include "sample/sample_plan.h"
 #include "policy/shape.h"
-
-int64_t sample_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 int sample_wait_readable(int fd)
 {
@@ -333,7 +326,7 @@ static int take_cpu(struct sampler *s, int64_t t0, struct rec_run *rec)
 	buf[n] = '\0';
 	if (col_cpu_parse(buf, &now))
 		return -EPROTO;
-	if (s->have_prev && !col_cpu_share(&s->cpu_prev, &now, sample_mono_ns() - t0, &c) &&
+	if (s->have_prev && !col_cpu_share(&s->cpu_prev, &now, mono_now_ns() - t0, &c) &&
 	    vec_push(&rec->cpu, c))
 		return -ENOMEM;
 	s->cpu_prev = now;
@@ -369,7 +362,7 @@ static int take_tcp(struct sampler *s, int64_t t0, bool tcp, struct rec_run *rec
 	const char *who = "?";
 	int err;
 
-	if (!tcp && sample_mono_ns() - t0 < s->tcp_next)
+	if (!tcp && mono_now_ns() - t0 < s->tcp_next)
 		return first;
 	err = sample_tcp_take(s, t0, rec, &who);
 	return err && !first ? failed(s, err, who, d) : first;

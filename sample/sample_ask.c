@@ -3,6 +3,7 @@
  * one sendmsg and their replies come back in one recvmmsg, SAMPLE_SLOTS at a time. */
 #include <errno.h>
 
+#include "kernel/mono.h"
 #include "sample/sample_int.h"
 
 /* Files a reply under its port; 1 if it answers a request of this round, else 0. */
@@ -60,7 +61,7 @@ static int exchange(struct sampler *s, const struct sample_ns *n, size_t len, ui
 	while (send(n->fd, s->req, len, 0) < 0)
 		if (errno != EINTR)
 			return -errno;
-	at = sample_mono_ns() - t0;
+	at = mono_now_ns() - t0;
 	s->reads += want;
 	while (!err && got < want) {
 		k = recvmmsg(n->fd, s->mm, want - got, MSG_DONTWAIT, NULL);

@@ -85,9 +85,6 @@ struct sampler {
 	char tbuf[2][SAMPLE_TCP_BUF]; /* netstat, snmp */
 };
 
-/* CLOCK_MONOTONIC in ns. */
-int64_t sample_mono_ns(void);
-
 /* Waits until fd is readable: 0, or -ETIMEDOUT after SAMPLE_WAIT_MS. */
 int sample_wait_readable(int fd);
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernel/mono.h"
 #include "collect/tcp.h"
 #include "kernel/netns.h"
 #include "sample/sample_int.h"
@@ -79,7 +80,7 @@ static int take_one(struct sampler *s, const struct sample_tcp *x, int64_t t, st
 
 int sample_tcp_take(struct sampler *s, int64_t t0, struct rec_run *rec, const char **who)
 {
-	int64_t t = sample_mono_ns() - t0;
+	int64_t t = mono_now_ns() - t0;
 	uint32_t i;
 	int r, first = 0;
 

@@ -5,6 +5,7 @@
  * rx is its peer's tx, and a frame the peer could not deliver counts as an rx drop here). */
 #include <errno.h>
 
+#include "kernel/mono.h"
 #include "sample/sample_int.h"
 #include "sample/sample_plan.h"
 
@@ -50,7 +51,7 @@ static void take_dev(struct sampler *s, const struct sample_ns *n, const struct 
 static int take_chunk(struct sampler *s, const struct sample_ns *n, size_t len, uint32_t seq,
 		      int64_t t0)
 {
-	int64_t now = sample_mono_ns() - t0;
+	int64_t now = mono_now_ns() - t0;
 	struct sample_reply r;
 	size_t off = 0, k;
 

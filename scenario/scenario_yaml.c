@@ -320,40 +320,26 @@ _Static_assert(sizeof(enum scn_gen) == sizeof(int) && sizeof(enum scn_qdisc) == 
 		       sizeof(enum scn_greedy_order) == sizeof(int),
 	       "enums are int-sized");
 
-static const struct scn_yaml_keyword qdisc_names[] = {
+static const struct keyword qdisc_names[] = {
 	{"tbf", SCN_QDISC_TBF},
 	{"htb", SCN_QDISC_HTB},
 	{"none", SCN_QDISC_NONE},
 	{NULL, 0},
 };
 
-static const struct scn_yaml_keyword cc_names[] = {
-	{"reno", SCN_CC_RENO},
-	{"cubic", SCN_CC_CUBIC},
-	{"bbr", SCN_CC_BBR},
-	{NULL, 0},
-};
-
-static const struct scn_yaml_keyword policy_names[] = {
-	{"ecmp", SCN_POLICY_ECMP},	     {"greedy", SCN_POLICY_GREEDY},
-	{"optimal", SCN_POLICY_OPTIMAL},     {"edge-coloring", SCN_POLICY_EDGE_COLORING},
-	{"annealing", SCN_POLICY_ANNEALING}, {"source", SCN_POLICY_SOURCE},
-	{"balanced", SCN_POLICY_BALANCED},   {NULL, 0},
-};
-
-static const struct scn_yaml_keyword greedy_order_names[] = {
+static const struct keyword greedy_order_names[] = {
 	{"busiest-tor", SCN_GREEDY_BUSIEST_TOR},
 	{"input", SCN_GREEDY_INPUT},
 	{NULL, 0},
 };
 
-static const struct scn_yaml_keyword trigger_names[] = {
+static const struct keyword trigger_names[] = {
 	{"job", SCN_TRIGGER_JOB},
 	{"phase", SCN_TRIGGER_PHASE},
 	{NULL, 0},
 };
 
-static const struct scn_yaml_keyword enforce_names[] = {
+static const struct keyword enforce_names[] = {
 	{"tag", SCN_ENFORCE_TAG},
 	{"sport", SCN_ENFORCE_SPORT},
 	{NULL, 0},
@@ -389,7 +375,7 @@ static int shaping_check(struct scn_yaml_ctx *c, const struct map_read *m)
 }
 
 static const struct scn_yaml_field routing_fields[] = {
-	ENUM("policy", s.routing.policy, enum scn_policy, false, policy_names),
+	ENUM("policy", s.routing.policy, enum scn_policy, false, scn_policy_names),
 	UINT("seed", s.routing.seed, false, 0, UINT32_MAX),
 	FIELD("seeds", set_seeds, s.routing.seeds, __typeof__(((BASE *)0)->s.routing.seeds), false),
 	FIELD("spray", scn_yaml_bool, s.routing.spray, bool, false),
@@ -424,7 +410,7 @@ static const struct scn_yaml_field addressing_fields[] = {
 };
 
 static const struct scn_yaml_field transport_fields[] = {
-	ENUM("cc", s.transport.cc, enum scn_cc, false, cc_names),
+	ENUM("cc", s.transport.cc, enum scn_cc, false, scn_cc_names),
 	FIELD("window", scn_yaml_size, s.transport.window_bytes, uint64_t, false),
 };
 
@@ -447,15 +433,7 @@ static const struct scn_yaml_field emulation_fields[] = {
 	FIELD("rto_min", scn_yaml_rto, s.emulation.rto_min, struct scn_rto, false),
 };
 
-static const struct scn_yaml_keyword kind_names[] = {
-	{"allreduce", COLL_ALLREDUCE},
-	{"allgather", COLL_ALLGATHER},
-	{"reducescatter", COLL_REDUCESCATTER},
-	{"alltoall", COLL_ALLTOALL},
-	{NULL, 0},
-};
-
-static const struct scn_yaml_keyword algo_names[] = {
+static const struct keyword algo_names[] = {
 	{"ring", COLL_RING},
 	{"hd", COLL_HD},
 	{"pairwise", COLL_PAIRWISE},
@@ -473,7 +451,7 @@ static const struct scn_yaml_keyword algo_names[] = {
 static int set_algos(struct scn_yaml_ctx *c, yaml_node_t *n,
 		     __attribute__((unused)) const struct scn_yaml_field *f)
 {
-	const struct scn_yaml_keyword *kw;
+	const struct keyword *kw;
 	yaml_node_item_t *it;
 	const char *v;
 
@@ -495,7 +473,7 @@ static int set_algos(struct scn_yaml_ctx *c, yaml_node_t *n,
 	return 0;
 }
 
-static const struct scn_yaml_keyword queue_names[] = {
+static const struct keyword queue_names[] = {
 	{"fifo", SCHED_FIFO},
 	{"backfill", SCHED_BACKFILL},
 	{"smallest-first", SCHED_SMALLEST_FIRST},
@@ -503,36 +481,36 @@ static const struct scn_yaml_keyword queue_names[] = {
 	{NULL, 0},
 };
 
-static const struct scn_yaml_keyword oversize_names[] = {
+static const struct keyword oversize_names[] = {
 	{"refuse", EXP_OVERSIZE_REFUSE},
 	{"skip", EXP_OVERSIZE_SKIP},
 	{NULL, 0},
 };
 
-static const struct scn_yaml_keyword place_names[] = {
+static const struct keyword place_names[] = {
 	{"first-fit", SCHED_FIRST_FIT}, {"random", SCHED_RANDOM},     {"vclos", SCHED_VCLOS},
 	{"ocs-vclos", SCHED_OCS_VCLOS}, {"locality", SCHED_LOCALITY}, {NULL, 0},
 };
 
-static const struct scn_yaml_keyword md_sched_names[] = {
+static const struct keyword md_sched_names[] = {
 	{"baseline", COLL_MD_BASELINE},
 	{"themis", COLL_MD_THEMIS},
 	{NULL, 0},
 };
 
-static const struct scn_yaml_keyword md_intra_names[] = {
+static const struct keyword md_intra_names[] = {
 	{"fifo", COLL_MD_FIFO},
 	{"scf", COLL_MD_SCF},
 	{NULL, 0},
 };
 
-static const struct scn_yaml_keyword md_switch_names[] = {
+static const struct keyword md_switch_names[] = {
 	{"direct", COLL_MD_DIRECT},
 	{"hd", COLL_MD_HD},
 	{NULL, 0},
 };
 
-static const struct scn_yaml_keyword order_names[] = {
+static const struct keyword order_names[] = {
 	{"leaf-major", EXP_RANK_LEAF_MAJOR},
 	{"placement", EXP_RANK_PLACEMENT},
 	{NULL, 0},
@@ -719,7 +697,7 @@ static const struct scn_yaml_field job_fields[] = {
 	 .off = AT(model, char[JOB_NAME_MAX]),
 	 .max = JOB_NAME_MAX - 1},
 	UINT("gpus", gpus, true, 1, HOSTS_MAX),
-	ENUM("collective", kind, int32_t, false, kind_names),
+	ENUM("collective", kind, int32_t, false, coll_kind_names),
 	ENUM("algorithm", algo, int32_t, false, algo_names),
 	UINT("group", group, false, 1, HOSTS_MAX),
 	UINT("iterations", iterations, false, 1, 1000000),
@@ -741,7 +719,7 @@ static const struct scn_yaml_field job_fields[] = {
  * ones a scenario can name that can. */
 static int bad_algo(struct scn_yaml_ctx *c, yaml_node_t *at, enum coll_algo a, enum coll_kind k)
 {
-	const struct scn_yaml_keyword *kw;
+	const struct keyword *kw;
 	char can[128];
 	size_t o = 0;
 
@@ -893,11 +871,11 @@ static int chan_level_check(struct scn_yaml_ctx *c, uint32_t channels, uint32_t 
 			    const char *where)
 {
 	yaml_mark_t at = {.line = line ? line - 1 : 0, .column = col ? col - 1 : 0};
-	const struct scn_yaml_keyword *kw;
+	const struct keyword *kw;
 
 	if (channels <= 1 || c->e->s.routing.policy == SCN_POLICY_ECMP)
 		return 0;
-	for (kw = policy_names; kw->name && kw->value != (int)c->e->s.routing.policy; kw++)
+	for (kw = scn_policy_names; kw->name && kw->value != (int)c->e->s.routing.policy; kw++)
 		;
 	return scn_yaml_fail_at(c, &at,
 				"%s.channels: %u connections per pair spread a pair over the paths "

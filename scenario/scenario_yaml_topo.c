@@ -17,20 +17,20 @@ _Static_assert(sizeof(enum gen_dim_type) == sizeof(int) &&
 		       sizeof(enum gen_direct_kind) == sizeof(int),
 	       "enums are int-sized");
 
-static const struct scn_yaml_keyword gen_names[] = {
+static const struct keyword gen_names[] = {
 	{"leafspine", SCN_GEN_LEAFSPINE},     {"best", SCN_GEN_BEST},
 	{"hammingmesh", SCN_GEN_HAMMINGMESH}, {"multidim", SCN_GEN_MULTIDIM},
 	{"direct", SCN_GEN_DIRECT},	      {NULL, 0},
 };
 
-static const struct scn_yaml_keyword dim_type_names[] = {
+static const struct keyword dim_type_names[] = {
 	{"switch", GEN_DIM_SWITCH},
 	{"ring", GEN_DIM_RING},
 	{"fc", GEN_DIM_FC},
 	{NULL, 0},
 };
 
-static const struct scn_yaml_keyword shape_names[] = {
+static const struct keyword shape_names[] = {
 	{"mesh2d", GEN_DIRECT_MESH2D},
 	{"torus2d", GEN_DIRECT_TORUS2D},
 	{"torus3d", GEN_DIRECT_TORUS3D},

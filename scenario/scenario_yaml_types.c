@@ -195,7 +195,7 @@ int scn_yaml_u32(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_f
 }
 
 /* "a, b or c" */
-static void join_or(char *buf, size_t len, const struct scn_yaml_keyword *kw)
+static void join_or(char *buf, size_t len, const struct keyword *kw)
 {
 	size_t o = 0;
 
@@ -207,7 +207,7 @@ static void join_or(char *buf, size_t len, const struct scn_yaml_keyword *kw)
 
 int scn_yaml_enum(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f)
 {
-	const struct scn_yaml_keyword *kw;
+	const struct keyword *kw;
 	const char *v = scn_yaml_text(n);
 	char what[128];
 

@@ -10,6 +10,7 @@
 #include <yaml.h>
 
 #include "lib/diag.h"
+#include "lib/keyword.h"
 #include "scenario/experiment.h"
 
 struct scn_yaml_ctx {
@@ -38,11 +39,6 @@ struct scn_yaml_field {
 	bool required;
 	uint32_t min, max; /* integers */
 	const void *arg; /* keywords of an enum (NULL-terminated), a section's table */
-};
-
-struct scn_yaml_keyword {
-	const char *name;
-	int value;
 };
 
 #define SCN_YAML_FIELDS_MAX 32 /* fields in one section */

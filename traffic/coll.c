@@ -54,19 +54,19 @@ static const struct algo_desc algos[] = {
 			   coll_md_build, NULL, coll_md_check, coll_md_prep, coll_md_release},
 };
 
-static const char *const kinds[] = {
-	[COLL_ALLREDUCE] = "allreduce",
-	[COLL_ALLGATHER] = "allgather",
-	[COLL_REDUCESCATTER] = "reducescatter",
-	[COLL_ALLTOALL] = "alltoall",
+const struct keyword coll_kind_names[] = {
+	{"allreduce", COLL_ALLREDUCE},
+	{"allgather", COLL_ALLGATHER},
+	{"reducescatter", COLL_REDUCESCATTER},
+	{"alltoall", COLL_ALLTOALL},
+	{NULL, 0},
 };
 
 #define N_ALGOS (sizeof(algos) / sizeof(algos[0]))
-#define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
-
+#define N_KINDS (COLL_ALLTOALL + 1u)
 const char *coll_kind_name(enum coll_kind k)
 {
-	return (unsigned)k < N_KINDS ? kinds[k] : "?";
+	return keyword_name(coll_kind_names, (int)k, "?");
 }
 
 const char *coll_algo_name(enum coll_algo a)
@@ -76,11 +76,11 @@ const char *coll_algo_name(enum coll_algo a)
 
 int coll_kind_parse(const char *s, enum coll_kind *out)
 {
-	unsigned i;
+	const struct keyword *kw;
 
-	for (i = 0; s && i < N_KINDS; i++) {
-		if (!strcmp(s, kinds[i])) {
-			*out = (enum coll_kind)i;
+	for (kw = coll_kind_names; s && kw->name; kw++) {
+		if (!strcmp(s, kw->name)) {
+			*out = (enum coll_kind)kw->value;
 			return 0;
 		}
 	}
@@ -163,7 +163,7 @@ static int check_params(const struct coll_params *p, struct diag *d)
 	a = &algos[p->algo];
 	if (!(a->kinds & KIND_BIT(p->kind)))
 		return diag_set(d, -EINVAL, "algorithm %s does not build %s", a->name,
-				kinds[p->kind]);
+				coll_kind_name(p->kind));
 	if (!p->nranks || p->nranks > COLL_MAX_RANKS)
 		return diag_set(d, -EINVAL, "%s: %u ranks, expected 1 to %u", a->name, p->nranks,
 				COLL_MAX_RANKS);
@@ -218,7 +218,7 @@ static int build_range(const struct coll_params *p, uint32_t lo, uint32_t hi, st
 	if (err) {
 		coll_sched_done(s);
 		return diag_set(d, err, "%s %s over %u ranks: %s", algos[p->algo].name,
-				kinds[p->kind], p->nranks,
+				coll_kind_name(p->kind), p->nranks,
 				err == -ENOMEM ? "out of memory" : "too many dependencies");
 	}
 	return 0;

@@ -74,6 +74,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/keyword.h"
 #include "lib/diag.h"
 #include "lib/vec.h"
 
@@ -257,6 +258,8 @@ int coll_prove(const struct coll_sched *s, uint32_t *where, struct diag *d);
 int coll_md_owners(const struct coll_params *p, uint32_t *owner, struct diag *d);
 
 /* Names for scenarios and records ("allreduce", "ring"); parsing returns -EINVAL if unknown. */
+/* The collective kinds' names (the scenario's workload.kind spellings), and one kind's. */
+extern const struct keyword coll_kind_names[];
 const char *coll_kind_name(enum coll_kind k);
 const char *coll_algo_name(enum coll_algo a);
 int coll_kind_parse(const char *s, enum coll_kind *out);

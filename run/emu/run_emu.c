@@ -259,8 +259,19 @@ static void emu_done(struct run *r)
 	vec_free(&x->raw);
 }
 
+static uint64_t emu_sample_gaps(const struct run *r, uint64_t *rounds, const char **why)
+{
+	const struct sampler *sm = run_emu(r)->sampler;
+
+	*rounds = sm ? sampler_rounds(sm) : 0;
+	return sm ? sampler_failures(sm, why) : 0;
+}
+
 const struct run_backend run_emu_backend = {
 	.name = "emulation",
+	.command = "testbed up",
+	.ranks = "emu-nodes",
+	.machine_clock = true,
 	.prepare = emu_prepare,
 	.now = emu_now,
 	.next = emu_next,
@@ -275,4 +286,5 @@ const struct run_backend run_emu_backend = {
 	.retag = run_emu_retag,
 	.circuits = run_net_circuits,
 	.done = emu_done,
+	.sample_gaps = emu_sample_gaps,
 };

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel/mono.h"
 #include "run/emu/run_emu_int.h"
 #include "run/emu/run_net.h"
 
@@ -131,14 +132,14 @@ static void fire_cables(struct run *r, const struct fail_event *ev)
 
 	e = run_net_rec(n, run_now(r), fail_kind_name(ev->kind), fail_state_name(ev), ev->target);
 	probe = !ev->up && pick(n, ev, pair);
-	t0 = netctl_now();
+	t0 = mono_now_ns();
 	for (i = 0; !err && i < ev->cable_n; i++)
 		err = netctl_cable_state(&n->ctl, n->plan.cables.v[ev->cable_off + i], ev->up, &d);
 	err = err ? err : netctl_commit(&n->ctl, &st, &d);
 	run_route_trigger(r, "failure", e ? e->t : run_now(r));
 	if (!e)
 		return;
-	e->routes_ns = err ? REC_NEVER : netctl_now() - t0;
+	e->routes_ns = err ? REC_NEVER : mono_now_ns() - t0;
 	fill_stats(e, &st);
 	set_result(e, err, &d);
 	if (ev->up)
@@ -203,7 +204,7 @@ void run_net_tick(struct run *r, int64_t now)
 		return;
 	while (n->plan.next < n->plan.events.n && n->plan.events.v[n->plan.next].at <= now)
 		fire(r, &n->plan.events.v[n->plan.next++]);
-	if (n->reconf.next && netctl_now() >= ocs_reconf_deadline(&n->reconf))
+	if (n->reconf.next && mono_now_ns() >= ocs_reconf_deadline(&n->reconf))
 		finish_reconf(r);
 	run_net_probes(n, false);
 }

@@ -401,6 +401,8 @@ static double sim_share(const struct run *r, uint32_t j)
 
 const struct run_backend run_sim_backend = {
 	.name = "sim",
+	.command = "testbed sim",
+	.ranks = "endpoints in virtual time",
 	.prepare = sim_prepare,
 	.now = sim_now,
 	.next = sim_next_due,

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernel/mono.h"
 #include "lib/units.h"
 #include "cli/cmd.h"
 #include "fabric/fabric.h"
@@ -46,7 +47,7 @@ struct flow {
 
 static int64_t now_ns(void)
 {
-	return netctl_now();
+	return mono_now_ns();
 }
 
 static void sleep_ns(int64_t ns)
@@ -280,7 +281,7 @@ static int run(const struct opts *o, struct netctl *c, const struct ocs_change *
 	sleep_ns((int64_t)o->before);
 	spines_read(c, &sp, 1);
 	r = ocs_reconf_run(c, ch, (size_t)o->ncircuits, NULL, o->delay, &rc, &d);
-	t_rewired = netctl_now();
+	t_rewired = mono_now_ns();
 	spines_read(c, &sp, 2);
 	sleep_ns((int64_t)o->after);
 	spines_read(c, &sp, 3);
