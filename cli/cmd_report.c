@@ -113,9 +113,14 @@ int cmd_report(int argc, char **argv)
 		return CMD_USAGE;
 	}
 	r = wdir_open(&dir, argv[1], WDIR_GIVE, &d);
-	if (!r && wdir_has(&dir, SWEEP_FILE))
-		r = sweep_report(&dir, true, &d);
-	else if (!r)
+	if (!r && wdir_has(&dir, SWEEP_FILE)) {
+		char *txt = NULL;
+		struct diag warn = {0};
+
+		r = sweep_report(&dir, true, &txt, &warn, &d);
+		sweep_report_print(&dir, txt, &warn);
+		free(txt);
+	} else if (!r)
 		r = report_run(&dir, &d);
 	wdir_close(&dir);
 	return r ? cmd_fail("report", r, &d) : CMD_OK;

@@ -83,7 +83,14 @@ int cmd_sweep_run(const struct cmd_sweep *sw, const char *path, struct world *w,
 		}
 		r = sweep_plan_write(&f.run, &p, d);
 	}
-	r = r ? r : sweep_report(&f.run, false, d);
+	if (!r) {
+		char *txt = NULL;
+		struct diag warn = {0};
+
+		r = sweep_report(&f.run, false, &txt, &warn, d);
+		sweep_report_print(&f.run, txt, &warn);
+		free(txt);
+	}
 	if (!r && failed)
 		snprintf(sdir, sizeof(sdir), "%s", f.run.path);
 	cmd_run_folder_close(&f);

@@ -136,18 +136,14 @@ int netctl_commit(struct netctl *c, struct netctl_stats *st, struct diag *d)
 
 	memset(st, 0, sizeof(*st));
 	nt = view_of(c->phys, c->xc);
-	r = nt ? route_plan_for(nt, &np, &nplan, d) : diag_set(d, -ENOMEM, "out of memory");
-	if (!r && c->sh)
-		r = route_rto_fill(nt, &np, c->sh, &c->rto, &nplan, d);
-	if (!r && route_diff_build(c->t, &c->plan, nt, &nplan, &df))
-		r = diag_set(d, -ENOMEM, "out of memory");
+	r = nt ? route_view_next(c->t, &c->plan, nt, c->sh, &c->rto, &np, &nplan, &df, d)
+	       : diag_set(d, -ENOMEM, "out of memory");
 	t1 = mono_now_ns();
 	st->plan_ns = t1 - t0;
 	if (!r) {
 		r = netctl_apply(c, c->t, &c->plan, nt, &nplan, &df, d);
 		st->apply_ns = mono_now_ns() - t1;
-		st->nodes = df.nodes;
-		route_diff_count(&df, st->ops);
+		st->ops = route_diff_totals(&df);
 		/* keep what was asked for, even if the kernel refused part of it */
 		route_plan_done(&c->plan);
 		paths_done(&c->paths);

@@ -34,8 +34,7 @@ struct netctl {
 struct netctl_stats {
 	int64_t plan_ns; /* rebuilding view, paths, plan and the difference */
 	int64_t apply_ns; /* the kernel requests */
-	uint32_t nodes; /* namespaces changed */
-	uint32_t ops[ROUTE_OP_NEIGH_DEL + 1]; /* requests by kind */
+	struct route_diff_totals ops; /* namespaces changed, requests */
 };
 
 /* Starts from topology t as `up` built it (its view, cables and circuits), with the kernel

@@ -39,31 +39,25 @@ static int each_ocs(struct netctl *c, const uint32_t *next, enum step s, struct 
 	return r;
 }
 
-int ocs_reconf_begin(struct netctl *c, const struct ocs_change *ch, size_t n,
-		     const struct ocs_busy *busy, uint64_t delay_ns, struct ocs_reconf *r,
+int ocs_reconf_begin(struct netctl *c, uint32_t *next, uint64_t delay_ns, struct ocs_reconf *r,
 		     struct diag *d)
 {
-	size_t np;
 	uint32_t o;
 	int err;
 
-	if (!c->xc)
-		return diag_set(d, -EINVAL, "the topology has no OCS");
-	if (r->next)
-		return diag_set(d, -EAGAIN, "an OCS reconfiguration is already under way");
-	np = c->phys->ports.n;
+	if (!c->xc || r->next) {
+		free(next);
+		return !c->xc ? diag_set(d, -EINVAL, "the topology has no OCS")
+			      : diag_set(d, -EAGAIN, "an OCS reconfiguration is already under way");
+	}
 	memset(r, 0, sizeof(*r));
 	r->t_begin = mono_now_ns();
-	r->next = malloc(np * sizeof(*r->next) + 1);
-	if (!r->next)
-		return diag_set(d, -ENOMEM, "out of memory");
-	memcpy(r->next, c->xc, np * sizeof(*r->next));
-	err = ocs_rewire(c->phys, r->next, ch, n, busy, false, d);
-	for (o = 0; !err && o < c->phys->nodes.n; o++)
+	r->next = next;
+	for (o = 0; o < c->phys->nodes.n; o++)
 		if (c->phys->nodes.v[o].kind == TOPO_OCS)
 			r->ports += ocs_kernel_changed(c->phys, c->xc, r->next, o);
 	r->delay_ns = delay_ns;
-	err = err ? err : each_ocs(c, r->next, STEP_DARK, d);
+	err = each_ocs(c, r->next, STEP_DARK, d);
 	r->t_dark = mono_now_ns();
 	if (err)
 		ocs_reconf_done(r);
@@ -101,7 +95,20 @@ int ocs_reconf_run(struct netctl *c, const struct ocs_change *ch, size_t n,
 	int64_t wait;
 	int err;
 
-	err = ocs_reconf_begin(c, ch, n, busy, delay_ns, r, d);
+	size_t np = c->phys->ports.n;
+	uint32_t *next = c->xc ? malloc(np * sizeof(*next) + 1) : NULL;
+
+	if (!c->xc)
+		return diag_set(d, -EINVAL, "the topology has no OCS");
+	if (!next)
+		return diag_set(d, -ENOMEM, "out of memory");
+	memcpy(next, c->xc, np * sizeof(*next));
+	err = ocs_rewire(c->phys, next, ch, n, busy, false, d);
+	if (err) {
+		free(next);
+		return err;
+	}
+	err = ocs_reconf_begin(c, next, delay_ns, r, d);
 	if (err)
 		return err;
 	while ((wait = ocs_reconf_deadline(r) - mono_now_ns()) > 0) {

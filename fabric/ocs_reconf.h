@@ -26,11 +26,10 @@ struct ocs_reconf {
 	struct netctl_stats st; /* of the commit */
 };
 
-/* Checks changes ch[0..n) against c's circuits (busy: circuits that carry a job's traffic,
- * may be NULL) and takes the ports they change dark. r must not be under way. 0, or -EINVAL
- * / -EBUSY (refused, nothing changed) or another -errno with d set. */
-int ocs_reconf_begin(struct netctl *c, const struct ocs_change *ch, size_t n,
-		     const struct ocs_busy *busy, uint64_t delay_ns, struct ocs_reconf *r,
+/* Takes the ports dark that going from c's circuits to next (a circuit set over c->phys's
+ * ports, decided by the runner: run_ocs_next; r owns it from now, also on error) changes. r
+ * must not be under way. 0, or -errno with d set. */
+int ocs_reconf_begin(struct netctl *c, uint32_t *next, uint64_t delay_ns, struct ocs_reconf *r,
 		     struct diag *d);
 
 /* When r's new circuits may go in: t_dark + delay (CLOCK_MONOTONIC ns). */
@@ -40,7 +39,9 @@ int64_t ocs_reconf_deadline(const struct ocs_reconf *r);
  * afterwards, whatever happened. 0 or -errno with d set. */
 int ocs_reconf_finish(struct netctl *c, struct ocs_reconf *r, struct diag *d);
 
-/* begin, a sleep until the deadline, finish: for tools without an event loop. */
+/* Changes ch[0..n) checked against c's circuits (busy: circuits that carry a job's traffic,
+ * may be NULL; model/ocs.h's rules), then begin, a sleep until the deadline, finish: for tools
+ * without an event loop. */
 int ocs_reconf_run(struct netctl *c, const struct ocs_change *ch, size_t n,
 		   const struct ocs_busy *busy, uint64_t delay_ns, struct ocs_reconf *r,
 		   struct diag *d);

@@ -14,6 +14,8 @@
 
 #include "lib/vec.h"
 #include "model/paths.h"
+#include "lib/diag.h"
+#include "model/scenario.h"
 #include "model/topo.h"
 #include "policy/route.h"
 
@@ -48,6 +50,22 @@ void route_diff_done(struct route_diff *d);
 
 /* Ops of each kind in d (counts[kind]), for reports. */
 void route_diff_count(const struct route_diff *d, uint32_t counts[ROUTE_OP_NEIGH_DEL + 1]);
+
+/* What d asks of the kernel, as a network event's record counts it: namespaces changed, route,
+ * rule and neighbour requests, nftables batches. */
+struct route_diff_totals {
+	uint32_t nodes, route_ops, nft_ops;
+};
+struct route_diff_totals route_diff_totals(const struct route_diff *d);
+
+/* The routing of a topology that changed (a failure, a repair, an OCS rewire), the one
+ * decision both backends take: nt's paths and plan into *np and *nplan (with the endpoints'
+ * least retransmission timeouts when sh is not NULL, route_rto.h) and, when df is not NULL,
+ * what changes from the view (ot, op) in force. 0 or -errno with d set; np, nplan and df are
+ * the caller's to release either way. */
+int route_view_next(const struct topo *ot, const struct route_plan *op, const struct topo *nt,
+		    const struct scn_shaping *sh, const struct scn_rto *rto, struct topo_paths *np,
+		    struct route_plan *nplan, struct route_diff *df, struct diag *d);
 
 /* Marks with `mark` every link of t on a shortest path between two of the n endpoints eps
  * (endpoint indexes): every link an ECMP hash or a path tag may send their traffic over.

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "policy/reroute.h"
+#include "policy/route_rto.h"
 
 struct side {
 	const struct topo *t;
@@ -234,4 +235,30 @@ void route_diff_count(const struct route_diff *d, uint32_t counts[ROUTE_OP_NEIGH
 	memset(counts, 0, (ROUTE_OP_NEIGH_DEL + 1) * sizeof(*counts));
 	for (i = 0; i < d->ops.n; i++)
 		counts[d->ops.v[i].kind]++;
+}
+
+struct route_diff_totals route_diff_totals(const struct route_diff *d)
+{
+	uint32_t ops[ROUTE_OP_NEIGH_DEL + 1] = {0};
+
+	route_diff_count(d, ops);
+	return (struct route_diff_totals){
+		.nodes = d->nodes,
+		.route_ops = ops[ROUTE_OP_SET] + ops[ROUTE_OP_DEL] + ops[ROUTE_OP_RULE_ADD] +
+			     ops[ROUTE_OP_RULE_DEL] + ops[ROUTE_OP_NEIGH_DEL],
+		.nft_ops = ops[ROUTE_OP_NFT],
+	};
+}
+
+int route_view_next(const struct topo *ot, const struct route_plan *op, const struct topo *nt,
+		    const struct scn_shaping *sh, const struct scn_rto *rto, struct topo_paths *np,
+		    struct route_plan *nplan, struct route_diff *df, struct diag *d)
+{
+	int r = route_plan_for(nt, np, nplan, d);
+
+	if (!r && sh)
+		r = route_rto_fill(nt, np, sh, rto, nplan, d);
+	if (!r && df && route_diff_build(ot, op, nt, nplan, df))
+		r = diag_set(d, -ENOMEM, "out of memory");
+	return r;
 }

@@ -356,9 +356,8 @@ int sweep_plan_read(const struct wdir *dir, struct sweep_plan *p, struct diag *d
  * FCTs into fct[its variant]; runs[i] stays zeroed for the others. A run's records are let
  * go once read, so that a sweep of many long runs holds one run's records at a time. */
 static int load_runs(const struct wdir *dir, const struct sweep_plan *p, bool rerender,
-		     struct res_run *runs, col_fcts *fct, struct diag *d)
+		     struct res_run *runs, col_fcts *fct, struct diag *warn, struct diag *d)
 {
-	struct diag warn = {0};
 	struct res_info info;
 	struct wdir rd;
 	size_t i;
@@ -370,7 +369,7 @@ static int load_runs(const struct wdir *dir, const struct sweep_plan *p, bool re
 		err = wdir_sub(&rd, dir, p->runs.v[i].dir, 0, d);
 		err = err ? err : res_info_read(&rd, &info, d);
 		if (!err && rerender)
-			err = res_report(&rd, &info, NULL, &runs[i], NULL, &warn, d);
+			err = res_report(&rd, &info, NULL, &runs[i], NULL, warn, d);
 		else if (!err)
 			err = res_load(&rd, &info, NULL, &runs[i], d);
 		if (!err && col_fcts_add(&fct[p->runs.v[i].variant], &runs[i].rec, &runs[i].m))
@@ -378,8 +377,6 @@ static int load_runs(const struct wdir *dir, const struct sweep_plan *p, bool re
 		rec_run_done(&runs[i].rec);
 		wdir_close(&rd);
 	}
-	if (warn.msg[0])
-		fprintf(stderr, "testbed: plots: %s\n", warn.msg);
 	return err;
 }
 
@@ -547,32 +544,31 @@ static int sweep_plots(const struct wdir *dir, const struct sweep_plan *p,
 	return err;
 }
 
-int sweep_report(const struct wdir *dir, bool rerender, struct diag *d)
+int sweep_report(const struct wdir *dir, bool rerender, char **txt, struct diag *warn,
+		 struct diag *d)
 {
 	struct col_sweep cs = {0};
 	struct sweep_plan p;
 	struct res_run *runs;
-	struct diag warn = {0};
+	struct diag pw = {0};
 	col_fcts *fct;
 	uint32_t *bases;
-	char *txt = NULL;
 	size_t i;
 	int err;
 
+	*txt = NULL;
 	err = sweep_plan_read(dir, &p, d);
 	if (err)
 		return err;
 	runs = calloc(p.runs.n + 1, sizeof(*runs));
 	fct = calloc(p.variants.n + 1, sizeof(*fct));
 	bases = variant_bases(&p);
-	err = runs && fct && bases ? load_runs(dir, &p, rerender, runs, fct, d)
+	err = runs && fct && bases ? load_runs(dir, &p, rerender, runs, fct, warn, d)
 				   : diag_set(d, -ENOMEM, "out of memory");
 	err = err ? err : compare(&p, runs, &cs, d);
-	err = err ? err : write_comparison(dir, &p, runs, &cs, bases, &txt, d);
-	if (!err && sweep_plots(dir, &p, runs, fct, &warn))
-		fprintf(stderr, "testbed: sweep plots: %s\n", warn.msg);
-	if (!err)
-		printf("\n%s\ncomparison: %s/comparison.txt\n", txt, dir->path);
+	err = err ? err : write_comparison(dir, &p, runs, &cs, bases, txt, d);
+	if (!err && sweep_plots(dir, &p, runs, fct, &pw) && !warn->msg[0])
+		diag_set(warn, pw.err ? pw.err : -EIO, "sweep plots: %s", pw.msg);
 	for (i = 0; runs && i < p.runs.n; i++)
 		res_run_done(&runs[i]);
 	free(runs);
@@ -580,8 +576,19 @@ int sweep_report(const struct wdir *dir, bool rerender, struct diag *d)
 		vec_free(&fct[i]);
 	free(fct);
 	free(bases);
-	free(txt);
+	if (err) {
+		free(*txt);
+		*txt = NULL;
+	}
 	col_sweep_done(&cs);
 	sweep_plan_done(&p);
 	return err;
+}
+
+void sweep_report_print(const struct wdir *dir, const char *txt, const struct diag *warn)
+{
+	if (warn->msg[0])
+		fprintf(stderr, "testbed: plots: %s\n", warn->msg);
+	if (txt)
+		printf("\n%s\ncomparison: %s/comparison.txt\n", txt, dir->path);
 }

@@ -50,7 +50,11 @@ int sweep_plan_read(const struct wdir *dir, struct sweep_plan *p, struct diag *d
 void sweep_plan_done(struct sweep_plan *p);
 
 /* The comparison and the sweep's plots from the runs' folders (each run's reports made again
- * first if rerender), printed to stdout. 0 or -errno with d set. */
-int sweep_report(const struct wdir *dir, bool rerender, struct diag *d);
+ * first if rerender): the comparison's text in *txt (the caller's to print and free), a plot
+ * that could not be made in warn (the first; the rest were made). 0 or -errno with d set. */
+int sweep_report(const struct wdir *dir, bool rerender, char **txt, struct diag *warn,
+		 struct diag *d);
+/* What a command prints of a sweep_report: its warning, the comparison and where it is. */
+void sweep_report_print(const struct wdir *dir, const char *txt, const struct diag *warn);
 
 #endif

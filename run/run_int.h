@@ -35,13 +35,19 @@ void run_tacos_done(struct run_job *rj);
  * (policy/torus_order.h), else nothing. */
 void run_torus_order(struct run *r, uint32_t j);
 
-/* Which circuits an OCS rewire may not tear down (vClos §7: only idle ones are rewired):
- * marks in job1, per link of view (the current logical view, with its shortest paths), the
- * job plus one whose traffic may cross it: under ocs-vclos the circuits each job holds,
- * otherwise every link on a shortest path between two of a running job's endpoints. Both
- * backends ask it. 0 or -ENOMEM. */
-int run_ocs_busy(const struct run *r, const struct topo *view, const struct topo_paths *paths,
-		 uint32_t *job1);
+/* An OCS rewire's next circuit set, the one decision both backends take (vClos §7: only idle
+ * circuits are rewired): changes ch[0..n) applied by the rules of model/ocs.h to xc, the
+ * circuits in force over view's physical topology, with the circuits a running job's traffic
+ * may cross held busy (under ocs-vclos the circuits each job holds, otherwise every link on a
+ * shortest path of view between two of a running job's endpoints). *next: a new array of
+ * view->phys's ports (the caller frees it), NULL on error. 0, or -errno with d set (-EINVAL,
+ * -EBUSY: refused). */
+int run_ocs_next(const struct run *r, const struct topo *view, const struct topo_paths *paths,
+		 const uint32_t *xc, const struct ocs_change *ch, size_t n, uint32_t **next,
+		 struct diag *d);
+/* A rewire's target in failures.csv: "job J: " (J >= 0) and the changes, into buf. */
+void run_ocs_target(const struct topo *phys, int64_t j, const struct ocs_change *ch, size_t n,
+		    char *buf, size_t len);
 
 /* Routing policies (run_route.c). A trigger of the policy (greedy routing §3.4.2: a job
  * starting or ending, a failure): the next run_route_update decides again. */

@@ -28,8 +28,9 @@ static int launch(struct run *r, uint32_t j, struct diag *d)
 	return err;
 }
 
-int run_ocs_busy(const struct run *r, const struct topo *view, const struct topo_paths *paths,
-		 uint32_t *job1)
+/* The circuits a running job's traffic may cross, marked in job1 per link of view (job + 1). */
+static int ocs_busy(const struct run *r, const struct topo *view, const struct topo_paths *paths,
+		    uint32_t *job1)
 {
 	uint32_t j;
 	int err = 0;
@@ -41,6 +42,44 @@ int run_ocs_busy(const struct run *r, const struct topo *view, const struct topo
 			err = route_links_used(view, paths, r->jobs[j].eps, r->jobs[j].spec.gpus,
 					       j + 1, job1);
 	return err;
+}
+
+int run_ocs_next(const struct run *r, const struct topo *view, const struct topo_paths *paths,
+		 const uint32_t *xc, const struct ocs_change *ch, size_t n, uint32_t **next,
+		 struct diag *d)
+{
+	const struct topo *p = view->phys;
+	uint32_t *job1 = calloc(view->links.n + 1, sizeof(*job1));
+	struct ocs_busy busy = {job1};
+	int err = job1 ? ocs_busy(r, view, paths, job1) : -ENOMEM;
+
+	*next = err ? NULL : malloc((p->ports.n + 1) * sizeof(**next));
+	if (err || !*next)
+		err = diag_set(d, -ENOMEM, "out of memory");
+	if (!err) {
+		memcpy(*next, xc, p->ports.n * sizeof(**next));
+		err = ocs_rewire(p, *next, ch, n, &busy, false, d);
+	}
+	free(job1);
+	if (err) {
+		free(*next);
+		*next = NULL;
+	}
+	return err;
+}
+
+void run_ocs_target(const struct topo *phys, int64_t j, const struct ocs_change *ch, size_t n,
+		    char *buf, size_t len)
+{
+	size_t o = 0;
+
+	if (j >= 0)
+		o = (size_t)snprintf(buf, len, "job %lld: ", (long long)j);
+	if (o >= len)
+		return;
+	if (!o)
+		buf[0] = '\0';
+	ocs_changes_text(buf + o, len - o, phys, ch, n);
 }
 
 /* vClos §7: the next placed job's circuits, one reconfiguration at a time. */

@@ -83,10 +83,9 @@ static void set_result(struct rec_netev *e, int err, const struct diag *d)
 
 static void fill_stats(struct rec_netev *e, const struct netctl_stats *st)
 {
-	e->nodes = st->nodes;
-	e->route_ops = st->ops[ROUTE_OP_SET] + st->ops[ROUTE_OP_DEL] + st->ops[ROUTE_OP_RULE_ADD] +
-		       st->ops[ROUTE_OP_RULE_DEL] + st->ops[ROUTE_OP_NEIGH_DEL];
-	e->nft_ops = st->ops[ROUTE_OP_NFT];
+	e->nodes = st->ops.nodes;
+	e->route_ops = st->ops.route_ops;
+	e->nft_ops = st->ops.nft_ops;
 	e->plan_ns = st->plan_ns;
 	e->apply_ns = st->apply_ns;
 }
@@ -227,15 +226,10 @@ static int begin(struct run *r, const struct ocs_change *ch, size_t nch, struct 
 		 struct diag *d)
 {
 	struct run_net *n = run_emu(r)->net;
-	uint32_t *job1 = calloc(n->ctl.t->links.n + 1, sizeof(*job1));
-	struct ocs_busy busy = {job1};
-	int err;
+	uint32_t *next;
+	int err = run_ocs_next(r, n->ctl.t, &n->ctl.paths, n->ctl.xc, ch, nch, &next, d);
 
-	err = job1 ? run_ocs_busy(r, n->ctl.t, &n->ctl.paths, job1) : -ENOMEM;
-	if (err)
-		diag_set(d, err, "out of memory");
-	err = err ? err : ocs_reconf_begin(&n->ctl, ch, nch, &busy, n->ocs_delay_ns, &n->reconf, d);
-	free(job1);
+	err = err ? err : ocs_reconf_begin(&n->ctl, next, n->ocs_delay_ns, &n->reconf, d);
 	if (!err && note_ports(n)) {
 		ocs_reconf_done(&n->reconf);
 		err = diag_set(d, -ENOMEM, "out of memory");
@@ -260,9 +254,7 @@ int run_net_circuits(struct run *r, uint32_t j, const struct ocs_change *ch, siz
 		return diag_set(d, -EINVAL, "the topology has no OCS");
 	if (net->reconf.next)
 		return diag_set(d, -EAGAIN, "an OCS reconfiguration is already under way");
-	snprintf(target, sizeof(target), "job %u: ", j);
-	ocs_changes_text(target + strlen(target), sizeof(target) - strlen(target), net->ctl.phys,
-			 ch, n);
+	run_ocs_target(net->ctl.phys, j, ch, n, target, sizeof(target));
 	e = run_net_rec(net, run_now(r), "rewire", "rewire", target);
 	err = begin(r, ch, n, e, d);
 	if (!err)
@@ -282,7 +274,7 @@ int run_ocs_rewire(struct run *r, const struct ocs_change *ch, size_t n, struct 
 		if (ch[i].ocs >= r->t->nodes.n || ch[i].a >= r->t->nodes.n ||
 		    ch[i].b >= r->t->nodes.n)
 			return diag_set(d, -EINVAL, "rewire: no such node");
-	ocs_changes_text(target, sizeof(target), run_emu(r)->net->ctl.phys, ch, n);
+	run_ocs_target(run_emu(r)->net->ctl.phys, -1, ch, n, target, sizeof(target));
 	e = run_net_rec(run_emu(r)->net, run_now(r), "rewire", "rewire", target);
 	if (!run_emu(r)->net->reconf.next)
 		return begin(r, ch, n, e, d);

@@ -133,23 +133,6 @@ static int64_t sim_next_due(const struct run *r)
 	return at < s->bins.next ? at : s->bins.next;
 }
 
-/* What the kernel would change: namespaces and route, rule and neighbour requests. */
-static void count_ops(const struct topo *ot, const struct route_plan *op, const struct topo *nt,
-		      const struct route_plan *np, struct rec_netev *e)
-{
-	uint32_t ops[ROUTE_OP_NEIGH_DEL + 1] = {0};
-	struct route_diff df = {0};
-
-	if (!route_diff_build(ot, op, nt, np, &df)) {
-		route_diff_count(&df, ops);
-		e->nodes = df.nodes;
-		e->route_ops = ops[ROUTE_OP_SET] + ops[ROUTE_OP_DEL] + ops[ROUTE_OP_RULE_ADD] +
-			       ops[ROUTE_OP_RULE_DEL] + ops[ROUTE_OP_NEIGH_DEL];
-		e->nft_ops = ops[ROUTE_OP_NFT];
-	}
-	route_diff_done(&df);
-}
-
 int run_sim_set_view(struct run *r, struct topo *nt, struct rec_netev *e, struct diag *d)
 {
 	struct run_sim_net *n = &state(r)->net;
@@ -157,16 +140,23 @@ int run_sim_set_view(struct run *r, struct topo *nt, struct rec_netev *e, struct
 	const struct route_plan *op = n->t ? &n->routes : r->plan;
 	struct topo_paths np = {0};
 	struct route_plan nplan = {0};
-	int err = route_plan_for(nt, &np, &nplan, d);
+	struct route_diff df = {0}; /* what the kernel would change, for e */
+	int err = route_view_next(ot, op, nt, NULL, NULL, &np, &nplan, e ? &df : NULL, d);
 
+	if (!err && e) {
+		struct route_diff_totals x = route_diff_totals(&df);
+
+		e->nodes = x.nodes;
+		e->route_ops = x.route_ops;
+		e->nft_ops = x.nft_ops;
+	}
+	route_diff_done(&df);
 	if (err) { /* the jobs stay on what they were traced over */
 		route_plan_done(&nplan);
 		paths_done(&np);
 		topo_free(nt);
 		return err;
 	}
-	if (e)
-		count_ops(ot, op, nt, &nplan, e);
 	if (n->t) { /* the jobs keep their own copies of their paths */
 		route_plan_done(&n->routes);
 		paths_done(&n->paths);

@@ -41,30 +41,6 @@ int run_sim_ocs_init(struct run *r, struct diag *d)
 	return run_sim_set_view(r, t, NULL, d);
 }
 
-/* The next circuit set, by the rules of a rewire, into n->next. 0 or -errno with d set. */
-static int plan_next(struct run *r, const struct ocs_change *ch, size_t nch, struct diag *d)
-{
-	struct run_sim_net *n = net(r);
-	const struct topo *p = n->t->phys;
-	uint32_t *job1 = calloc(n->t->links.n + 1, sizeof(*job1));
-	struct ocs_busy busy = {job1};
-	int err = job1 ? run_ocs_busy(r, n->t, &n->paths, job1) : -ENOMEM;
-
-	n->next = err ? NULL : malloc((p->ports.n + 1) * sizeof(*n->next));
-	if (err || !n->next)
-		err = diag_set(d, -ENOMEM, "out of memory");
-	if (!err) {
-		memcpy(n->next, n->xc, p->ports.n * sizeof(*n->next));
-		err = ocs_rewire(p, n->next, ch, nch, &busy, false, d);
-	}
-	free(job1);
-	if (err) {
-		free(n->next);
-		n->next = NULL;
-	}
-	return err;
-}
-
 /* The circuits the reconfiguration under way tears down or moves go dark in the flow model:
  * both directions of their links in the current view. */
 static void go_dark(struct run *r)
@@ -93,13 +69,10 @@ int run_sim_rewire(struct run *r, const struct ocs_change *ch, size_t nch, int64
 
 	if (!n->xc)
 		return diag_set(d, -EINVAL, "the topology has no OCS");
-	if (j >= 0)
-		snprintf(target, sizeof(target), "job %lld: ", (long long)j);
-	ocs_changes_text(target + strlen(target), sizeof(target) - strlen(target), n->t->phys, ch,
-			 nch);
+	run_ocs_target(n->t->phys, j, ch, nch, target, sizeof(target));
 	e = run_sim_rec(r, "rewire", "rewire", target);
 	err = n->next ? diag_set(d, -EAGAIN, "an OCS reconfiguration is already under way")
-		      : plan_next(r, ch, nch, d);
+		      : run_ocs_next(r, n->t, &n->paths, n->xc, ch, nch, &n->next, d);
 	if (err) {
 		if (e) {
 			e->routes_ns = REC_NEVER;

@@ -252,7 +252,7 @@ static int report(const struct opts *o, const struct flow *f, const struct ocs_r
 	printf("control plane: %u ports dark after %.3f ms, circuits in after %.3f ms dark, "
 	       "routes fixed %.3f ms later (%u namespaces)\n",
 	       r->ports, (double)(r->t_dark - r->t_begin) * ms, (double)(r->t_lit - r->t_dark) * ms,
-	       (double)(r->t_routes - r->t_lit) * ms, r->st.nodes);
+	       (double)(r->t_routes - r->t_lit) * ms, r->st.ops.nodes);
 	printf("flow: %llu datagrams sent, %llu received, %s\n", (unsigned long long)f->sent,
 	       (unsigned long long)f->got, resumed ? "resumed after the rewire" : "NOT resumed");
 	printf("dark time %.3f ms (configured delay %.3f ms, accepted %.3f..%.3f ms): %s\n", gap,
