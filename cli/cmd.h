@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+/* cli/ owns main and one file per `testbed` command; the only code that prints (stdout, stderr)
+ * and picks exit codes. May include: every other folder. */
 /* The command layer: one file per subcommand, the only code that prints. */
 #ifndef ORCH_CMD_H
 #define ORCH_CMD_H

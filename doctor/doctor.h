@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+/* doctor/ owns what the testbed needs of the kernel and the machine: the features, their probes in
+ * a throwaway namespace, the verdict. May include: kernel/, scenario/ and the pure layers. */
 /* What the testbed needs of the kernel and the machine, and the verdict on what the probes
  * found (doctor_probe.h finds it): the features, which scenario field needs which, the line
  * `testbed doctor` prints per feature, and `up`'s refusal. Pure: no syscalls. */

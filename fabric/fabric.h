@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: MIT */
+/* fabric/ owns a topology in the kernel: built, changed at run time (netctl: failures, repairs,
+ * routes; OCS reconfiguration), torn down from its journal (state). May include: kernel/,
+ * scenario/, doctor/ and the pure layers. */
 /* Realizes a topology and its routing plan in the kernel (namespaces, veths, addresses,
  * qdiscs, routes, rules, nftables) and removes it again from the journal alone. */
 #ifndef ORCH_FABRIC_H

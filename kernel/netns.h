@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: MIT */
+/* kernel/ owns the kernel and filesystem effectors: namespaces, rtnetlink, nftables, tc filters,
+ * the one file writer (wdir), the monotonic clock, threads. May include: the pure layers (lib,
+ * model, policy); nothing of the orchestration above. */
 /* Network namespaces bind-mounted under /run/netns (as iproute2 does, so `ip netns exec`
  * works for users), created and entered by the calling thread. */
 #ifndef ORCH_NETNS_H

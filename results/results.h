@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: MIT */
+/* results/ owns a results folder's files and reports: records, summary, plots (gnuplot), sweeps'
+ * comparisons, the reproduction report. May include: scenario/, kernel/ (the writer) and the pure
+ * layers. */
 /* A results folder (docs/results.md): the raw records as CSV files, topology.json, and the
  * reports made from them (summary.json, summary.txt, plots). `testbed up` and `testbed
  * report` make the reports with the same code from the same records (the run takes its

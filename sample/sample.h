@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+/* sample/ owns counter sampling during an emulated run: link directions, shapers, CPU, TCP, into
+ * the run's records. May include: kernel/ and the pure layers. */
 /* Counter sampling during a run, for collect/ (metrics, fidelity verdict): at a fixed
  * interval, every link direction's egress counters and its shaping qdisc's drops and backlog,
  * read through one NETLINK_ROUTE socket per namespace opened once, plus the machine's CPU

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* scenario/: what a scenario file means, before anything runs: the YAML read against its
  * schema, sweeps, failures, the workload's jobs, and the "world" loaded once for every command.
- * May include the pure layers (lib, model, policy, traffic) and kernel/ (files); nothing above. */
+ * May include the pure layers only (lib, model, policy, traffic, collect). */
 #ifndef SCENARIO_WORLD_H
 #define SCENARIO_WORLD_H
 

@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: MIT */
+/* run/emu/ owns the emulation backend: emu-nodes in the fabric's namespaces, their control
+ * protocol, failures and OCS rewires in the kernel, sampling, stall reasons. May include: run/,
+ * fabric/, sample/, kernel/, scenario/, emu-node/'s protocol (ctl.h) and the pure layers. */
 /* The emulation backend of the runner (run.h): one emu-node per endpoint, started in its
  * namespace and driven over its control socket (emu-node/ctl.h), with counter sampling and
  * the network's failures and OCS reconfigurations carried out in the kernel (run_net.h). */

@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: MIT */
+/* run/sim/ owns the virtual-time backend: the runner's calls carried out on the flow model (sim/),
+ * failures and OCS rewires on the virtual clock. May include: run/, scenario/, kernel/ (threads)
+ * and the pure layers. */
 /* The virtual-time backend of the runner (run.h): the jobs' ranks on the flow model
  * (sim/exec.h) in paper units, with link counters sampled on the virtual clock (sim/bins.h:
  * every run.sample_interval, or 100 to 200 bins over the run by default). Needs no root and

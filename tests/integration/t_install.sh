@@ -10,7 +10,7 @@
 #   |-- share/bash-completion/completions/testbed ... parses; completes `testbed ch`
 #   |-- share/testbed/scenarios/ ........ the tree's, byte for byte; a trace or MSCCL file
 #   |                                     resolves from share/testbed/ (working directory)
-#   `-- share/doc/testbed/{README.md,LICENSE,docs/}
+#   `-- share/doc/testbed/{README.md,LICENSE,docs/ with its subfolders}
 #
 # Every installed file is listed (no more, no fewer), nothing is written under the build
 # directory, and uninstall leaves no file.
@@ -34,7 +34,7 @@ touch "$TB_TMP/before"
 		usr/share/man/man8/testbed.8 usr/share/man/man5/testbed-scenario.5 \
 		usr/share/bash-completion/completions/testbed \
 		usr/share/doc/testbed/README.md usr/share/doc/testbed/LICENSE
-	for f in docs/*; do echo "usr/share/doc/testbed/$f"; done
+	find docs -type f | sed "s|^|usr/share/doc/testbed/|"
 	find scenarios -type f | sed 's|^|usr/share/testbed/|'
 } | LC_ALL=C sort >"$TB_TMP/want"
 (cd "$ROOT" && find . -type f | sed 's|^\./||' | LC_ALL=C sort) >"$TB_TMP/got"
