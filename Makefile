@@ -50,8 +50,10 @@ NODE_OBJ := $(NODE_SRC:%.c=$(BUILD)/obj/%.o)
 # emu-node but main: the unit tests link its pure parts (verify, msg) from here
 NODE_LIB := $(BUILD)/libnode.a
 
-UNIT_SRC := $(wildcard tests/unit/test_*.c)
-UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+# unit tests in tests/unit/<layer>/test_*.c, each its own binary build/tests/test_*; the
+# helpers they share in tests/unit/ itself
+UNIT_SRC := $(shell find tests/unit -name 'test_*.c' | LC_ALL=C sort)
+UNIT_BIN := $(addprefix $(BUILD)/tests/,$(notdir $(UNIT_SRC:.c=)))
 UNIT_HELP := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
 UNIT_HELP_OBJ := $(UNIT_HELP:%.c=$(BUILD)/obj/%.o)
 TOOL_SRC := $(wildcard tests/tools/*.c)
@@ -87,7 +89,12 @@ $(BUILD)/emu-node: $(BUILD)/obj/emu-node/main.o $(NODE_LIB) $(PURE_LIB)
 	$(if $(Q),@echo '  LD      $@')
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) --libs liburing 2>/dev/null) -lm
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_HELP_OBJ) $(NODE_LIB) $(ORCH_LIB) $(PURE_LIB)
+# each test's object first, then what it links against (static libraries after their users)
+define unit_rule
+$(BUILD)/tests/$(notdir $(1:.c=)): $(BUILD)/obj/$(1:.c=.o) $(UNIT_HELP_OBJ) $(NODE_LIB) $(ORCH_LIB) $(PURE_LIB)
+endef
+$(foreach t,$(UNIT_SRC),$(eval $(call unit_rule,$(t))))
+$(UNIT_BIN):
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo '  LD      $@')
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(ORCH_LIBS) -lcmocka

@@ -102,7 +102,7 @@ struct sim_net {
 	size_t dirty_checked; /* dirty links checked before the clock moved on */
 	bool unchecked; /* the checks off: for measuring what they cost (make bench), only */
 	/* Tests only: breaks the model on purpose after each refill's rates are set, before the
-	 * checks see them (tests/unit/test_sim_phys.c). NULL in every run. */
+	 * checks see them (tests/unit/sim/test_sim_phys.c). NULL in every run. */
 	void (*mutate)(struct sim_net *s, void *arg);
 	void *mutate_arg;
 };
