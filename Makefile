@@ -40,7 +40,7 @@ ORCH_PKGS := libnl-3.0 libnl-route-3.0 libmnl libnftnl yaml-0.1 jansson
 ORCH_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(ORCH_PKGS) 2>/dev/null)
 ORCH_LIBS = $(shell $(PKG_CONFIG) --libs $(ORCH_PKGS) 2>/dev/null) -lm
 # The orchestration layers (docs/architecture.md): what `testbed` is made of besides the pure ones.
-ORCH_DIRS := cli scenario kernel fabric run sample results doctor
+ORCH_DIRS := cli scenario kernel fabric run sample report doctor
 ORCH_SRC := $(filter-out cli/main.c,$(call src_in,$(ORCH_DIRS)))
 ORCH_OBJ := $(ORCH_SRC:%.c=$(BUILD)/obj/%.o)
 ORCH_LIB := $(BUILD)/liborch.a

@@ -10,9 +10,9 @@
 
 #include "cli/cmd.h"
 #include "cli/cmd_run.h"
-#include "results/results.h"
+#include "report/results.h"
 #include "scenario/scenario_yaml.h"
-#include "results/sweep_report.h"
+#include "report/sweep_report.h"
 
 static void report_usage(FILE *f)
 {

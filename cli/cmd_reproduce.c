@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* testbed reproduce [--quick] [--sim] [--results DIR] [--scenarios DIR] [PAPER...]: runs each
- * paper's reproduction scenarios (results/repro.c's catalogue) one after another, each
+ * paper's reproduction scenarios (report/repro.c's catalogue) one after another, each
  * as its own `testbed up` or `testbed sim` with its output in a log, reads the comparison
  * each sweep wrote, and writes report.md: the paper's figures beside the measured ones. */
 #include <errno.h>
@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
-#include "results/repro.h"
-#include "results/results.h"
+#include "report/repro.h"
+#include "report/results.h"
 #include "kernel/wdir.h"
 
 static volatile sig_atomic_t repro_stop;

@@ -14,7 +14,7 @@
 #include "kernel/mono.h"
 #include "cli/cmd_run.h"
 #include "run/emu/emu_find.h"
-#include "results/results.h"
+#include "report/results.h"
 #include "run/emu/run_emu.h"
 
 #define PLAIN_EVERY_NS 10000000000LL /* progress lines when stderr is not a terminal: wall ns */

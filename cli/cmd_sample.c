@@ -19,7 +19,7 @@
 #include "cli/cmd.h"
 #include "fabric/fabric.h"
 #include "kernel/netns.h"
-#include "results/results.h"
+#include "report/results.h"
 #include "sample/sample.h"
 #include "fabric/state.h"
 

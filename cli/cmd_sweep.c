@@ -10,7 +10,7 @@
 #include "run/run.h"
 #include "scenario/scenario_sweep.h"
 #include "scenario/scenario_yaml.h"
-#include "results/sweep_report.h"
+#include "report/sweep_report.h"
 
 /* Run k of the sweep in its new folder inside sdir: load its variant, run it. Its
  * scenario.yaml says which values it set (the file is copied as written). */

@@ -19,11 +19,11 @@
 #include "fabric/fabric.h"
 #include "scenario/input.h"
 #include "scenario/scenario_yaml.h"
-#include "results/results.h"
+#include "report/results.h"
 #include "run/run.h"
 #include "scenario/scenario_sweep.h"
 #include "scenario/scenario_yaml_types.h"
-#include "results/sweep_report.h"
+#include "report/sweep_report.h"
 
 static volatile sig_atomic_t stop_requested; /* RUN_STOP_USER or RUN_STOP_DOWN (run.h) */
 static volatile sig_atomic_t taken_down_by; /* pid of the `down` that asked */

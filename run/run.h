@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* run/ owns the backend-independent runner: arrivals, placement, routing decisions, job lives,
- * records; it asks its backend only through struct run_backend. May include: scenario/, results/,
+ * records; it asks its backend only through struct run_backend. May include: scenario/, report/,
  * kernel/ (files) and the pure layers; never run/emu/ or run/sim/. */
 /* The runner: the workload's jobs arrive, the scheduler places them, they start and end, and
  * the raw records go to the results folder. It does not know what runs the ranks: a backend

@@ -12,7 +12,7 @@
 
 #include "collect/md.h"
 #include "scenario/input.h"
-#include "results/results.h"
+#include "report/results.h"
 #include "run/run_int.h"
 #include "scenario/scenario_yaml.h"
 

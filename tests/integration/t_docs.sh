@@ -10,14 +10,13 @@
 #     names may be examples (scenarios/x.yaml).
 #   - man pages: every word of the text, roff escapes undone; comments left out.
 # A word is a repository path when, its surrounding punctuation stripped, it starts with a
-# top-level folder of the tree: cli/ scenario/ kernel/ fabric/ run/ sample/ results/
+# top-level folder of the tree: cli/ scenario/ kernel/ fabric/ run/ sample/ report/
 # doctor/ lib/ model/ policy/ traffic/ collect/ sim/ emu-node/ tests/ scenarios/ scripts/
 # docs/ man/ contrib/ .github/ .ci/. It must exist (as a folder when it ends in /). A glob
 # (* ? [...] or {a,b}) must match at least one path; a placeholder <x> counts as *
 # (scenarios/themis-<x>.yaml). A link must exist and stay inside the repository.
-# Not checked, being made at run time or elsewhere: a word under results/ that does not end
-# in .c or .h (results/<scenario>/<run>/ is a results folder, named like the source folder
-# results/, which holds only C files); a word with a :line (a quoted diagnostic,
+# Not checked, being made at run time or elsewhere: a results folder (results/<scenario>/<run>/,
+# not a folder of the tree); a word with a :line (a quoted diagnostic,
 # scenarios/x.yaml:31:24: ..., names whatever file the user gave); anything that does not
 # start with a folder above (/run/testbed/..., /run/netns/..., build/..., $PREFIX/...,
 # ../libexec/testbed/, and a results folder's files: jobs.csv, plots/...).
@@ -35,7 +34,7 @@ else # lib.sh skips without root; this test needs none
 	note() { echo "# $*"; }
 fi
 
-DIRS='cli|scenario|kernel|fabric|run|sample|results|doctor|lib|model|policy|traffic|collect|sim|emu-node|tests|scenarios|scripts|docs|man|contrib|\.github|\.ci'
+DIRS='cli|scenario|kernel|fabric|run|sample|report|doctor|lib|model|policy|traffic|collect|sim|emu-node|tests|scenarios|scripts|docs|man|contrib|\.github|\.ci'
 
 md=(README.md CONTRIBUTING.md)
 while IFS= read -r f; do md+=("$f"); done < <(find docs -name '*.md' | LC_ALL=C sort)
@@ -56,8 +55,6 @@ extract() {
 	function word(w) {
 		w = strip(w)
 		if (w !~ dirs || w ~ /[$@]/ || w ~ /:[0-9]/)
-			return
-		if (w ~ /^results\// && w !~ /\.[ch]$/)
 			return
 		gsub(/<[^>]*>/, "*", w)
 		print FILENAME "\t" FNR "\t" w

@@ -3,7 +3,7 @@
  * enumerated variant-major with the first axis slowest, each run's values set in the parsed
  * experiment (also where the file does not give the field or its section), labels, and every
  * refusal pointing at the sweep's line. sweep.baseline: each variant's baseline, the comparison
- * against it (collect/sweep.c) and sweep.json keeping it (results/sweep_report.c). */
+ * against it (collect/sweep.c) and sweep.json keeping it (report/sweep_report.c). */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -18,10 +18,10 @@
 #include <cmocka.h>
 
 #include "collect/summary.h"
-#include "results/results.h"
+#include "report/results.h"
 #include "scenario/scenario_sweep.h"
 #include "scenario/scenario_yaml.h"
-#include "results/sweep_report.h"
+#include "report/sweep_report.h"
 
 static const char t_base[] = "topology:\n"
 			     "  kind: leafspine\n"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* `testbed reproduce`'s catalogue and report (results/repro.c): every item names a
+/* `testbed reproduce`'s catalogue and report (report/repro.c): every item names a
  * known paper and a scenario that exists, every paper has a --quick item, the catalogue fits
  * its room; the selection by paper and --quick, an unknown paper refused with the known ones;
  * the backend an item runs on; and the report: the summary's verdicts, the paper's figure
@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "results/repro.h"
+#include "report/repro.h"
 
 static void test_catalogue(void **state)
 {

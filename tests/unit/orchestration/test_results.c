@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* A results folder's files (results/results.c), in a temporary folder: every record
+/* A results folder's files (report/results.c), in a temporary folder: every record
  * written and read back equal (100,003 flows too), malformed files refused with the file and record
  * named, a folder without sampling, summary.json's run object read back, the dilation rounded as
  * the JSON prints it, and a run loaded with its topology's rates. No root needed. */
@@ -19,7 +19,7 @@
 
 #include "collect/summary.h"
 #include "model/gen.h"
-#include "results/results.h"
+#include "report/results.h"
 
 #define S 1000000000LL
 

@@ -9,7 +9,7 @@
 #include "collect/records.h"
 #include "collect/topo_json.h"
 #include "lib/diag.h"
-#include "results/results.h"
+#include "report/results.h"
 
 #define PLOT_DIR "plots"
 

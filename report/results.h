@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* results/ owns a results folder's files and reports: records, summary, plots (gnuplot), sweeps'
+/* report/ owns a results folder's files and reports: records, summary, plots (gnuplot), sweeps'
  * comparisons, the reproduction report. May include: scenario/, kernel/ (the writer) and the pure
  * layers. */
 /* A results folder (docs/results.md): the raw records as CSV files, topology.json, and the

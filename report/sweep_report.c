@@ -11,10 +11,10 @@
 #include "collect/plot.h"
 #include "collect/summary.h"
 #include "collect/text.h"
-#include "results/plot_run.h"
-#include "results/results.h"
+#include "report/plot_run.h"
+#include "report/results.h"
 #include "scenario/scenario_sweep.h"
-#include "results/sweep_report.h"
+#include "report/sweep_report.h"
 
 static const char *const statuses[] = {"pending", "ok", "failed"};
 

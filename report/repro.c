@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "results/repro.h"
+#include "report/repro.h"
 
 const struct repro_paper repro_papers[] = {
 	{"greedy", "Routing for Large ML Models (greedy routing)",

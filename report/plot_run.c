@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "results/plot_run.h"
+#include "report/plot_run.h"
 
 #define GNUPLOT "gnuplot"
 

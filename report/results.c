@@ -14,8 +14,8 @@
 
 #include "collect/summary.h"
 #include "collect/topo_json.h"
-#include "results/plot_run.h"
-#include "results/results.h"
+#include "report/plot_run.h"
+#include "report/results.h"
 #include "policy/shape.h"
 
 #define LINE_MAX_REC 4096
