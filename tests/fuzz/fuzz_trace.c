@@ -8,12 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traffic/job.h"
+#include "traffic/job_trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	const struct job_trace_opts o = {
+		.default_model = "resnet50", .algo = COLL_RING, .iterations = 1};
+	struct job_trace_left left = {{0}};
 	job_list jobs = {0};
 	struct diag d = {0};
 	char *text = malloc(size + 1);
@@ -24,12 +27,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(text, data, size);
 	text[size] = '\0'; /* the reader gets a NUL-terminated file, as input_read gives it */
-	r = workload_trace_parse("fuzz.csv", text, size, "resnet50", COLL_RING, 1, &jobs, &d);
+	r = workload_trace_parse("fuzz.csv", text, size, &o, &jobs, &left, &d);
 	assert(r == 0 || r == -EINVAL || r == -ENOMEM);
 	assert(!r == !d.msg[0]);
-	assert(!r || !jobs.n);
+	assert(!r || (!jobs.n && !job_trace_left_total(&left)));
 	for (i = 0; !r && i < jobs.n; i++)
 		assert(jobs.v[i].gpus >= 1 && jobs.v[i].line >= 2 && !jobs.v[i].col);
+	for (i = 0; !r && i < JT_LEFT_N; i++) /* the reader leaves out rows, never whole jobs */
+		assert(i < JT_LEFT_LIMIT || !left.n[i]);
 	vec_free(&jobs);
 	free(text);
 	return 0;
