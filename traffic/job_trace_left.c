@@ -6,20 +6,14 @@
 #include "traffic/job_trace.h"
 
 const struct job_trace_left_info job_trace_left_why[JT_LEFT_N] = {
-	[JT_LEFT_STATE] = {"state", "is in a state workload.trace.states does not keep",
-			   "are in states workload.trace.states does not keep",
-			   "workload.trace.states"},
+	[JT_LEFT_STATE] = {"state", "is in a state workload.trace.states leaves out",
+			   "are in states workload.trace.states leaves out", ""},
 	[JT_LEFT_NO_GPUS] = {"no_gpus", "has 0 GPUs (a CPU job)", "have 0 GPUs (CPU jobs)", ""},
-	[JT_LEFT_NO_DURATION] =
-		{"no_duration",
-		 "has no length (an empty or None duration, start or end: the job "
-		 "had not ended when the trace was taken)",
-		 "have no length (an empty or None duration, start or end: the jobs "
-		 "had not ended when the trace was taken)",
-		 ""},
+	[JT_LEFT_NO_DURATION] = {"no_duration",
+				 "has no length (an empty or None duration, start or end)",
+				 "have no length (an empty or None duration, start or end)", ""},
 	[JT_LEFT_LIMIT] = {"limit", "comes after the first workload.trace.limit jobs",
-			   "come after the first workload.trace.limit jobs",
-			   "workload.trace.limit"},
+			   "come after the first workload.trace.limit jobs", ""},
 	[JT_LEFT_OVERSIZE] = {"oversize", "needs more GPUs than the topology has",
 			      "need more GPUs than the topology has",
 			      "workload.trace.oversize: skip"},

@@ -147,9 +147,8 @@ static void test_sim_and_skipped(void **state)
 	x = json_array_get(json_object_get(j, "plots_left_out"), 1);
 	assert_string_equal(json_string_value(json_object_get(x, "plot")), "util_dim");
 	assert_string_equal(json_string_value(json_object_get(x, "why")), "a single time bin");
-	assert_non_null(strstr(buf,
-			       "\n1 trace row is in a state workload.trace.states does not keep: "
-			       "left out\n2 trace rows have 0 GPUs (CPU jobs): left out\n"));
+	assert_non_null(strstr(buf, "\n1 trace row is in a state workload.trace.states leaves out: "
+				    "left out\n2 trace rows have 0 GPUs (CPU jobs): left out\n"));
 	t_trace_left_read(j, &t_left);
 	json_decref(j);
 	col_summary_txt(buf, sizeof(buf), &r, &m, &t_meta); /* emulation, nothing left out */
