@@ -202,7 +202,7 @@ static int trace_jobs(const struct experiment *e, job_list *out, struct job_trac
 	struct job_trace_opts o;
 	size_t len = 0, before = out->n;
 	char *text = NULL;
-	int r;
+	int r, k;
 
 	r = input_read(e->w.trace, JOB_TRACE_MAX, "not a trace", &text, &len, d);
 	if (r)
@@ -220,7 +220,7 @@ static int trace_jobs(const struct experiment *e, job_list *out, struct job_trac
 	}
 	if (out->n > before) /* else out->v may be NULL: no offset from it */
 		trace_scale(e, out->v + before, out->n - before);
-	for (int k = 0; left && k < JT_LEFT_N; k++)
+	for (k = 0; left && k < JT_LEFT_N; k++)
 		left->n[k] += l.n[k];
 	return 0;
 }

@@ -145,9 +145,12 @@ static int tr_state(struct tr_ctx *c, bool *kept)
 	if (!c->o->states_n)
 		return 0;
 	err = tr_value(c, JT_STATE, &s);
-	for (i = 0, *kept = false; !err && !*kept && i < c->o->states_n; i++)
+	if (err)
+		return err;
+	*kept = false;
+	for (i = 0; !*kept && i < c->o->states_n; i++)
 		*kept = !strcasecmp(s, c->o->states[i]);
-	return err;
+	return 0;
 }
 
 /* Why the row is left out (JT_LEFT_N: it is kept), and a kept row's GPUs and length. A row

@@ -209,8 +209,11 @@ static int length(struct tr_ctx *c, uint64_t *ns, bool *none)
 	const char *s;
 	int err = tr_value(c, JT_DURATION, &s);
 
-	if (err || (*none = tr_missing(s)))
+	if (err)
 		return err;
+	*none = tr_missing(s);
+	if (*none)
+		return 0;
 	if (seconds(s, ns) || !*ns)
 		return tr_fail(c, JT_DURATION, "expected seconds above 0, got '" TR_SHOW "'", s);
 	return 0;
@@ -225,8 +228,11 @@ static int span(struct tr_ctx *c, uint64_t *ns, bool *none)
 	int err = tr_value(c, JT_START, &a);
 
 	err = err ? err : tr_value(c, JT_END, &b);
-	if (err || (*none = tr_missing(a) || tr_missing(b)))
+	if (err)
 		return err;
+	*none = tr_missing(a) || tr_missing(b);
+	if (*none)
+		return 0;
 	err = tr_time(c, JT_START, &t0);
 	err = err ? err : tr_time(c, JT_END, &t1);
 	if (!err && t1 <= t0)

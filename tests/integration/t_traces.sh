@@ -4,9 +4,10 @@
 # and `testbed sim` only, as a user without root (no namespace is made):
 # - each layout's sample (scenarios/traces/: Helios, Philly, Alibaba PAI, ElasticFlow, and
 #   headers mapped by hand) through its scenario: check and the run's summary.json count the
-#   same rows left out, by reason; every job runs; the replay's Avg.JRT is the mean length of
-#   the rows kept, as awk reads them from the CSV, times duration_scale (within 5%: a
-#   leaf-spine adds a little contention to each all-reduce);
+#   same rows left out, by reason (and `testbed report` of a copy of the folder again); every
+#   job runs; the replay's Avg.JRT is the mean length of the rows kept, as awk reads them from
+#   the CSV, times duration_scale (within 5%: a leaf-spine adds a little contention to each
+#   all-reduce);
 # - a UTF-8 byte order mark and CRLF line ends read alike; UTF-16, with a byte order mark or
 #   without, refused as such; a row of 0 GPUs counted;
 # - ElasticFlow's cluster03 as published (tests/fixtures/traces/, 3,011 jobs) on a
@@ -93,6 +94,14 @@ trace-pai pai pai-sample.csv 0.0005 2,1,0,0,1
 trace-elasticflow elasticflow elasticflow-sample.csv 0.0002 0,0,0,0,1
 trace-columns columns columns-sample.csv 0.001 3,1,0,0,0
 EOF
+
+# `testbed report` makes the summaries again from a copy of the folder: the rows left out too
+cp -r "$RUN_DIR" "$TB_TMP/copy"
+rm -rf "$TB_TMP/copy/plots" "$TB_TMP/copy/summary.txt"
+"$TB" report "$TB_TMP/copy" >/dev/null 2>"$TB_TMP/report.err" || { cat "$TB_TMP/report.err"; fail "report"; }
+for f in summary.json summary.txt; do
+	cmp "$RUN_DIR/$f" "$TB_TMP/copy/$f" || fail "trace-columns: report of a copy changed $f"
+done
 
 # A trace as a spreadsheet may save it: a UTF-8 byte order mark and CRLF, read alike; UTF-16
 # refused as such, with its byte order mark or without (its ASCII's NUL bytes).
