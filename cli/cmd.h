@@ -6,6 +6,7 @@
 #define ORCH_CMD_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "lib/diag.h"
 #include "scenario/world.h"
@@ -75,6 +76,11 @@ void cmd_said_foreign(const char *cmd, const struct fabric_down_info *in);
 /* A results folder refused before anything ran (d says why): the message made to say so and
  * how to choose another, and -EINVAL (bad input: exit 2). */
 int cmd_results_refused(struct diag *d);
+
+/* One line per reason the trace's rows were left out for (none when none were), each
+ * "<lead><n> trace rows <reason>: left out", with the field that decides it in parentheses
+ * when fields. */
+void cmd_trace_left(FILE *f, const char *lead, const struct job_trace_left *l, bool fields);
 
 /* Fails with a clear message unless running as root. */
 int cmd_need_root(const char *cmd);

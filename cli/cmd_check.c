@@ -166,7 +166,7 @@ static void print_counts(const struct world *w)
 		print_ocs(w);
 	if (w->e.failures.v.n)
 		printf("failures   %zu timed events\n", w->e.failures.v.n);
-	if (w->jobs.n || w->jobs_skipped)
+	if (w->jobs.n || job_trace_left_total(&w->trace_left))
 		printf("jobs       %zu\n", w->jobs.n);
 	if (w->jobs.n && cmd_emu_too_long(w, wall, sizeof(wall)))
 		printf("emulation  %s: `up` refuses it, `testbed sim` runs it in virtual time\n",
@@ -176,10 +176,7 @@ static void print_counts(const struct world *w)
 		       over);
 	else if (w->jobs.n)
 		printf("emulation  %s\n", wall);
-	if (w->jobs_skipped)
-		printf("           %u trace rows need more GPUs than the topology has: left out "
-		       "(workload.trace.oversize: skip)\n",
-		       w->jobs_skipped);
+	cmd_trace_left(stdout, "           ", &w->trace_left, true);
 	print_fluid(w);
 }
 

@@ -160,6 +160,22 @@ int cmd_results_refused(struct diag *d)
 	return diag_set(d, -EINVAL, "results folder: %.900s; give --results DIR", why);
 }
 
+void cmd_trace_left(FILE *f, const char *lead, const struct job_trace_left *l, bool fields)
+{
+	const char *field;
+	char line[512];
+	int k;
+
+	for (k = 0; k < JT_LEFT_N; k++) {
+		if (!l->n[k])
+			continue;
+		job_trace_left_line(line, sizeof(line), l, k);
+		field = job_trace_left_why[k].field;
+		fprintf(f, "%s%s%s%s%s\n", lead, line, fields && *field ? " (" : "",
+			fields ? field : "", fields && *field ? ")" : "");
+	}
+}
+
 int cmd_need_root(const char *cmd)
 {
 	if (geteuid() == 0)

@@ -325,6 +325,10 @@ static int report(struct run *r, const struct cmd_run_opts *o, const char *who,
 					       .frag_jobs = r->sched.frag_jobs,
 					       .frag_tries = r->sched.frag_tries,
 					       .rewires = r->rewires};
+	if (r->trace_left) {
+		info.trace_known = true;
+		info.trace_left = *r->trace_left;
+	}
 	res_info_normalize(&info);
 	err = run_write(r, dir, o->note, d);
 	err = err ? err : res_report(dir, &info, &r->rec, &x, &txt, &warn, d);
@@ -374,7 +378,12 @@ int cmd_run_on(struct run *r, const struct cmd_run_opts *o, struct cmd_run_out *
 int cmd_run(struct world *w, const int *nsfd, volatile sig_atomic_t *stop,
 	    const struct cmd_run_opts *o, struct cmd_run_out *out, struct diag *d)
 {
-	struct run r = {.e = &w->e, .t = w->t, .plan = &w->plan, .stop = stop, .specs = &w->jobs};
+	struct run r = {.e = &w->e,
+			.t = w->t,
+			.plan = &w->plan,
+			.stop = stop,
+			.specs = &w->jobs,
+			.trace_left = w->e.w.trace ? &w->trace_left : NULL};
 	struct run_emu x = {.nsfd = nsfd};
 	char exe[PATH_MAX];
 	int err = emu_find(exe, sizeof(exe), d);

@@ -65,7 +65,8 @@ static int sim_one(void *arg, struct world *w, const struct cmd_run_opts *ro,
 			.t = w->t,
 			.plan = &w->plan,
 			.stop = &stop_requested,
-			.specs = &w->jobs};
+			.specs = &w->jobs,
+			.trace_left = w->e.w.trace ? &w->trace_left : NULL};
 	struct run_sim s = {0};
 	struct timespec t0, t1;
 	double wall;
@@ -132,11 +133,8 @@ static int sim_file(const char *path, const char *name, const char *results,
 			 "(run.sim_quantum)\n",
 			 units_fmt_time(q, sizeof(q), w.e.run.sim_quantum_ns));
 	}
-	if (!r && w.jobs_skipped)
-		fprintf(stderr,
-			"testbed sim: %u trace rows need more GPUs than the topology has: left "
-			"out\n",
-			w.jobs_skipped);
+	if (!r)
+		cmd_trace_left(stderr, "testbed sim: ", &w.trace_left, false);
 	if (!r)
 		r = w.e.sweep.axes.n ? cmd_sweep_run(&sw, path, &w, d) : sim_single(&w, t, d);
 	world_done(&w);

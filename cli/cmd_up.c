@@ -329,11 +329,8 @@ int cmd_up(int argc, char **argv)
 	}
 	r = world_load(argv[1], (struct world_ask){.every_variant = true}, &w, &d);
 	r = r ? r : set_results(&w, results, &d);
-	if (!r && w.jobs_skipped)
-		fprintf(stderr,
-			"testbed up: %u trace rows need more GPUs than the topology has: left "
-			"out\n",
-			w.jobs_skipped);
+	if (!r)
+		cmd_trace_left(stderr, "testbed up: ", &w.trace_left, false);
 	if (!r && w.jobs.n && cmd_emu_too_long(&w, wall, sizeof(wall)))
 		r = diag_set(&d, -EINVAL,
 			     "%s: emulating its %zu jobs takes %s; run it in virtual time: "

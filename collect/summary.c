@@ -410,6 +410,35 @@ static json_t *skipped_arr(const struct col_summary_meta *meta)
 	return done(a, err);
 }
 
+/* The trace's rows left out, one count per reason (traffic/job_trace.h) and their total. */
+static json_t *trace_left_obj(const struct job_trace_left *l)
+{
+	json_t *o = json_object();
+	int k, err = 0;
+
+	if (!o)
+		return NULL;
+	for (k = 0; k < JT_LEFT_N; k++)
+		err |= set(o, job_trace_left_why[k].key, json_integer(l->n[k]));
+	err |= set(o, "total", json_integer(job_trace_left_total(l)));
+	return done(o, err);
+}
+
+int col_summary_trace_left_from(const json_t *j, struct job_trace_left *l)
+{
+	const json_t *o = json_object_get(j, "trace_rows_left_out"), *v;
+	int k;
+
+	memset(l, 0, sizeof(*l));
+	if (!json_is_object(o))
+		return -ENOENT;
+	for (k = 0; k < JT_LEFT_N; k++) {
+		v = json_object_get(o, job_trace_left_why[k].key);
+		l->n[k] = json_is_integer(v) ? (uint32_t)json_integer_value(v) : 0;
+	}
+	return 0;
+}
+
 json_t *col_summary_json(const struct rec_run *r, const struct col_metrics *m,
 			 const struct col_summary_meta *meta)
 {
@@ -440,6 +469,8 @@ json_t *col_summary_json(const struct rec_run *r, const struct col_metrics *m,
 		err |= set(o, "multidim", col_md_results_json(meta->md, meta->md_n, r->dilation));
 	if (meta && meta->skipped_n)
 		err |= set(o, "plots_left_out", skipped_arr(meta));
+	if (meta && meta->trace_left)
+		err |= set(o, "trace_rows_left_out", trace_left_obj(meta->trace_left));
 	return done(o, err);
 }
 

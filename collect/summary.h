@@ -13,6 +13,7 @@
 #include "collect/metrics.h"
 #include "collect/plot.h"
 #include "collect/records.h"
+#include "traffic/job_trace.h"
 
 #define COL_SUMMARY_SCHEMA "testbed-summary/1"
 /* 15 significant digits: any value with at most 15 reads back exactly, and 0.1 prints as 0.1 */
@@ -38,11 +39,17 @@ struct col_summary_meta {
 	/* the plots left out, and why (collect/plot.h), skipped_n of them */
 	const struct col_plot_skip *skipped;
 	size_t skipped_n;
+	/* the trace's rows left out, by reason; NULL: the workload has no trace */
+	const struct job_trace_left *trace_left;
 };
 
 /* The summary of r (whose metrics m are) as a new JSON object, NULL on ENOMEM. */
 json_t *col_summary_json(const struct rec_run *r, const struct col_metrics *m,
 			 const struct col_summary_meta *meta);
+
+/* summary.json's trace_rows_left_out (in j, the whole summary) into *l: 0, or -ENOENT when
+ * it has none (no trace, or a folder from before these counts). */
+int col_summary_trace_left_from(const json_t *j, struct job_trace_left *l);
 
 /* The same as indented text ending in a newline, malloc'd (free it), NULL on ENOMEM. */
 char *col_summary_dumps(const struct rec_run *r, const struct col_metrics *m,

@@ -217,6 +217,21 @@ static void skipped(struct col_out *o, const struct col_summary_meta *meta)
 			       meta->skipped[i].name, meta->skipped[i].why);
 }
 
+/* The trace's rows left out, one line per reason. */
+static void trace_left(struct col_out *o, const struct col_summary_meta *meta)
+{
+	const struct job_trace_left *l = meta ? meta->trace_left : NULL;
+	char line[512];
+	int k;
+
+	for (k = 0; l && k < JT_LEFT_N; k++) {
+		if (!l->n[k])
+			continue;
+		job_trace_left_line(line, sizeof(line), l, k);
+		col_out_printf(o, "%s\n", line);
+	}
+}
+
 int col_summary_txt(char *buf, size_t len, const struct rec_run *r, const struct col_metrics *m,
 		    const struct col_summary_meta *meta)
 {
@@ -228,6 +243,7 @@ int col_summary_txt(char *buf, size_t len, const struct rec_run *r, const struct
 	totals(&o, m);
 	routing(&o, r);
 	sched_counts(&o, meta);
+	trace_left(&o, meta);
 	md_lines(&o, r, meta);
 	skipped(&o, meta);
 	return col_out_ret(&o);

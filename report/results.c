@@ -405,6 +405,7 @@ static int info_from(const json_t *j, struct res_info *info)
 	info->dilation = json_number_value(json_object_get(run, "dilation"));
 	info->t_end = json_is_integer(end) ? json_integer_value(end) : REC_NEVER;
 	sched_from(json_object_get(j, "scheduler"), &info->sched);
+	info->trace_known = !col_summary_trace_left_from(j, &info->trace_left);
 	return info->dilation > 0 ? 0 : -EINVAL;
 }
 
@@ -470,7 +471,7 @@ static int write_summary(const struct wdir *dir, const struct rec_run *rec,
 	struct col_summary_meta meta = {
 		info->scenario, info->run_id, info->backend[0] ? info->backend : NULL,
 		&info->sched,	md->v,	      md->n,
-		p->skipped.v,	p->skipped.n};
+		p->skipped.v,	p->skipped.n, info->trace_known ? &info->trace_left : NULL};
 	char *json = col_summary_dumps(rec, m, &meta), *text = NULL;
 	int n = col_summary_txt(NULL, 0, rec, m, &meta), r = -ENOMEM;
 

@@ -29,6 +29,8 @@ struct res_info {
 	double dilation;
 	int64_t t_end; /* when the run ended, emulated ns */
 	struct col_sched_counts sched; /* summary.json's scheduler object */
+	bool trace_known; /* the run replayed a trace: summary.json counts its rows left out */
+	struct job_trace_left trace_left;
 };
 
 /* Rounds the dilation as summary.json prints it, so a report read back from the file gives

@@ -40,7 +40,7 @@ static int make_jobs(struct run *r, struct diag *d)
 	for (i = 0; !err && r->specs && i < r->specs->n; i++)
 		specs.v[specs.n++] = r->specs->v[i];
 	if (!r->specs)
-		err = jobs_resolve(r->e, &specs, d);
+		err = jobs_resolve(r->e, &specs, NULL, d);
 	if (!err && !specs.n)
 		err = diag_set(d, -EINVAL, "the workload has no jobs");
 	if (!err) {

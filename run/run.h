@@ -130,6 +130,8 @@ struct run {
 	const struct topo *t;
 	const struct route_plan *plan;
 	const job_list *specs; /* the workload's jobs as jobs_resolve gave them, or NULL */
+	/* the trace's rows left out, for summary.json; NULL when the workload has no trace */
+	const struct job_trace_left *trace_left;
 	volatile sig_atomic_t *stop; /* RUN_STOP_*, or 0 */
 	const struct run_backend *be;
 	void *be_data; /* the backend's own state */

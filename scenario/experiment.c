@@ -17,6 +17,7 @@ void exp_init(struct experiment *e)
 	e->w.algo = COLL_RING;
 	e->w.iterations = 10;
 	e->w.trace_time_scale = 1.0;
+	e->w.trace_duration_scale = 1.0;
 	e->w.md.sched = e->w.md.intra = e->w.md.sw = -1;
 	e->w.tacos = (struct exp_tacos){.k = 1, .runs = 1, .seed = 1, .alpha_ns = 500};
 	e->w.gen.iterations = 0;

@@ -161,26 +161,68 @@ static int explicit_job(const struct experiment *e, const struct exp_job *x, job
 	return vec_push(out, j) ? diag_set(d, -ENOMEM, "out of memory") : 0;
 }
 
-static int trace_jobs(const struct experiment *e, job_list *out, struct diag *d)
+/* How the scenario reads its trace: workload.trace's model, columns and states. */
+static void trace_opts(const struct experiment *e, struct job_trace_opts *o, const char **states)
 {
-	const char *model = e->w.trace_model[0] ? e->w.trace_model : "resnet50";
+	uint32_t i;
+
+	memset(o, 0, sizeof(*o));
+	o->default_model = e->w.trace_model[0] ? e->w.trace_model : "resnet50";
+	o->algo = e->w.algo;
+	o->iterations = e->w.iterations;
+	for (i = 0; i < JT_ROLES; i++)
+		o->columns[i] = e->w.trace_columns[i];
+	for (i = 0; i < e->w.trace_states_n; i++)
+		states[i] = e->w.trace_states[i];
+	o->states = states;
+	o->states_n = e->w.trace_states_n;
+}
+
+/* A trace's jobs from v[0] on (n of them), scaled: replays compress a trace's days into
+ * minutes (time_scale), or its jobs' lengths (duration_scale). A length stays above 0: 0 is
+ * no length at all (traffic/job.h). */
+static void trace_scale(const struct experiment *e, struct job_spec *v, size_t n)
+{
+	double len;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		v[i].arrival_ns = (uint64_t)((double)v[i].arrival_ns * e->w.trace_time_scale);
+		len = (double)v[i].duration_ns * e->w.trace_duration_scale;
+		if (v[i].duration_ns)
+			v[i].duration_ns = len >= 1.8e19 ? UINT64_MAX : len < 1 ? 1 : (uint64_t)len;
+	}
+}
+
+static int trace_jobs(const struct experiment *e, job_list *out, struct job_trace_left *left,
+		      struct diag *d)
+{
+	const char *states[JOB_TRACE_STATES_MAX];
+	struct job_trace_left l = {{0}};
+	struct job_trace_opts o;
 	size_t len = 0, before = out->n;
 	char *text = NULL;
-	int r;
+	int r, k;
 
 	r = input_read(e->w.trace, JOB_TRACE_MAX, "not a trace", &text, &len, d);
 	if (r)
 		return diag_wrap(d, r == -ENOMEM ? r : -EINVAL,
 				 "%s:%u:%u: workload.trace.file: ", e->s.path, e->w.trace_line,
 				 e->w.trace_col);
-	r = workload_trace_parse(e->w.trace, text, len, model, e->w.algo, e->w.iterations, out, d);
+	trace_opts(e, &o, states);
+	r = workload_trace_parse(e->w.trace, text, len, &o, out, &l, d);
 	free(text);
-	if (!r && e->w.trace_limit && out->n - before > e->w.trace_limit)
+	if (r)
+		return r;
+	if (e->w.trace_limit && out->n - before > e->w.trace_limit) {
+		l.n[JT_LEFT_LIMIT] = (uint32_t)(out->n - before - e->w.trace_limit);
 		out->n = before + e->w.trace_limit;
-	for (; !r && before < out->n; before++) /* replays compress a trace's days into minutes */
-		out->v[before].arrival_ns =
-			(uint64_t)((double)out->v[before].arrival_ns * e->w.trace_time_scale);
-	return r;
+	}
+	if (out->n > before) /* else out->v may be NULL: no offset from it */
+		trace_scale(e, out->v + before, out->n - before);
+	for (k = 0; left && k < JT_LEFT_N; k++)
+		left->n[k] += l.n[k];
+	return 0;
 }
 
 static int cmp_arrival(const void *a, const void *b)
@@ -192,7 +234,8 @@ static int cmp_arrival(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-int jobs_resolve(const struct experiment *e, job_list *out, struct diag *d)
+int jobs_resolve(const struct experiment *e, job_list *out, struct job_trace_left *left,
+		 struct diag *d)
 {
 	size_t i;
 	int r = 0;
@@ -202,7 +245,7 @@ int jobs_resolve(const struct experiment *e, job_list *out, struct diag *d)
 	if (!r && e->w.generate)
 		r = workload_generate(&e->w.gen, out, d);
 	if (!r && e->w.trace)
-		r = trace_jobs(e, out, d);
+		r = trace_jobs(e, out, left, d);
 	if (r)
 		return r;
 	for (i = e->w.jobs.n; i < out->n; i++) { /* generated and traced jobs inherit theirs */

@@ -9,14 +9,18 @@
 #include "model/topo.h"
 #include "scenario/experiment.h"
 #include "traffic/job.h"
+#include "traffic/job_trace.h"
 #include "traffic/tacos.h"
 
 /* An MSCCL algorithm XML is read whole, up to this size. */
 #define JOBS_MSCCL_MAX (256u << 20)
 
 /* Jobs of the workload, in arrival order, ids 0.. (paper units): its jobs entries, generated
- * ones and a trace's (read here). 0 or -errno with d set (-EINVAL: bad input). */
-int jobs_resolve(const struct experiment *e, job_list *out, struct diag *d);
+ * ones and a trace's (read here: arrivals times trace.time_scale, lengths times
+ * trace.duration_scale, the first trace.limit jobs). The trace rows left out are added to
+ * *left (NULL: not counted). 0 or -errno with d set (-EINVAL: bad input). */
+int jobs_resolve(const struct experiment *e, job_list *out, struct job_trace_left *left,
+		 struct diag *d);
 
 /* Whether every job fits the topology: -EINVAL naming the first that never can, at its
  * position (the scenario's jobs entry, the trace's row), or 0. Under trace.oversize skip,

@@ -481,12 +481,6 @@ static const struct keyword queue_names[] = {
 	{NULL, 0},
 };
 
-static const struct keyword oversize_names[] = {
-	{"refuse", EXP_OVERSIZE_REFUSE},
-	{"skip", EXP_OVERSIZE_SKIP},
-	{NULL, 0},
-};
-
 static const struct keyword place_names[] = {
 	{"first-fit", SCHED_FIRST_FIT}, {"random", SCHED_RANDOM},     {"vclos", SCHED_VCLOS},
 	{"ocs-vclos", SCHED_OCS_VCLOS}, {"locality", SCHED_LOCALITY}, {NULL, 0},
@@ -591,17 +585,6 @@ static const struct scn_yaml_field generate_fields[] = {
 	FIELD("deadline_slack", scn_yaml_number, w.gen.deadline_slack, double, false),
 };
 
-static const struct scn_yaml_field trace_fields[] = {
-	FIELD("file", scn_yaml_path, w.trace, char *, true),
-	{.name = "model",
-	 .type = scn_yaml_word,
-	 .off = AT(w.trace_model, char[JOB_NAME_MAX]),
-	 .max = JOB_NAME_MAX - 1},
-	UINT("limit", w.trace_limit, false, 1, 1000000),
-	ENUM("oversize", w.trace_oversize, enum exp_oversize, false, oversize_names),
-	FIELD("time_scale", scn_yaml_number, w.trace_time_scale, double, false),
-};
-
 static const struct scn_yaml_field scheduler_fields[] = {
 	ENUM("queue", sched.queue, enum sched_queue, false, queue_names),
 	ENUM("placement", sched.place, enum sched_place, false, place_names),
@@ -626,15 +609,6 @@ static int generate_check(struct scn_yaml_ctx *c, const struct map_read *m)
 }
 
 static const struct section generate_sec = TABLE(generate_fields, generate_check);
-/* Where the trace's file is named: its reading fails there (run/run_jobs.c). */
-static int trace_check(struct scn_yaml_ctx *c, const struct map_read *m)
-{
-	key_at(m, "file", &c->e->w.trace_line, &c->e->w.trace_col);
-	return 0;
-}
-
-static const struct section trace_sec = TABLE(trace_fields, trace_check);
-
 static const struct scn_yaml_field tacos_fields[] = {
 	UINT("chunks", w.tacos.k, false, 1, 64),
 	UINT("runs", w.tacos.runs, false, 1, 10000),
@@ -660,7 +634,7 @@ static const struct section msccl_sec = TABLE(msccl_fields, msccl_check);
 static const struct scn_yaml_field workload_fields[] = {
 	FIELD("jobs", set_jobs, w.jobs, __typeof__(((BASE *)0)->w.jobs), false),
 	SECTION("generate", generate_sec, false),
-	SECTION("trace", trace_sec, false),
+	SECTION("trace", scn_yaml_trace_sec, false), /* scenario_yaml_trace.c */
 	ENUM("algorithm", w.algo, enum coll_algo, false, algo_names),
 	UINT("iterations", w.iterations, false, 1, 1000000),
 	FIELD("verify", scn_yaml_bool, w.verify, bool, false),

@@ -74,6 +74,8 @@ extern const struct section scn_yaml_topology_sec;
 /* topology.ocs, and the top-level `failures:` list (scenario_yaml_net.c). */
 extern const struct section scn_yaml_ocs_sec;
 int scn_yaml_failures(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
+/* workload.trace (scenario_yaml_trace.c). */
+extern const struct section scn_yaml_trace_sec;
 
 /* clang-format off */
 /* offsetof(BASE, m), refused at compile time unless m has type T; BASE is the struct the

@@ -87,9 +87,9 @@ static int load(const char *path, const uint32_t *choice, bool sim, struct world
 		return diag_wrap(d, r == -ENOMEM ? r : -EINVAL, "%s: ", path);
 	r = fail_plan_check(&w->e, w->t, d); /* names in `failures:`, before anything is built */
 	if (!r && exp_has_workload(&w->e))
-		r = jobs_resolve(&w->e, &w->jobs, d);
+		r = jobs_resolve(&w->e, &w->jobs, &w->trace_left, d);
 	if (!r)
-		r = jobs_fit(&w->e, &w->jobs, w->t, &w->jobs_skipped, d);
+		r = jobs_fit(&w->e, &w->jobs, w->t, &w->trace_left.n[JT_LEFT_OVERSIZE], d);
 	if (r)
 		return r == -ENOMEM ? r : -EINVAL;
 	r = paths_compute(w->t, &w->paths);

@@ -21,7 +21,8 @@ struct world {
 	struct topo_paths paths;
 	struct route_plan plan;
 	job_list jobs; /* the workload's, resolved and checked against t (a trace read once) */
-	uint32_t jobs_skipped; /* trace rows too large for t, left out (trace.oversize: skip) */
+	/* the trace's rows left out, by reason (too large for t under trace.oversize: skip, too) */
+	struct job_trace_left trace_left;
 	char ignored[128]; /* virtual time: the emulation-only fields the file sets ("" if none) */
 };
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Training jobs: the model catalogue (models the five papers use, each with its source),
- * job specifications, and workloads (explicit lists, a Poisson generator, CSV traces).
+ * job specifications, and workloads (explicit lists, a Poisson generator; CSV traces in
+ * traffic/job_trace.h).
  * Everything here is in paper units: bytes of the model, seconds of the paper's hardware.
  * Scaling to the emulation (size_scale, rate_scale, time dilation) happens in the runner.
  * Pure: no syscalls (trace files are read by the caller and handed over as text). */
@@ -139,20 +140,6 @@ typedef VEC(struct job_spec) job_list;
  * drawn from the weights and models drawn uniformly, deterministic for a seed; ids count on
  * from out->n. 0 or -EINVAL/-ENOMEM with d set, and then nothing is appended. */
 int workload_generate(const struct workload_gen *g, job_list *out, struct diag *d);
-
-/* Reads a CSV trace (text, len bytes; `name` for messages): a header row naming columns,
- * then one job per row. Recognised columns (Helios and Philly style, case-insensitive):
- * submit time as `submit_time` / `submitted_time` / `arrival` (seconds, or date-times
- * `YYYY-MM-DD HH:MM:SS` read as UTC; relative or absolute: the earliest is subtracted),
- * GPU count as `gpu_num` / `num_gpus` / `gpus`, and optionally `model` (a catalogue name)
- * and `deadline` (seconds after the submit time the job is due; empty: none).
- * Fields may be quoted (RFC 4180, within one line); blank lines and lines starting with `#`
- * are skipped; a row with more fields than the header is an error. Rows with 0 GPUs are
- * skipped (CPU jobs). Each job is made from `model` (or default_model) with algo and
- * iterations; jobs are appended in arrival order (ties in file order), ids counting on from
- * out->n. Messages name `file:line`; on error nothing is appended. */
-int workload_trace_parse(const char *name, const char *text, size_t len, const char *default_model,
-			 enum coll_algo algo, uint32_t iterations, job_list *out, struct diag *d);
 
 /* Frees what g owns. */
 void workload_gen_done(struct workload_gen *g);

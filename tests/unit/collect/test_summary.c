@@ -94,17 +94,36 @@ static void t_metrics(const struct rec_run *r, struct col_metrics *m)
 }
 
 static const struct col_sched_counts t_sched = {.known = true, .frag_jobs = 2, .frag_tries = 5};
-static const struct col_summary_meta t_meta = {"quickstart", "run-1", NULL, &t_sched,
-					       NULL,	     0,	      NULL, 0};
+static const struct col_summary_meta t_meta = {"quickstart", "run-1", NULL, &t_sched, NULL, 0,
+					       NULL,	     0,	      NULL};
 static const struct col_plot_skip t_skip[2] = {
 	{"util_heatmap", "a single time bin: the link counters were read only at the start and "
 			 "the end of the run (6.49 ms)"},
 	{"util_dim", "a single time bin"}};
-static const struct col_summary_meta t_sim = {"themis", "run-2", "sim",	 &t_sched,
-					      NULL,	0,	 t_skip, 2};
+static const struct job_trace_left t_left = {{[JT_LEFT_NO_GPUS] = 2, [JT_LEFT_STATE] = 1}};
+static const struct col_summary_meta t_sim = {"themis", "run-2", "sim", &t_sched, NULL,
+					      0,	t_skip,	 2,	&t_left};
+
+/* summary.json's trace rows left out: every reason's count, their total, and read back as
+ * written (testbed report makes the summary again from it). */
+static void t_trace_left_read(const json_t *j, const struct job_trace_left *want)
+{
+	const json_t *o = json_object_get(j, "trace_rows_left_out");
+	struct job_trace_left got;
+
+	assert_int_equal(json_integer_value(json_object_get(o, "no_gpus")),
+			 want->n[JT_LEFT_NO_GPUS]);
+	assert_int_equal(json_integer_value(json_object_get(o, "state")), want->n[JT_LEFT_STATE]);
+	assert_int_equal(json_integer_value(json_object_get(o, "oversize")), 0);
+	assert_int_equal(json_integer_value(json_object_get(o, "total")),
+			 job_trace_left_total(want));
+	assert_int_equal(json_object_size(o), JT_LEFT_N + 1);
+	assert_int_equal(col_summary_trace_left_from(j, &got), 0);
+	assert_memory_equal(&got, want, sizeof(got));
+}
 
 /* Under testbed sim the text names virtual seconds, and both say which plots were left out
- * and why; the JSON validates. */
+ * and why, and which trace rows; the JSON validates. */
 static void test_sim_and_skipped(void **state)
 {
 	struct rec_run r;
@@ -128,12 +147,16 @@ static void test_sim_and_skipped(void **state)
 	x = json_array_get(json_object_get(j, "plots_left_out"), 1);
 	assert_string_equal(json_string_value(json_object_get(x, "plot")), "util_dim");
 	assert_string_equal(json_string_value(json_object_get(x, "why")), "a single time bin");
+	assert_non_null(strstr(buf, "\n1 trace row is in a state workload.trace.states leaves out: "
+				    "left out\n2 trace rows have 0 GPUs (CPU jobs): left out\n"));
+	t_trace_left_read(j, &t_left);
 	json_decref(j);
 	col_summary_txt(buf, sizeof(buf), &r, &m, &t_meta); /* emulation, nothing left out */
 	assert_non_null(strstr(buf, "jobs (s: emulated seconds, ps: paper seconds;"));
 	assert_null(strstr(buf, "left out"));
 	j = col_summary_json(&r, &m, &t_meta);
 	assert_null(json_object_get(j, "plots_left_out"));
+	assert_null(json_object_get(j, "trace_rows_left_out")); /* no trace */
 	json_decref(j);
 	json_decref(schema);
 	col_metrics_done(&m);

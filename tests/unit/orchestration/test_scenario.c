@@ -203,7 +203,7 @@ static void test_md_fields(void **state)
 
 	(void)state;
 	t_parse_ok("md.yaml", text, &e);
-	assert_int_equal(jobs_resolve(&e, &jobs, &d), 0);
+	assert_int_equal(jobs_resolve(&e, &jobs, NULL, &d), 0);
 	assert_int_equal(jobs.n, 3);
 	a = &jobs.v[0].md;
 	b = &jobs.v[1].md;
@@ -622,7 +622,7 @@ static void test_inherited_algorithm(void **state)
 
 	(void)state;
 	t_parse_ok("t.yaml", text, &e);
-	assert_int_equal(jobs_resolve(&e, &jobs, &d), 0);
+	assert_int_equal(jobs_resolve(&e, &jobs, NULL, &d), 0);
 	assert_int_equal(jobs.n, 5);
 	for (i = 0; i < jobs.n; i++) /* by arrival: the listed ones at 0 come first */
 		assert_int_equal(jobs.v[i].algo, i < 3 ? want[i] : COLL_RING);
@@ -652,7 +652,7 @@ static void test_emu_wall(void **state)
 	t_parse_ok("t.yaml", text, &w.e);
 	assert_int_equal(w.e.run.max_wall_ns, 2 * GBIT);
 	assert_int_equal(topo_build(&w.e.s, &w.t, &d), 0);
-	assert_int_equal(jobs_resolve(&w.e, &w.jobs, &d), 0);
+	assert_int_equal(jobs_resolve(&w.e, &w.jobs, NULL, &d), 0);
 	assert_int_equal(emu_wall_ns(&w.e, &w.jobs, w.t), 2132000000ULL);
 	assert_true(cmd_emu_too_long(&w, buf, sizeof(buf))); /* 1 Gbit of NICs fits 8 Gbit */
 	assert_non_null(strstr(buf, "at least 2.13 s of wall time here (at link rates the machine "

@@ -20,7 +20,7 @@
 #include "scenario/scenario_yaml.h"
 #include "tests/fuzz/msccl_job.h"
 #include "traffic/coll.h"
-#include "traffic/job.h"
+#include "traffic/job_trace.h"
 
 #define T_REGRESS "tests/fuzz/regress"
 
@@ -66,7 +66,9 @@ static void t_trace(const char *path, const char *buf, size_t len)
 {
 	job_list jobs = {0};
 	struct diag d = {0};
-	int r = workload_trace_parse("fuzz.csv", buf, len, "resnet50", COLL_RING, 1, &jobs, &d);
+	const struct job_trace_opts o = {
+		.default_model = "resnet50", .algo = COLL_RING, .iterations = 1};
+	int r = workload_trace_parse("fuzz.csv", buf, len, &o, &jobs, NULL, &d);
 
 	t_clean(path, r, &d);
 	if (r)

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "traffic/job.h"
+#include "traffic/job_trace.h"
 
 #define T_SEC 1000000000ULL
 
@@ -199,7 +200,9 @@ static void test_gen_errors(void **state)
 
 static int t_trace(const char *text, const char *def, job_list *l, struct diag *d)
 {
-	return workload_trace_parse("t.csv", text, strlen(text), def, COLL_RING, 2, l, d);
+	const struct job_trace_opts o = {.default_model = def, .algo = COLL_RING, .iterations = 2};
+
+	return workload_trace_parse("t.csv", text, strlen(text), &o, l, NULL, d);
 }
 
 static void test_trace_sample(void **state)
@@ -207,6 +210,9 @@ static void test_trace_sample(void **state)
 	static const uint64_t at[] = {0, 12, 45, 130, 131, 250, 600, 611, 900, 1500};
 	static const uint32_t gpus[] = {1, 8, 2, 16, 4, 1, 32, 8, 2, 64};
 	const char *path = "scenarios/traces/helios-sample.csv";
+	const struct job_trace_opts o = {
+		.default_model = "resnet50", .algo = COLL_HD, .iterations = 3};
+	struct job_trace_left left = {{0}};
 	struct diag d = {0};
 	job_list l = {0};
 	char buf[8192];
@@ -219,8 +225,10 @@ static void test_trace_sample(void **state)
 	n = fread(buf, 1, sizeof(buf), f);
 	fclose(f);
 	assert_true(n > 0 && n < sizeof(buf));
-	assert_int_equal(workload_trace_parse(path, buf, n, "resnet50", COLL_HD, 3, &l, &d), 0);
+	assert_int_equal(workload_trace_parse(path, buf, n, &o, &l, &left, &d), 0);
 	assert_int_equal(l.n, 10); /* 12 rows, two CPU jobs */
+	assert_int_equal(left.n[JT_LEFT_NO_GPUS], 2);
+	assert_int_equal(job_trace_left_total(&left), 2);
 	for (i = 0; i < l.n; i++) {
 		assert_int_equal(l.v[i].id, i);
 		assert_int_equal(l.v[i].arrival_ns, at[i] * T_SEC);
@@ -299,37 +307,39 @@ static void test_trace_bad_rows(void **state)
 {
 	(void)state;
 	t_bad("submit_time,user,gpu_num\n1,a,2\n5,u1\n", "bert",
-	      "t.csv:3: no gpu_num field (the row has 2 fields, the header 3)");
+	      "t.csv:3:3: gpu_num: missing (the row has 2 fields, the header 3)");
 	t_bad("submit_time,gpu_num\n5,four\n", "bert",
-	      "t.csv:2: gpu_num: expected a whole number of GPUs, got 'four'");
+	      "t.csv:2:2: gpu_num: expected a whole number of GPUs, got 'four'");
 	t_bad("submit_time,gpu_num\n5,\n", "bert",
-	      "t.csv:2: gpu_num: expected a whole number of GPUs, got ''");
+	      "t.csv:2:2: gpu_num: expected a whole number of GPUs, got ''");
 	t_bad("submit_time,gpu_num\n5,-2\n", "bert",
-	      "t.csv:2: gpu_num: got '-2', a negative GPU count");
+	      "t.csv:2:2: gpu_num: got '-2', a negative GPU count");
 	t_bad("submit_time,gpu_num\n-5,2\n", "bert",
-	      "t.csv:2: submit_time: got '-5', a negative time");
+	      "t.csv:2:1: submit_time: got '-5', a negative time");
 	t_bad("submit_time,gpu_num\nsoon,2\n", "bert",
-	      "t.csv:2: submit_time: expected seconds or YYYY-MM-DD HH:MM:SS, got 'soon'");
+	      "t.csv:2:1: submit_time: expected seconds or YYYY-MM-DD HH:MM:SS, got 'soon'");
 	t_bad("submit_time,gpu_num\n2020-13-01 00:00:00,2\n", "bert",
-	      "t.csv:2: submit_time: expected seconds or YYYY-MM-DD HH:MM:SS, got '2020-13-01 "
+	      "t.csv:2:1: submit_time: expected seconds or YYYY-MM-DD HH:MM:SS, got '2020-13-01 "
 	      "00:00:00'");
 	t_bad("submit_time,gpu_num\n5,2\n2020-04-01 00:00:00,2\n", "bert",
-	      "t.csv:3: submit_time: '2020-04-01 00:00:00' mixes a date-time with earlier "
+	      "t.csv:3:1: submit_time: '2020-04-01 00:00:00' mixes a date-time with earlier "
 	      "seconds");
 	t_bad("submit_time,gpu_num\n5,2,extra\n", "bert",
-	      "t.csv:2: the row has 3 fields, the header 2 (an unquoted comma?)");
+	      "t.csv:2:3: the row has 3 fields, the header 2 (an unquoted comma?)");
 	t_bad("submit_time,gpu_num\n\"5,2\n", "bert",
-	      "t.csv:2: a quoted field is not closed on its line");
+	      "t.csv:2:1: a quoted field is not closed on its line");
 	t_bad("submit_time,gpu_num\n\"5\"x,2\n", "bert",
-	      "t.csv:2: field 1: expected a comma after the closing quote");
+	      "t.csv:2:1: expected a comma after the closing quote");
 	t_bad("submit_time,gpu_num\n5,8\n", "bloom",
-	      "t.csv:2: model bloom needs a multiple of 48 GPUs (one replica is 48 shards), not 8");
+	      "t.csv:2:2: gpu_num: model bloom needs a multiple of 48 GPUs (one replica is 48 "
+	      "shards), "
+	      "not 8");
 	t_bad("submit_time,gpu_num,model\n5,8,\n", NULL,
-	      "t.csv:2: model is empty and no default model is set");
+	      "t.csv:2:3: model: empty, and no default model is set");
 	t_bad("submit_time,gpu_num,deadline\n5,8,0\n", "bert",
-	      "t.csv:2: deadline: expected seconds after the submit time (> 0), got '0'");
+	      "t.csv:2:3: deadline: expected seconds after the submit time (> 0), got '0'");
 	t_bad("submit_time,gpu_num,deadline\n5,8,soon\n", "bert",
-	      "t.csv:2: deadline: expected seconds after the submit time (> 0), got 'soon'");
+	      "t.csv:2:3: deadline: expected seconds after the submit time (> 0), got 'soon'");
 }
 
 static void test_trace_bad_headers(void **state)
@@ -339,18 +349,21 @@ static void test_trace_bad_headers(void **state)
 
 	(void)state;
 	t_bad("submit_time,cpus\n5,2\n", "bert",
-	      "t.csv:1: the header has no GPU count column (expected gpu_num, num_gpus or gpus)");
+	      "t.csv:1: the header has no GPU count column (expected gpu_num, num_gpus, num_gpu or "
+	      "gpus, or plan_gpu in percent of a GPU; or map one with workload.trace.columns)");
 	t_bad("# only\n\ngpus\n", "bert",
 	      "t.csv:3: the header has no submit time column (expected submit_time, "
-	      "submitted_time or arrival)");
+	      "submitted_time, submission_time or arrival, or start_time when the trace has no "
+	      "submit time; or map one with workload.trace.columns)");
 	t_bad("arrival,gpus,GPU_NUM\n", "bert",
-	      "t.csv:1: both gpus and GPU_NUM name the GPU count column");
+	      "t.csv:1:3: both gpus (column 2) and GPU_NUM (column 3) name the GPU count column");
 	t_bad("arrival,gpus\n", NULL,
 	      "t.csv:1: the header has no model column and no default model is set");
 	t_bad("", "bert", "t.csv: no header row (expected column names, e.g. submit_time,gpu_num)");
 	t_bad("arrival,gpus\n", "gpt-3", "t.csv: unknown default model 'gpt-3'");
 	assert_int_equal(t_trace("arrival,gpus,model\n1,2,gpt-3\n", "bert", &l, &d), -EINVAL);
-	assert_non_null(strstr(d.msg, "t.csv:2: unknown model 'gpt-3' (known: bloom, gpt3, "));
+	assert_non_null(
+		strstr(d.msg, "t.csv:2:3: model: unknown model 'gpt-3' (known: bloom, gpt3, "));
 	/* a header alone is an empty workload */
 	assert_int_equal(t_trace("arrival,gpus\n", "bert", &l, &d), 0);
 	assert_int_equal(l.n, 0);
