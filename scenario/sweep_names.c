@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+/* A sweep's runs and their names (scenario_sweep.h): the values each run takes, the variant
+ * each is compared with, and the labels the reports show. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenario/scenario_sweep.h"
+#include "scenario/scenario_yaml.h"
+
+void exp_sweep_choice(const struct exp_sweep *s, uint32_t k, uint32_t *choice)
+{
+	uint32_t v = s->seeds ? k / s->seeds : 0, sd = s->seeds ? k % s->seeds : 0;
+	size_t i;
+
+	for (i = s->axes.n; i-- > 0;) {
+		uint32_t n = (uint32_t)s->axes.v[i].values.n, *x = s->axes.v[i].seed ? &sd : &v;
+
+		choice[i] = *x % n;
+		*x /= n;
+	}
+}
+
+uint32_t exp_sweep_baseline(const struct exp_sweep *s, uint32_t v)
+{
+	uint32_t stride = 1, n;
+	size_t i;
+
+	if (!s->base_given)
+		return 0;
+	for (i = s->axes.n; i-- > s->base_axis + 1;) /* the compared axes varying faster */
+		if (!s->axes.v[i].seed)
+			stride *= (uint32_t)s->axes.v[i].values.n;
+	n = (uint32_t)s->axes.v[s->base_axis].values.n;
+	return v - v / stride % n * stride;
+}
+
+/* The path's last component, or the whole path if another axis ends the same way. */
+static const char *short_name(const struct exp_sweep *s, size_t i)
+{
+	const char *p = s->axes.v[i].path, *dot = strrchr(p, '.'), *last = dot ? dot + 1 : p;
+	const char *o, *od;
+	size_t k;
+
+	for (k = 0; k < s->axes.n; k++) {
+		o = s->axes.v[k].path;
+		od = strrchr(o, '.');
+		if (k != i && !strcmp(od ? od + 1 : o, last))
+			return p;
+	}
+	return last;
+}
+
+/* Axis i at value k as labels show it ("spines=4", a case's own label), after a space unless
+ * at o == 0; the length it needed, as snprintf. */
+static size_t axis_label(const struct exp_sweep *s, size_t i, uint32_t k, char *buf, size_t o,
+			 size_t len)
+{
+	const struct exp_sweep_axis *a = &s->axes.v[i];
+
+	if (a->cases)
+		return (size_t)snprintf(buf + o, len - o, "%s%s", o ? " " : "", a->values.v[k]);
+	return (size_t)snprintf(buf + o, len - o, "%s%s=%s", o ? " " : "", short_name(s, i),
+				a->values.v[k]);
+}
+
+void exp_sweep_label(const struct exp_sweep *s, const uint32_t *choice, bool seed, char *buf,
+		     size_t len)
+{
+	size_t i, o = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < s->axes.n && o < len; i++)
+		if (s->axes.v[i].seed == seed)
+			o += axis_label(s, i, choice[i], buf, o, len);
+	if (!o)
+		snprintf(buf, len, "%s", seed ? "-" : "baseline");
+}
+
+void exp_sweep_base_label(const struct exp_sweep *s, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (s->base_given)
+		axis_label(s, s->base_axis, 0, buf, 0, len);
+}
+
+int exp_sweep_check(const char *path, const struct exp_sweep *s, struct diag *d)
+{
+	uint32_t *choice = calloc(s->axes.n + 1, sizeof(*choice)), k;
+	struct experiment e;
+	int r = choice ? 0 : diag_set(d, -ENOMEM, "out of memory");
+
+	for (k = 0; !r && k < s->variants * s->seeds; k++) {
+		exp_sweep_choice(s, k, choice);
+		r = exp_parse_file_variant(path, choice, &e, d);
+		exp_done(&e);
+	}
+	free(choice);
+	return r;
+}
