@@ -96,6 +96,7 @@ int sweep_plan_make(const struct experiment *e, struct sweep_plan *p)
 	if (e->sweep.base_given)
 		snprintf(p->base_path, sizeof(p->base_path), "%s",
 			 e->sweep.axes.v[e->sweep.base_axis].path);
+	p->base_value = e->sweep.base_value;
 	exp_sweep_base_label(&e->sweep, p->base_label, sizeof(p->base_label));
 	if (!p->axes || copy_paper(&e->sweep, p) || plan_runs(&e->sweep, p)) {
 		sweep_plan_done(p);
@@ -182,9 +183,10 @@ static json_t *plan_json(const struct sweep_plan *p)
 	int err = j ? 0 : -1;
 
 	if (!err && p->base_label[0])
-		err = json_object_set_new(
-			j, "baseline",
-			json_pack("{s:s, s:s}", "path", p->base_path, "label", p->base_label));
+		err = json_object_set_new(j, "baseline",
+					  json_pack("{s:s, s:s, s:I}", "path", p->base_path,
+						    "label", p->base_label, "value",
+						    (json_int_t)p->base_value));
 	if (!err && p->paper.n)
 		err = json_object_set_new(j, "paper", paper_json(p));
 	err = err ? err : json_object_set_new(j, "variants", strs(p->variants.v, p->variants.n));
@@ -237,7 +239,8 @@ static int read_run(const json_t *o, const struct sweep_plan *p, struct sweep_ru
 	unsigned k;
 
 	if (!dir || !st || strlen(dir) >= sizeof(r->dir) || strchr(dir, '/') || v < 0 ||
-	    (size_t)v >= p->variants.n || s < 0 || (size_t)s >= p->seeds.n || b < 0 || b > v)
+	    (size_t)v >= p->variants.n || s < 0 || (size_t)s >= p->seeds.n || b < 0 ||
+	    (size_t)b >= p->variants.n)
 		return -EINVAL;
 	snprintf(r->dir, sizeof(r->dir), "%s", dir);
 	snprintf(r->error, sizeof(r->error), "%s", err ? err : "");
@@ -250,17 +253,21 @@ static int read_run(const json_t *o, const struct sweep_plan *p, struct sweep_ru
 	return 0;
 }
 
-/* sweep.json's baseline, if any: {path, label}. */
+/* sweep.json's baseline, if any: {path, label, value} (value 0 in a file written before it). */
 static int read_base(const json_t *b, struct sweep_plan *p)
 {
 	const char *path = json_string_value(json_object_get(b, "path"));
 	const char *label = json_string_value(json_object_get(b, "label"));
+	const json_t *value = json_object_get(b, "value");
+	json_int_t k = json_integer_value(value);
 
 	if (!b)
 		return 0;
 	if (!path || !label || !label[0] || strlen(path) >= sizeof(p->base_path) ||
-	    strlen(label) >= sizeof(p->base_label))
+	    strlen(label) >= sizeof(p->base_label) || (value && !json_is_integer(value)) || k < 0 ||
+	    k > UINT32_MAX)
 		return -EINVAL;
+	p->base_value = (uint32_t)k;
 	snprintf(p->base_path, sizeof(p->base_path), "%s", path);
 	snprintf(p->base_label, sizeof(p->base_label), "%s", label);
 	return 0;

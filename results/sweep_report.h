@@ -36,9 +36,10 @@ struct sweep_plan {
 	VEC(char *) seeds; /* labels of the seed combinations */
 	VEC(struct sweep_run) runs; /* variant-major */
 	char *axes; /* the axes as JSON text (owned), for the record */
-	/* sweep.baseline: its axis's path and first value as labelled ("spines=4"); "" without it,
-	 * when variant 0 is every run's baseline */
+	/* sweep.baseline: its axis's path and the baseline's value on it, as labelled ("spines=4",
+	 * "kind=best") and as an index; "" without it, when variant 0 is every run's baseline */
 	char base_path[128], base_label[256];
+	uint32_t base_value;
 	VEC(struct exp_sweep_paper) paper; /* sweep.paper's figures */
 };
 

@@ -236,17 +236,62 @@ static void compared_paths(const struct exp_sweep *s, char *buf, size_t len)
 					      s->axes.v[i].path);
 }
 
-/* sweep.baseline: the path of a compared axis; refused at its key otherwise. */
+/* sweep.baseline as a value's label (it has an '='): the one case or axis value it names;
+ * refused at the value if it names none or several, with their labels. */
+static int read_base_value(struct scn_yaml_ctx *c, yaml_node_t *v)
+{
+	struct exp_sweep *s = &c->e->sweep;
+	char labels[640], q[64];
+	uint32_t n = exp_sweep_find(s, scn_yaml_text(v), &s->base_axis, &s->base_value, labels,
+				    sizeof(labels));
+
+	scn_yaml_found(q, sizeof(q), v);
+	if (!labels[0])
+		snprintf(labels, sizeof(labels), "none");
+	if (!n)
+		return scn_yaml_fail_at(c, &v->start_mark,
+					"%s.baseline: no case or axis value is labelled %s (the "
+					"compared ones: %s)",
+					c->path, q, labels);
+	if (n > 1)
+		return scn_yaml_fail_at(c, &v->start_mark,
+					"%s.baseline: %s names %u cases or axis values (%s): give "
+					"more of one's label",
+					c->path, q, n, labels);
+	s->base_given = true;
+	return 0;
+}
+
+/* " or a value's label (such as kind=best)", the first compared axis's first value, for
+ * messages; "" if there is none. */
+static void label_example(const struct exp_sweep *s, char *buf, size_t len)
+{
+	char label[128];
+	size_t i;
+
+	buf[0] = '\0';
+	for (i = 0; i < s->axes.n && s->axes.v[i].seed; i++)
+		;
+	if (i == s->axes.n)
+		return;
+	exp_sweep_value_label(s, i, 0, label, sizeof(label));
+	snprintf(buf, len, " or a value's label (such as %s)", label);
+}
+
+/* sweep.baseline: the path of a compared axis (its first value is the baseline's) or a value's
+ * label (read_base_value); refused at its key otherwise. */
 static int read_baseline(struct scn_yaml_ctx *c, const struct ids *ids)
 {
 	struct exp_sweep *s = &c->e->sweep;
-	char paths[512], q[64];
+	char paths[512], q[64], eg[192];
 	const char *p;
 	size_t i;
 
 	if (!ids->base_key)
 		return 0;
 	p = scn_yaml_text(node(c, ids->base_value));
+	if (p && strchr(p, '='))
+		return read_base_value(c, node(c, ids->base_value));
 	for (i = 0; p && i < s->axes.n; i++) {
 		if (s->axes.v[i].seed || strcmp(s->axes.v[i].path, p))
 			continue;
@@ -255,10 +300,11 @@ static int read_baseline(struct scn_yaml_ctx *c, const struct ids *ids)
 		return 0;
 	}
 	compared_paths(s, paths, sizeof(paths));
-	return scn_yaml_fail_at(c, &node(c, ids->base_key)->start_mark,
-				"%s.baseline: expected the path of a compared axis (%s), found %s",
-				c->path, paths,
-				scn_yaml_found(q, sizeof(q), node(c, ids->base_value)));
+	label_example(s, eg, sizeof(eg));
+	return scn_yaml_fail_at(
+		c, &node(c, ids->base_key)->start_mark,
+		"%s.baseline: expected the path of a compared axis (%s)%s, found %s", c->path,
+		paths, eg, scn_yaml_found(q, sizeof(q), node(c, ids->base_value)));
 }
 
 /* The variant a sweep.paper key names: "v<index>" or its label as the comparison prints it;

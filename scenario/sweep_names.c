@@ -33,7 +33,7 @@ uint32_t exp_sweep_baseline(const struct exp_sweep *s, uint32_t v)
 		if (!s->axes.v[i].seed)
 			stride *= (uint32_t)s->axes.v[i].values.n;
 	n = (uint32_t)s->axes.v[s->base_axis].values.n;
-	return v - v / stride % n * stride;
+	return v - v / stride % n * stride + s->base_value * stride;
 }
 
 /* The path's last component, or the whole path if another axis ends the same way. */
@@ -65,24 +65,137 @@ static size_t axis_label(const struct exp_sweep *s, size_t i, uint32_t k, char *
 				a->values.v[k]);
 }
 
-void exp_sweep_label(const struct exp_sweep *s, const uint32_t *choice, bool seed, char *buf,
-		     size_t len)
+/* The labels of choice's axes that are seeds (or compared ones), but axis skip; the length. */
+static size_t labels(const struct exp_sweep *s, const uint32_t *choice, bool seed, size_t skip,
+		     char *buf, size_t len)
 {
 	size_t i, o = 0;
 
 	buf[0] = '\0';
 	for (i = 0; i < s->axes.n && o < len; i++)
-		if (s->axes.v[i].seed == seed)
+		if (s->axes.v[i].seed == seed && i != skip)
 			o += axis_label(s, i, choice[i], buf, o, len);
-	if (!o)
+	return o;
+}
+
+void exp_sweep_label(const struct exp_sweep *s, const uint32_t *choice, bool seed, char *buf,
+		     size_t len)
+{
+	if (!labels(s, choice, seed, s->axes.n, buf, len))
 		snprintf(buf, len, "%s", seed ? "-" : "baseline");
+}
+
+void exp_sweep_group_label(const struct exp_sweep *s, const uint32_t *choice, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (s->base_given)
+		labels(s, choice, false, s->base_axis, buf, len);
+}
+
+void exp_sweep_own_label(const struct exp_sweep *s, const uint32_t *choice, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (s->base_given)
+		axis_label(s, s->base_axis, choice[s->base_axis], buf, 0, len);
+}
+
+void exp_sweep_value_label(const struct exp_sweep *s, size_t axis, uint32_t k, char *buf,
+			   size_t len)
+{
+	axis_label(s, axis, k, buf, 0, len);
 }
 
 void exp_sweep_base_label(const struct exp_sweep *s, char *buf, size_t len)
 {
 	buf[0] = '\0';
 	if (s->base_given)
-		axis_label(s, s->base_axis, 0, buf, 0, len);
+		axis_label(s, s->base_axis, s->base_value, buf, 0, len);
+}
+
+/* Whether label has the word w (n bytes); words are separated by spaces. */
+static bool has_word(const char *label, const char *w, size_t n)
+{
+	size_t m;
+
+	for (label += strspn(label, " "); *label; label += strspn(label, " ")) {
+		m = strcspn(label, " ");
+		if (m == n && !strncmp(label, w, n))
+			return true;
+		label += m;
+	}
+	return false;
+}
+
+/* Whether every word of name is a word of label. */
+static bool words_in(const char *name, const char *label)
+{
+	size_t n;
+
+	for (name += strspn(name, " "); *name; name += strspn(name, " ")) {
+		n = strcspn(name, " ");
+		if (!has_word(label, name, n))
+			return false;
+		name += n;
+	}
+	return true;
+}
+
+/* Appends label to list ("a; b"), ending it with "..." once it is full. */
+static void list_add(char *list, size_t len, const char *label)
+{
+	size_t o = list && len ? strlen(list) : 0;
+
+	if (!list || !len || (o >= 3 && !strcmp(list + o - 3, "...")))
+		return;
+	if (o + 2 + strlen(label) + 4 > len) {
+		snprintf(list + o, len - o, "%s...", o ? "; " : "");
+		return;
+	}
+	snprintf(list + o, len - o, "%s%s", o ? "; " : "", label);
+}
+
+/* 2: label is name; 1: label has name's words; 0: neither. */
+static int match(const char *name, const char *label)
+{
+	return !strcmp(label, name) ? 2 : words_in(name, label);
+}
+
+/* The compared values whose labels match name as want says (-1: every value): their number,
+ * the first in *axis and *value, their labels appended to list. */
+static uint32_t scan(const struct exp_sweep *s, const char *name, int want, uint32_t *axis,
+		     uint32_t *value, char *list, size_t len)
+{
+	char label[256];
+	uint32_t n = 0, k;
+	size_t i;
+
+	for (i = 0; i < s->axes.n; i++)
+		for (k = 0; !s->axes.v[i].seed && k < s->axes.v[i].values.n; k++) {
+			axis_label(s, i, k, label, 0, sizeof(label));
+			if (want >= 0 && match(name, label) != want)
+				continue;
+			if (!n++) {
+				*axis = (uint32_t)i;
+				*value = k;
+			}
+			list_add(list, len, label);
+		}
+	return n;
+}
+
+uint32_t exp_sweep_find(const struct exp_sweep *s, const char *name, uint32_t *axis,
+			uint32_t *value, char *list, size_t len)
+{
+	uint32_t n, a, v;
+
+	if (list && len)
+		list[0] = '\0';
+	n = scan(s, name, 2, axis, value, list, len);
+	if (!n)
+		n = scan(s, name, 1, axis, value, list, len);
+	if (!n)
+		scan(s, name, -1, &a, &v, list, len);
+	return n;
 }
 
 int exp_sweep_check(const char *path, const struct exp_sweep *s, struct diag *d)

@@ -387,25 +387,143 @@ static void test_baseline_map(void **state)
 	exp_done(&e);
 }
 
-/* Only a compared axis, as written, is a baseline; the message lists them at the key. */
+/* Only a compared axis, as written, is a baseline; the message lists them at the key, with
+ * an example of the other spelling, a value's label. */
 static void test_baseline_refusals(void **state)
 {
 	(void)state;
 	t_bad("sweep:\n  topology.spines: [2, 1]\n  baseline: topology.spine\n",
 	      "t.yaml:15:3: sweep.baseline: expected the path of a compared axis "
-	      "(topology.spines), "
+	      "(topology.spines) or a value's label (such as spines=2), "
 	      "found 'topology.spine'");
 	t_bad("sweep:\n  topology.spines: [2, 1]\n  workload.algorithm: [ring, hd]\n"
 	      "  seeds:\n    routing.seed: [1, 2]\n  baseline: routing.seed\n",
 	      "t.yaml:18:3: sweep.baseline: expected the path of a compared axis (topology.spines, "
-	      "workload.algorithm), found 'routing.seed'");
+	      "workload.algorithm) or a value's label (such as spines=2), found 'routing.seed'");
 	t_bad("sweep:\n  topology.spines: [2, 1]\n  baseline: [topology.spines]\n",
 	      "t.yaml:15:3: sweep.baseline: expected the path of a compared axis "
-	      "(topology.spines), "
+	      "(topology.spines) or a value's label (such as spines=2), "
 	      "found a sequence");
 	t_bad("sweep:\n  seeds:\n    routing.seed: [1, 2]\n  baseline: routing.seed\n",
 	      "t.yaml:16:3: sweep.baseline: expected the path of a compared axis (none), found "
 	      "'routing.seed'");
+}
+
+/* sweep.baseline naming a case: each variant is compared with that case at its own values on
+ * the other axes (here the load), whichever place the case has in the list. Variant v = case *
+ * 2 + interarrival. */
+static const char t_named[] = "sweep:\n"
+			      "  cases:\n"
+			      "    - {routing.policy: ecmp}\n"
+			      "    - {routing.policy: ecmp, scheduler.placement: first-fit}\n"
+			      "    - {topology.kind: best}\n"
+			      "  run.sample_interval: [100ms, 50ms]\n"
+			      "  seeds:\n"
+			      "    routing.seed: [1, 2]\n"
+			      "  baseline: kind=best\n";
+
+static void test_baseline_named(void **state)
+{
+	static const uint32_t want[6] = {4, 5, 4, 5, 4, 5};
+	uint32_t c[3], cb[3], v, k;
+	struct experiment e;
+	char text[512], label[128];
+
+	(void)state;
+	t_ok(t_named, NULL, &e);
+	assert_true(e.sweep.base_given);
+	assert_int_equal(e.sweep.base_axis, 0);
+	assert_int_equal(e.sweep.base_value, 2);
+	for (v = 0; v < 6; v++)
+		assert_int_equal(exp_sweep_baseline(&e.sweep, v), want[v]);
+	for (k = 0; k < 12; k++) { /* the baseline's run: the same choice, the case Best's */
+		exp_sweep_choice(&e.sweep, k, c);
+		exp_sweep_choice(&e.sweep, exp_sweep_baseline(&e.sweep, k / 2) * 2 + k % 2, cb);
+		c[0] = 2;
+		assert_memory_equal(c, cb, sizeof(c));
+	}
+	exp_sweep_base_label(&e.sweep, label, sizeof(label));
+	assert_string_equal(label, "kind=best");
+	exp_sweep_choice(&e.sweep, 3 * 2, c); /* v3: ecmp first-fit at 50ms */
+	exp_sweep_group_label(&e.sweep, c, label, sizeof(label));
+	assert_string_equal(label, "sample_interval=50ms");
+	exp_sweep_own_label(&e.sweep, c, label, sizeof(label));
+	assert_string_equal(label, "policy=ecmp placement=first-fit");
+	exp_done(&e);
+
+	/* a case's whole label wins over a longer one that has its words */
+	snprintf(text, sizeof(text), "%.*s  baseline: policy=ecmp\n",
+		 (int)(strstr(t_named, "  baseline:") - t_named), t_named);
+	t_ok(text, NULL, &e);
+	assert_int_equal(e.sweep.base_value, 0);
+	assert_int_equal(exp_sweep_baseline(&e.sweep, 5), 1);
+	exp_done(&e);
+	/* some of a label's words, when they pick one case; words in any order */
+	snprintf(text, sizeof(text), "%.*s  baseline: placement=first-fit  policy=ecmp\n",
+		 (int)(strstr(t_named, "  baseline:") - t_named), t_named);
+	t_ok(text, NULL, &e);
+	assert_int_equal(e.sweep.base_value, 1);
+	exp_done(&e);
+	/* a value of an axis other than cases */
+	snprintf(text, sizeof(text), "%.*s  baseline: sample_interval=50ms\n",
+		 (int)(strstr(t_named, "  baseline:") - t_named), t_named);
+	t_ok(text, NULL, &e);
+	assert_int_equal(e.sweep.base_axis, 1);
+	assert_int_equal(e.sweep.base_value, 1);
+	assert_int_equal(exp_sweep_baseline(&e.sweep, 2), 3);
+	exp_sweep_choice(&e.sweep, 2 * 2, c);
+	exp_sweep_group_label(&e.sweep, c, label, sizeof(label));
+	assert_string_equal(label, "policy=ecmp placement=first-fit");
+	exp_sweep_own_label(&e.sweep, c, label, sizeof(label));
+	assert_string_equal(label, "sample_interval=100ms");
+	exp_done(&e);
+	/* the one compared axis: one group, named by nothing */
+	t_ok("sweep:\n  cases: [{routing.policy: ecmp}, {topology.kind: best}]\n"
+	     "  baseline: kind=best\n",
+	     NULL, &e);
+	assert_int_equal(exp_sweep_baseline(&e.sweep, 0), 1);
+	exp_sweep_choice(&e.sweep, 0, c);
+	exp_sweep_group_label(&e.sweep, c, label, sizeof(label));
+	assert_string_equal(label, "");
+	exp_done(&e);
+}
+
+/* A label that names no case or several is refused at the value, with the labels to choose
+ * from; a seed's value is not compared. */
+static void test_baseline_named_refusals(void **state)
+{
+	struct experiment e;
+	char text[512];
+	int head = (int)(strstr(t_named, "  baseline:") - t_named);
+
+	(void)state;
+	snprintf(text, sizeof(text), "%.*s  baseline: kind=bst\n", head, t_named);
+	t_bad(text, "t.yaml:21:13: sweep.baseline: no case or axis value is labelled 'kind=bst' "
+		    "(the compared ones: policy=ecmp; policy=ecmp placement=first-fit; kind=best; "
+		    "sample_interval=100ms; sample_interval=50ms)");
+	snprintf(text, sizeof(text), "%.*s  baseline: placement=first-fit\n", head, t_named);
+	t_ok(text, NULL, &e); /* one case has it: fine */
+	assert_int_equal(e.sweep.base_value, 1);
+	exp_done(&e);
+	snprintf(text, sizeof(text), "%.*s  baseline: policy=ecmp kind=best\n", head, t_named);
+	t_bad(text, "t.yaml:21:13: sweep.baseline: no case or axis value is labelled "
+		    "'policy=ecmp kind=best' (the compared ones: ");
+	snprintf(text, sizeof(text), "%.*s  baseline: seed=2\n", head, t_named);
+	t_bad(text, "t.yaml:21:13: sweep.baseline: no case or axis value is labelled 'seed=2' ");
+	t_bad("sweep:\n  cases:\n    - {routing.policy: ecmp, scheduler.placement: random}\n"
+	      "    - {routing.policy: ecmp, scheduler.placement: first-fit}\n"
+	      "    - {topology.kind: best}\n"
+	      "  baseline: policy=ecmp\n",
+	      "t.yaml:18:13: sweep.baseline: 'policy=ecmp' names 2 cases or axis values "
+	      "(policy=ecmp placement=random; policy=ecmp placement=first-fit): give more of one's "
+	      "label");
+	t_bad("sweep:\n  cases: [{routing.policy: ecmp}, {routing.policy: ecmp}]\n"
+	      "  baseline: policy=ecmp\n",
+	      "t.yaml:15:13: sweep.baseline: 'policy=ecmp' names 2 cases or axis values "
+	      "(policy=ecmp; policy=ecmp): give more of one's label");
+	t_bad("sweep:\n  seeds:\n    routing.seed: [1, 2]\n  baseline: seed=1\n",
+	      "t.yaml:16:13: sweep.baseline: no case or axis value is labelled 'seed=1' (the "
+	      "compared ones: none)");
 }
 
 static struct col_sweep_run t_srun(uint32_t variant, uint32_t base, uint64_t seed, double jct)
@@ -524,6 +642,42 @@ static void test_baseline_plan(void **state)
 	assert_string_equal(q.base_label, "");
 	assert_int_equal(q.runs.v[0].baseline, 0);
 	sweep_plan_done(&q);
+	wdir_close(&w);
+	snprintf(path, sizeof(path), "%s/%s", dir, SWEEP_FILE);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/* sweep.json keeps a named baseline's value and label; runs compared with a later variant (the
+ * case Best is listed last) are read back as they were written. */
+static void test_baseline_named_plan(void **state)
+{
+	char dir[] = "/tmp/tbunit-named.XXXXXX", path[64];
+	struct sweep_plan p, q;
+	struct diag d = {0};
+	struct experiment e;
+	struct wdir w;
+	size_t i;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(wdir_open(&w, dir, 0, &d), 0);
+	t_ok(t_named, NULL, &e);
+	assert_int_equal(sweep_plan_make(&e, &p), 0);
+	assert_string_equal(p.base_path, "cases");
+	assert_string_equal(p.base_label, "kind=best");
+	assert_int_equal(p.base_value, 2);
+	assert_int_equal(p.runs.v[1].baseline, 4); /* v0-s1 against Best at 100ms */
+	assert_int_equal(sweep_plan_write(&w, &p, &d), 0);
+	assert_int_equal(sweep_plan_read(&w, &q, &d), 0);
+	assert_string_equal(q.base_label, "kind=best");
+	assert_int_equal(q.base_value, 2);
+	assert_int_equal(q.runs.n, p.runs.n);
+	for (i = 0; i < p.runs.n; i++)
+		assert_int_equal(q.runs.v[i].baseline, p.runs.v[i].baseline);
+	sweep_plan_done(&p);
+	sweep_plan_done(&q);
+	exp_done(&e);
 	wdir_close(&w);
 	snprintf(path, sizeof(path), "%s/%s", dir, SWEEP_FILE);
 	assert_int_equal(unlink(path), 0);
@@ -665,8 +819,11 @@ int main(void)
 		cmocka_unit_test(test_case_new_sections),
 		cmocka_unit_test(test_baseline_map),
 		cmocka_unit_test(test_baseline_refusals),
+		cmocka_unit_test(test_baseline_named),
+		cmocka_unit_test(test_baseline_named_refusals),
 		cmocka_unit_test(test_baseline_compare),
 		cmocka_unit_test(test_baseline_plan),
+		cmocka_unit_test(test_baseline_named_plan),
 		cmocka_unit_test(test_paper_map),
 		cmocka_unit_test(test_paper_refusals),
 		cmocka_unit_test(test_paper_table),
