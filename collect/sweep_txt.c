@@ -3,6 +3,7 @@
  * ratio to its baseline with its range over seeds, and the paper's figures beside them. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "collect/csv.h"
 #include "collect/internal.h"
@@ -37,17 +38,81 @@ static bool any_paper(const struct col_sweep *s, const struct col_sweep_base *b)
 	return false;
 }
 
+#define NAME_W 20 /* the variant column's width, unless sweep.baseline's blocks need more */
+
 static void sweep_row(struct col_out *o, const struct col_sweep_cell *c, const char *metric,
-		      const char *unit, const char *name, uint32_t v, const double *paper)
+		      const char *unit, const char *name, int w, uint32_t v, const double *paper)
 {
 	char b[5][VAL_MAX], label[24];
 
 	if (!name)
 		snprintf(label, sizeof(label), "v%u", v);
-	col_out_printf(o, "%-10s %-8s %-20.20s %11s %8s %8s %8s %5u", metric, unit,
+	col_out_printf(o, "%-10s %-8s %-*.*s %11s %8s %8s %8s %5u", metric, unit, w, w,
 		       name ? name : label, col_val(b[0], c->value, ""), col_val(b[1], c->mean, ""),
 		       col_val(b[2], c->min, ""), col_val(b[3], c->max, ""), c->n);
 	col_out_printf(o, paper ? " %8s\n" : "\n", paper ? col_val(b[4], *paper, "") : "");
+}
+
+/* The table of the variants vs[0] to vs[n - 1] (NULL: 0 to n - 1), metric by metric, each
+ * named by name[v] (name NULL: "v<v>") in a column w wide. */
+static void table(struct col_out *o, const struct col_sweep *s, const uint32_t *vs, uint32_t n,
+		  const char *const *name, int w, const struct col_sweep_base *b, bool paper)
+{
+	/* a variant after s's last with a run (col_sweep_pad not called) */
+	static const struct col_sweep_cell none = {
+		.mean = NAN, .min = NAN, .max = NAN, .value = NAN};
+	const struct col_sweep_cell *c;
+	uint32_t i, v;
+	unsigned k;
+
+	col_out_printf(o, "%-10s %-8s %-*s %11s %8s %8s %8s %5s%s\n", "metric", "unit", w,
+		       "variant", "value", "ratio", "min", "max", "runs", paper ? "    paper" : "");
+	for (k = 0; k < COL_M_N; k++) {
+		for (i = 0; i < n; i++) {
+			double p;
+
+			v = vs ? vs[i] : i;
+			p = paper_ratio(b, v, k);
+			c = col_sweep_cell(s, v, (enum col_metric)k);
+			sweep_row(o, c ? c : &none, i ? "" : col_metric_name((enum col_metric)k),
+				  i ? "" : units[k], name ? name[v] : NULL, w, v,
+				  paper ? &p : NULL);
+		}
+	}
+}
+
+/* A block's first line: what its variants share, and their baseline or that it never ran. */
+static void block_head(struct col_out *o, const struct col_sweep *s, const struct col_sweep_base *b,
+		       uint32_t base, uint32_t first)
+{
+	const char *shared = b->group && b->group[first][0] ? b->group[first] : "all variants";
+	bool ran = base < s->runs.n && s->runs.v[base];
+
+	col_out_printf(o, "\n%s: %s v%u%s%s%s%s\n", shared, ran ? "ratios to" : "no ratios,", base,
+		       b->own ? " (" : "", b->own ? b->own[base] : "", b->own ? ")" : "",
+		       ran ? "" : " has no run");
+}
+
+/* sweep.baseline's table: one block per group of variants sharing a baseline, each row named
+ * by its own value on the baseline's axis. */
+static void blocks(struct col_out *o, const struct col_sweep *s, const char *const *names,
+		   const struct col_sweep_base *b, bool paper)
+{
+	const struct col_sweep_groups *g = b->groups;
+	const char *const *name = b->own ? b->own : names;
+	int w = NAME_W;
+	uint32_t i;
+	size_t n;
+
+	for (i = 0; b->own && i < s->variants; i++) {
+		n = strlen(b->own[i]);
+		w = n > (size_t)w && n < 1000 ? (int)n : w;
+	}
+	for (i = 0; i < g->n; i++) {
+		block_head(o, s, b, g->baseline[i], g->order[g->start[i]]);
+		table(o, s, g->order + g->start[i], g->start[i + 1] - g->start[i], name, w, b,
+		      paper);
+	}
 }
 
 /* Each figure the paper gives, measured beside it; a running or communication time's ratio r
@@ -88,8 +153,6 @@ int col_sweep_txt_base(char *buf, size_t len, const struct col_sweep *s, const c
 {
 	bool paper = any_paper(s, b);
 	struct col_out o;
-	uint32_t v;
-	unsigned k;
 
 	col_out_init(&o, buf, len);
 	if (b && b->label)
@@ -101,17 +164,10 @@ int col_sweep_txt_base(char *buf, size_t len, const struct col_sweep *s, const c
 		col_out_printf(
 			&o,
 			"ratios to the baseline (the first variant), mean over seeds and range\n");
-	col_out_printf(&o, "%-10s %-8s %-20s %11s %8s %8s %8s %5s%s\n", "metric", "unit", "variant",
-		       "value", "ratio", "min", "max", "runs", paper ? "    paper" : "");
-	for (k = 0; k < COL_M_N; k++) {
-		for (v = 0; v < s->variants; v++) {
-			double p = paper_ratio(b, v, k);
-
-			sweep_row(&o, col_sweep_cell(s, v, (enum col_metric)k),
-				  v ? "" : col_metric_name((enum col_metric)k), v ? "" : units[k],
-				  names ? names[v] : NULL, v, paper ? &p : NULL);
-		}
-	}
+	if (b && b->label && b->groups)
+		blocks(&o, s, names, b, paper);
+	else
+		table(&o, s, NULL, s->variants, names, NAME_W, b, paper);
 	if (paper)
 		paper_lines(&o, s, names, b);
 	return col_out_ret(&o);

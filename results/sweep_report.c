@@ -489,7 +489,8 @@ static int write_comparison(const struct wdir *dir, const struct sweep_plan *p,
 {
 	int err = 0;
 	double *paper = paper_cells(p, &err);
-	const struct col_sweep_base b = {p->base_label[0] ? p->base_label : NULL, bases, paper};
+	const struct col_sweep_base b = {
+		.label = p->base_label[0] ? p->base_label : NULL, .variant = bases, .paper = paper};
 	json_t *j = err ? NULL : col_sweep_json_base(cs, (const char *const *)p->variants.v, &b);
 	char *js = j ? json_dumps(j, COL_SUMMARY_DUMP_FLAGS | JSON_PRESERVE_ORDER) : NULL;
 	char *t = js ? comparison_txt(p, runs, cs, &b) : NULL;

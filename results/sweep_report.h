@@ -50,6 +50,19 @@ int sweep_plan_write(const struct wdir *dir, const struct sweep_plan *p, struct 
 int sweep_plan_read(const struct wdir *dir, struct sweep_plan *p, struct diag *d);
 void sweep_plan_done(struct sweep_plan *p);
 
+/* With sweep.baseline, the names of the comparison's blocks for each variant (sweep_blocks.c):
+ * its values on the other compared axes, "mean_interarrival=100s" ("" if there are none), and
+ * its own on the baseline's axis, "kind=leafspine policy=ecmp" (exp_sweep_group_label and
+ * exp_sweep_own_label). */
+struct sweep_names {
+	VEC(char *) group, own; /* [variant], owned; empty without sweep.baseline */
+};
+
+/* The names of p's variants, from its axes. 0, -EINVAL if the axes do not make p's variants
+ * (or have no baseline's axis), or -ENOMEM; n empty unless 0. */
+int sweep_names_make(const struct sweep_plan *p, struct sweep_names *n);
+void sweep_names_done(struct sweep_names *n);
+
 /* The comparison and the sweep's plots from the runs' folders (each run's reports made again
  * first if rerender): the comparison's text in *txt (the caller's to print and free), a plot
  * that could not be made in warn (the first; the rest were made). 0 or -errno with d set. */

@@ -176,6 +176,8 @@ struct experiment {
 void exp_init(struct experiment *e);
 /* Frees what e owns; e itself is the caller's. NULL is fine. */
 void exp_done(struct experiment *e);
+/* Frees what a sweep owns (exp_done does it for an experiment's). */
+void exp_sweep_done(struct exp_sweep *s);
 
 /* Whether the file asks for jobs to run. */
 bool exp_has_workload(const struct experiment *e);

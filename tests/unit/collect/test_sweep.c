@@ -564,13 +564,15 @@ static void test_baseline_compare(void **state)
 		t_srun(3, 2, 3, 30), t_srun(5, 4, 1, 7),
 	};
 	const uint32_t bases[6] = {0, 0, 2, 2, 4, 4};
-	const struct col_sweep_base b = {"spines=4", bases, NULL};
+	struct col_sweep_groups g;
+	const struct col_sweep_base b = {.label = "spines=4", .variant = bases, .groups = &g};
 	struct diag d = {0};
 	struct col_sweep s;
 	char buf[8192];
 	json_t *j, *v3;
 
 	(void)state;
+	assert_int_equal(col_sweep_groups_make(bases, 6, &g), 0);
 	assert_int_equal(col_sweep_build(runs, 10, &s, &d), 0);
 	assert_int_equal(s.variants, 6);
 	t_cell(&s, 0, 2, 1, 1, 1);
@@ -582,7 +584,12 @@ static void test_baseline_compare(void **state)
 
 	col_sweep_txt_base(buf, sizeof(buf), &s, NULL, &b);
 	t_starts(buf, "ratios to each variant's baseline (the same values with spines=4), mean "
-		      "over seeds and range\nmetric ");
+		      "over seeds and range\n\nall variants: ratios to v0\nmetric ");
+	/* a block per baseline, unnamed without names; v4 never ran */
+	assert_non_null(strstr(buf, "\nall variants: ratios to v2\nmetric "));
+	assert_non_null(strstr(buf, "\nall variants: no ratios, v4 has no run\nmetric "));
+	assert_non_null(strstr(buf, "\navg_jct    paper s  v2                            15        "
+				    "1        1        1     2\n                    v3      "));
 	col_sweep_txt(buf, sizeof(buf), &s, NULL);
 	t_starts(buf, "ratios to the baseline (the first variant), mean over seeds and range\n");
 
@@ -600,6 +607,160 @@ static void test_baseline_compare(void **state)
 	assert_int_equal(col_sweep_build(runs + 9, 1, &s, &d), -EINVAL);
 	assert_string_equal(d.msg, "sweep: no run of any variant's baseline");
 	col_sweep_done(&s);
+	col_sweep_groups_done(&g);
+}
+
+/* Groups of variants sharing a baseline, in the order of their first variants, each in order;
+ * a baseline that is no variant is refused. */
+static void test_baseline_groups(void **state)
+{
+	static const uint32_t bases[7] = {4, 5, 6, 4, 5, 6, 4}, order[7] = {0, 3, 6, 1, 4, 2, 5};
+	static const uint32_t start[4] = {0, 3, 5, 7}, bad[2] = {0, 2};
+	struct col_sweep_groups g;
+
+	(void)state;
+	assert_int_equal(col_sweep_groups_make(bases, 7, &g), 0);
+	assert_int_equal(g.n, 3);
+	assert_memory_equal(g.order, order, sizeof(order));
+	assert_memory_equal(g.start, start, sizeof(start));
+	assert_int_equal(g.baseline[0], 4);
+	assert_int_equal(g.baseline[1], 5);
+	assert_int_equal(g.baseline[2], 6);
+	col_sweep_groups_done(&g);
+	assert_int_equal(col_sweep_groups_make(bad, 2, &g), -EINVAL);
+	col_sweep_groups_done(&g);
+}
+
+/* t_named's runs: avg_jct 10 x (case + 1) + 5 x interval + seed, so a run paired with Best at
+ * the other interval or seed would give other ratios. skip: a variant whose runs are left out
+ * (6: none). */
+static size_t t_named_runs(const struct sweep_plan *p, uint32_t skip, struct col_sweep_run *out)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->runs.n; i++) {
+		const struct sweep_run *r = &p->runs.v[i];
+
+		if (r->variant == skip)
+			continue;
+		out[n++] = t_srun(r->variant, r->baseline, r->seed,
+				  10.0 * (r->variant / 2 + 1) + 5.0 * (r->variant % 2) + r->seed);
+	}
+	return n;
+}
+
+/* The comparison of t_named from its plan, as sweep_report makes it: every variant listed,
+ * groups by baseline, the blocks' names from the plan's axes; into buf and *j. */
+static void t_named_compare(const struct sweep_plan *p, struct col_sweep *s, char *buf, size_t len,
+			    json_t **j)
+{
+	uint32_t bases[6];
+	struct col_sweep_groups g;
+	struct sweep_names nm;
+	struct col_sweep_base b = {.label = p->base_label, .variant = bases, .groups = &g};
+	size_t i;
+
+	for (i = 0; i < p->runs.n; i++)
+		bases[p->runs.v[i].variant] = p->runs.v[i].baseline;
+	assert_int_equal(sweep_names_make(p, &nm), 0);
+	assert_int_equal(nm.group.n, 6);
+	b.group = (const char *const *)nm.group.v;
+	b.own = (const char *const *)nm.own.v;
+	assert_int_equal(col_sweep_groups_make(bases, 6, &g), 0);
+	assert_int_equal(col_sweep_pad(s, 6), 0);
+	assert_int_equal(s->variants, 6);
+	col_sweep_txt_base(buf, len, s, (const char *const *)p->variants.v, &b);
+	*j = col_sweep_json_base(s, (const char *const *)p->variants.v, &b);
+	col_sweep_groups_done(&g);
+	sweep_names_done(&nm);
+}
+
+/* sweep.baseline: kind=best (the last case): each run is paired with Best's run at its own
+ * interval and seed, the table printed in one block per interval; with Best's runs at 50ms
+ * missing, that block says so and has no ratios, the other keeps its own. */
+static void test_baseline_per_load(void **state)
+{
+	struct col_sweep_run runs[12];
+	struct sweep_plan p;
+	struct diag d = {0};
+	struct experiment e;
+	struct col_sweep s;
+	char buf[16384];
+	json_t *j, *g, *v1;
+
+	(void)state;
+	t_ok(t_named, NULL, &e);
+	assert_int_equal(sweep_plan_make(&e, &p), 0);
+	assert_int_equal(col_sweep_build(runs, t_named_runs(&p, 6, runs), &s, &d), 0);
+	t_cell(&s, 0, 2, (10.0 / 30 + 11.0 / 31) / 2, 10.0 / 30, 11.0 / 31);
+	t_cell(&s, 1, 2, (15.0 / 35 + 16.0 / 36) / 2, 15.0 / 35, 16.0 / 36);
+	t_cell(&s, 3, 2, (25.0 / 35 + 26.0 / 36) / 2, 25.0 / 35, 26.0 / 36);
+	t_cell(&s, 4, 2, 1, 1, 1);
+	t_cell(&s, 5, 2, 1, 1, 1);
+	t_named_compare(&p, &s, buf, sizeof(buf), &j);
+	t_starts(buf,
+		 "ratios to each variant's baseline (the same values with kind=best), mean "
+		 "over seeds and range\n\n"
+		 "sample_interval=100ms: ratios to v4 (kind=best)\n"
+		 "metric     unit     variant                               value    ratio      "
+		 "min      max  runs\n");
+	assert_non_null(
+		strstr(buf, "\navg_jct    paper s  policy=ecmp                            "
+			    "10.5   0.3441   0.3333   0.3548     2\n"
+			    "                    policy=ecmp placement=first-fit        20.5    "
+			    "0.672   0.6667   0.6774     2\n"
+			    "                    kind=best                              30.5     "
+			    "   1        1        1     2\n"));
+	assert_non_null(strstr(buf, "\n\nsample_interval=50ms: ratios to v5 (kind=best)\n"));
+	g = json_object_get(j, "groups");
+	assert_int_equal(json_array_size(g), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(g, 1), "name")),
+			    "sample_interval=50ms");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(g, 1), "baseline")), 5);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(g, 1), "baseline_runs")),
+			 2);
+	assert_int_equal(json_integer_value(json_array_get(
+				 json_object_get(json_array_get(g, 1), "variants"), 1)),
+			 3);
+	v1 = json_array_get(json_object_get(j, "variants"), 1);
+	assert_int_equal(json_integer_value(json_object_get(v1, "baseline")), 5);
+	assert_string_equal(json_string_value(json_object_get(v1, "group")),
+			    "sample_interval=50ms");
+	assert_string_equal(json_string_value(json_object_get(v1, "axis_value")), "policy=ecmp");
+	json_decref(j);
+	col_sweep_done(&s);
+
+	/* Best never ran at 50ms */
+	assert_int_equal(col_sweep_build(runs, t_named_runs(&p, 5, runs), &s, &d), 0);
+	t_cell(&s, 0, 2, (10.0 / 30 + 11.0 / 31) / 2, 10.0 / 30, 11.0 / 31);
+	assert_int_equal(col_sweep_cell(&s, 1, COL_M_AVG_JCT)->n, 0);
+	assert_float_equal(col_sweep_cell(&s, 1, COL_M_AVG_JCT)->value, 15.5, 1e-12);
+	assert_true(isnan(col_sweep_cell(&s, 3, COL_M_AVG_JCT)->mean));
+	t_named_compare(&p, &s, buf, sizeof(buf), &j);
+	assert_non_null(strstr(buf, "\n\nsample_interval=50ms: no ratios, v5 (kind=best) has no "
+				    "run\n"));
+	assert_non_null(strstr(buf,
+			       "\navg_jct    paper s  policy=ecmp                            "
+			       "15.5        -        -        -     0\n"
+			       "                    policy=ecmp placement=first-fit        25.5    "
+			       "    -        -        -     0\n"
+			       "                    kind=best                                 -    "
+			       "    -        -        -     0\n"));
+	assert_int_equal(json_array_size(json_object_get(j, "variants")), 6);
+	g = json_object_get(j, "groups");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(g, 0), "baseline_runs")),
+			 2);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(g, 1), "baseline_runs")),
+			 0);
+	assert_true(json_is_null(json_object_get(
+		json_object_get(json_object_get(json_array_get(json_object_get(j, "variants"), 3),
+						"metrics"),
+				"avg_jct"),
+		"ratio")));
+	json_decref(j);
+	col_sweep_done(&s);
+	sweep_plan_done(&p);
+	exp_done(&e);
 }
 
 /* sweep.json keeps each run's baseline and the label, and reads them back; a file without
@@ -759,7 +920,7 @@ static void test_paper_table(void **state)
 {
 	struct col_sweep_run runs[] = {t_srun(0, 0, 1, 2), t_srun(1, 0, 1, 3)};
 	double paper[2 * COL_M_N];
-	const struct col_sweep_base b = {NULL, NULL, paper};
+	const struct col_sweep_base b = {.paper = paper};
 	struct diag d = {0};
 	struct col_sweep s;
 	char buf[8192];
@@ -822,6 +983,8 @@ int main(void)
 		cmocka_unit_test(test_baseline_named),
 		cmocka_unit_test(test_baseline_named_refusals),
 		cmocka_unit_test(test_baseline_compare),
+		cmocka_unit_test(test_baseline_groups),
+		cmocka_unit_test(test_baseline_per_load),
 		cmocka_unit_test(test_baseline_plan),
 		cmocka_unit_test(test_baseline_named_plan),
 		cmocka_unit_test(test_paper_map),
