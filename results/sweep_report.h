@@ -50,7 +50,18 @@ int sweep_plan_write(const struct wdir *dir, const struct sweep_plan *p, struct 
 int sweep_plan_read(const struct wdir *dir, struct sweep_plan *p, struct diag *d);
 void sweep_plan_done(struct sweep_plan *p);
 
-/* With sweep.baseline, the names of the comparison's blocks for each variant (sweep_blocks.c):
+/* "pending", "ok", "failed". */
+const char *sweep_status_name(enum sweep_status st);
+
+struct res_run;
+
+/* comparison.txt and comparison.json in dir, from the runs that finished (runs[i] holds the
+ * metrics of p's run i), the text in *txt (the caller's to print and free). 0 or -errno with
+ * d set. */
+int sweep_compare_write(const struct wdir *dir, const struct sweep_plan *p,
+			const struct res_run *runs, char **txt, struct diag *d);
+
+/* With sweep.baseline, the names of the comparison's blocks for each variant (sweep_compare.c):
  * its values on the other compared axes, "mean_interarrival=100s" ("" if there are none), and
  * its own on the baseline's axis, "kind=leafspine policy=ecmp" (exp_sweep_group_label and
  * exp_sweep_own_label). */
