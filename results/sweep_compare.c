@@ -228,15 +228,47 @@ static double *paper_cells(const struct sweep_plan *p, int *err)
 	return c;
 }
 
-/* bases: each variant's baseline (variant_bases), used with sweep.baseline. */
+/* What each variant is compared with: with sweep.baseline its own baseline (bases, from
+ * variant_bases), the blocks of variants sharing one (g) and their names (nm, empty if the axes
+ * could not name them). */
+struct against {
+	const uint32_t *bases;
+	struct col_sweep_groups g;
+	struct sweep_names nm;
+};
+
+/* With sweep.baseline: every variant listed (also the last ones, if they never ran), grouped
+ * by baseline, the groups named from the axes (by number if these do not make the variants). */
+static int group(const struct sweep_plan *p, struct col_sweep *cs, struct against *a,
+		 struct diag *d)
+{
+	int err;
+
+	if (!p->base_label[0])
+		return 0;
+	err = col_sweep_pad(cs, (uint32_t)p->variants.n);
+	err = err ? err : col_sweep_groups_make(a->bases, (uint32_t)p->variants.n, &a->g);
+	if (err) /* bases are below p->variants.n (read_run) */
+		return diag_set(d, err, "out of memory for the comparison");
+	err = sweep_names_make(p, &a->nm);
+	return err == -ENOMEM ? diag_set(d, err, "out of memory for the comparison") : 0;
+}
+
 static int write_comparison(const struct wdir *dir, const struct sweep_plan *p,
 			    const struct res_run *runs, const struct col_sweep *cs,
-			    const uint32_t *bases, char **txt, struct diag *d)
+			    const struct against *a, char **txt, struct diag *d)
 {
 	int err = 0;
 	double *paper = paper_cells(p, &err);
+	const bool named = a->nm.group.n == p->variants.n;
 	const struct col_sweep_base b = {
-		.label = p->base_label[0] ? p->base_label : NULL, .variant = bases, .paper = paper};
+		.label = p->base_label[0] ? p->base_label : NULL,
+		.variant = a->bases,
+		.paper = paper,
+		.groups = p->base_label[0] ? &a->g : NULL,
+		.group = named ? (const char *const *)a->nm.group.v : NULL,
+		.own = named ? (const char *const *)a->nm.own.v : NULL,
+	};
 	json_t *j = err ? NULL : col_sweep_json_base(cs, (const char *const *)p->variants.v, &b);
 	char *js = j ? json_dumps(j, COL_SUMMARY_DUMP_FLAGS | JSON_PRESERVE_ORDER) : NULL;
 	char *t = js ? comparison_txt(p, runs, cs, &b) : NULL;
@@ -259,9 +291,13 @@ int sweep_compare_write(const struct wdir *dir, const struct sweep_plan *p,
 {
 	struct col_sweep cs = {0};
 	uint32_t *bases = variant_bases(p);
+	struct against a = {.bases = bases};
 	int err = bases ? compare(p, runs, &cs, d) : diag_set(d, -ENOMEM, "out of memory");
 
-	err = err ? err : write_comparison(dir, p, runs, &cs, bases, txt, d);
+	err = err ? err : group(p, &cs, &a, d);
+	err = err ? err : write_comparison(dir, p, runs, &cs, &a, txt, d);
+	col_sweep_groups_done(&a.g);
+	sweep_names_done(&a.nm);
 	col_sweep_done(&cs);
 	free(bases);
 	return err;
