@@ -94,7 +94,8 @@ static void block_head(struct col_out *o, const struct col_sweep *s, const struc
 }
 
 /* sweep.baseline's table: one block per group of variants sharing a baseline, each row named
- * by its own value on the baseline's axis. */
+ * by its own value on the baseline's axis (or, without those, by names), the column as wide
+ * as the longest. */
 static void blocks(struct col_out *o, const struct col_sweep *s, const char *const *names,
 		   const struct col_sweep_base *b, bool paper)
 {
@@ -104,8 +105,8 @@ static void blocks(struct col_out *o, const struct col_sweep *s, const char *con
 	uint32_t i;
 	size_t n;
 
-	for (i = 0; b->own && i < s->variants; i++) {
-		n = strlen(b->own[i]);
+	for (i = 0; name && i < s->variants; i++) {
+		n = strlen(name[i]);
 		w = n > (size_t)w && n < 1000 ? (int)n : w;
 	}
 	for (i = 0; i < g->n; i++) {

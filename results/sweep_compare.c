@@ -177,13 +177,15 @@ static uint32_t *variant_bases(const struct sweep_plan *p)
 }
 
 /* comparison.txt: the variants (each baseline marked), the runs that failed or were degraded,
- * the table. */
+ * the table (with sweep.baseline's blocks, the variants' whole names for the paper's lines and
+ * for rows the axes could not name). */
 static char *comparison_txt(const struct sweep_plan *p, const struct res_run *runs,
 			    const struct col_sweep *cs, const struct col_sweep_base *b)
 {
 	struct col_text t = {0};
 	size_t i;
-	int n = col_sweep_txt_base(NULL, 0, cs, table_names(p), b);
+	const char *const *names = b->groups ? (const char *const *)p->variants.v : table_names(p);
+	int n = col_sweep_txt_base(NULL, 0, cs, names, b);
 	char *table = n >= 0 ? malloc((size_t)n + 1) : NULL;
 
 	col_text_printf(&t, "sweep of %s: %zu variants x %zu seeds\n", p->scenario, p->variants.n,
@@ -203,7 +205,7 @@ static char *comparison_txt(const struct sweep_plan *p, const struct res_run *ru
 					r->dir, p->seeds.v[r->seed]);
 	}
 	if (table)
-		col_sweep_txt_base(table, (size_t)n + 1, cs, table_names(p), b);
+		col_sweep_txt_base(table, (size_t)n + 1, cs, names, b);
 	col_text_printf(&t, "\n%s", table ? table : "");
 	if (!table)
 		t.err = -ENOMEM;
