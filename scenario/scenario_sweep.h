@@ -3,10 +3,9 @@
  * values; variants are their cartesian product, the paths under `sweep.seeds:` are averaged
  * over instead of compared, and `sweep.baseline:` names the axis and value (its first, or a
  * case by its label) each variant's baseline has, its other values the variant's own (without
- * it, variant 0 is every variant's baseline). A variant
- * is parsed by rewriting the document's scalar nodes before the section tables read it: the
- * value node of the sweep's list takes the field's place, so messages about it point at the
- * sweep's line. */
+ * it, variant 0 is every variant's baseline). A variant is parsed by rewriting the document's
+ * scalar nodes before the section tables read it: the value node of the sweep's list takes the
+ * field's place, so messages about it point at the sweep's line. */
 #ifndef ORCH_SCENARIO_SWEEP_H
 #define ORCH_SCENARIO_SWEEP_H
 
