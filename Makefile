@@ -124,6 +124,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC := clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-D_GNU_SOURCE -I.
 FUZZ_SRC := tests/fuzz/fuzz_scenario.c scenario/scenario_yaml.c scenario/scenario_yaml_types.c scenario/scenario_sweep.c \
+	scenario/sweep_names.c \
 	scenario/scenario_yaml_topo.c scenario/scenario_yaml_net.c scenario/experiment.c \
 	scenario/input.c $(PURE_SRC)
 FUZZ_REGRESS = $(wildcard tests/fuzz/regress/$(1)/*)
