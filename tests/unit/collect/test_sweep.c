@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* Sweeps in scenario files (scenario/scenario_sweep.c): the section read into axes, runs
- * enumerated variant-major with the first axis slowest, each run's values set in the parsed
- * experiment (also where the file does not give the field or its section), labels, and every
- * refusal pointing at the sweep's line. sweep.baseline: each variant's baseline, the comparison
- * against it (collect/sweep.c) and sweep.json keeping it (results/sweep_report.c). */
+/* Sweeps in scenario files (scenario/scenario_sweep.c, scenario/sweep_names.c): the section
+ * read into axes, runs enumerated variant-major with the first axis slowest, each run's values
+ * set in the parsed experiment (also where the file does not give the field or its section),
+ * labels, and every refusal pointing at the sweep's line. sweep.baseline, an axis or a case
+ * named by its label: each variant's baseline, the comparison against it paired by its other
+ * values and seed (collect/sweep.c), its blocks per baseline (collect/sweep_txt.c,
+ * collect/sweep_out.c, results/sweep_compare.c) and sweep.json keeping it
+ * (results/sweep_report.c). */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
