@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* A sweep's comparison table (comparison.txt): per metric and variant the mean value and the
- * ratio to its baseline with its range over seeds, and the paper's figures beside them. */
+ * ratio to its baseline with its range over seeds, and the paper's figures beside them; with
+ * sweep.baseline one block per baseline (per load, when the baseline is a case). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
