@@ -124,8 +124,8 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC := clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-D_GNU_SOURCE -I.
 FUZZ_SRC := tests/fuzz/fuzz_scenario.c scenario/scenario_yaml.c scenario/scenario_yaml_types.c scenario/scenario_sweep.c \
-	scenario/scenario_yaml_topo.c scenario/scenario_yaml_net.c scenario/scenario_yaml_trace.c \
-	scenario/experiment.c scenario/input.c $(PURE_SRC)
+	scenario/sweep_names.c scenario/scenario_yaml_topo.c scenario/scenario_yaml_net.c \
+	scenario/scenario_yaml_trace.c scenario/experiment.c scenario/input.c $(PURE_SRC)
 FUZZ_REGRESS = $(wildcard tests/fuzz/regress/$(1)/*)
 # build/fuzz_<target> once over each regression file of <target> (none: nothing to run)
 fuzz_regress = $(if $(call FUZZ_REGRESS,$(1)),build/fuzz_$(1) $(call FUZZ_REGRESS,$(1)))

@@ -13,6 +13,11 @@
  * so the order is stable); NULL on ENOMEM or if n is 0. */
 uint32_t *col_index_sort(size_t n, int (*cmp)(const void *, const void *, void *), void *ctx);
 
+#define COL_VAL_MAX 32
+
+/* v with 4 significant digits, after a mark ('>' for a lower bound), in b; "-" if undefined. */
+const char *col_val(char b[COL_VAL_MAX], double v, const char *mark);
+
 struct col_metrics;
 
 /* *ids = malloc'd positions of m->jobs sorted by id (NULL without jobs); 0, -EINVAL if an id

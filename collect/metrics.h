@@ -284,6 +284,14 @@ struct col_sweep_cell {
 struct col_sweep {
 	uint32_t variants;
 	VEC(struct col_sweep_cell) cells; /* [variant * COL_M_N + metric] */
+	VEC(uint32_t) runs; /* [variant]: its runs */
+};
+
+/* The variants by baseline (sweep.baseline): group g, in the order of its first variant, is the
+ * variants order[start[g]] to order[start[g + 1] - 1], in order, all compared with baseline[g]. */
+struct col_sweep_groups {
+	uint32_t n;
+	uint32_t *order, *start, *baseline; /* owned: variants, n + 1 and n entries */
 };
 
 const char *col_metric_name(enum col_metric k);
@@ -294,5 +302,12 @@ int col_sweep_build(const struct col_sweep_run *runs, size_t n, struct col_sweep
 const struct col_sweep_cell *col_sweep_cell(const struct col_sweep *s, uint32_t variant,
 					    enum col_metric k);
 void col_sweep_done(struct col_sweep *s);
+/* Makes s hold variants variants, the ones after its last with a run having none (no value,
+ * no ratio), so that every variant of a sweep is listed. 0 or -ENOMEM. */
+int col_sweep_pad(struct col_sweep *s, uint32_t variants);
+/* The groups of variants sharing a baseline, base[v] being variant v's. 0, -EINVAL if a
+ * base[v] is not below variants, or -ENOMEM. */
+int col_sweep_groups_make(const uint32_t *base, uint32_t variants, struct col_sweep_groups *g);
+void col_sweep_groups_done(struct col_sweep_groups *g);
 
 #endif

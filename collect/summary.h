@@ -63,14 +63,20 @@ int col_summary_txt(char *buf, size_t len, const struct rec_run *r, const struct
 #define COL_SWEEP_SCHEMA "testbed-comparison/1"
 
 /* What the comparison is measured against (borrowed): each variant's own baseline
- * (sweep.baseline: the variant with the first value of one axis and the same values on the
- * others) and the paper's figures (sweep.paper). */
+ * (sweep.baseline: the variant with one value of one axis, its first or the case named, and the
+ * same values on the others) and the paper's figures (sweep.paper). */
 struct col_sweep_base {
-	const char *label; /* that axis at its first value, "spines=4"; NULL: variant 0 for all */
+	const char *label; /* that axis's value, "spines=4", "kind=best"; NULL: variant 0 for all */
 	const uint32_t *variant; /* [v]: variant v's baseline, for every variant (with label) */
 	/* [v * COL_M_N + k]: the paper's ratio for variant v's metric k, NAN where it gives none;
 	 * NULL if it gives none at all */
 	const double *paper;
+	/* with label: the variants by baseline (col_sweep_groups_make over variant), the table
+	 * split into one block each; [v]: what variant v shares with its baseline
+	 * ("mean_interarrival=100s", "" if nothing) and its own value on the baseline's axis
+	 * ("kind=leafspine policy=ecmp"), exp_sweep_group_label and exp_sweep_own_label */
+	const struct col_sweep_groups *groups;
+	const char *const *group, *const *own;
 };
 
 /* comparison.json of s as a new object (NULL on ENOMEM); names[v] labels variant v (names may

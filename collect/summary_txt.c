@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* summary.txt, the table printed at the end of a run: the verdict first, then the jobs with
  * JWT, JRT, JCT in emulated (or virtual) and paper seconds, busbw and status, then the run
- * averages and the plots left out; and a sweep's comparison table. */
+ * averages and the plots left out. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,10 +10,9 @@
 #include "collect/internal.h"
 #include "collect/summary.h"
 
-#define VAL_MAX 32
+#define VAL_MAX COL_VAL_MAX
 
-/* v with 4 significant digits, after a mark ('>' for a lower bound); "-" if undefined. */
-static const char *val(char b[VAL_MAX], double v, const char *mark)
+const char *col_val(char b[COL_VAL_MAX], double v, const char *mark)
 {
 	if (!isfinite(v))
 		return "-";
@@ -56,14 +55,14 @@ static void head(struct col_out *o, const struct col_metrics *m,
 		       meta && meta->run_id ? meta->run_id : "-");
 	if (meta && meta->backend && !strcmp(meta->backend, "sim")) {
 		col_out_printf(o, "virtual time (testbed sim), paper units: the run took %s s\n",
-			       val(b[0], dns(m->t_end) / 1e9, ""));
+			       col_val(b[0], dns(m->t_end) / 1e9, ""));
 		col_out_printf(o, "fidelity: n/a (no machine limits a run in virtual time)\n");
 		return;
 	}
 	col_out_printf(
 		o, "time dilation %g: paper s = emulated s / %g; the run took %s s (%s paper s)\n",
-		m->dilation, m->dilation, val(b[0], dns(m->t_end) / 1e9, ""),
-		val(b[1], col_paper_s(m, dns(m->t_end)), ""));
+		m->dilation, m->dilation, col_val(b[0], dns(m->t_end) / 1e9, ""),
+		col_val(b[1], col_paper_s(m, dns(m->t_end)), ""));
 	col_fid_causes(text, sizeof(text), &m->fid);
 	col_out_printf(o, "fidelity: %s%s%s%s\n", m->fid.degraded ? "DEGRADED" : "ok",
 		       text[0] ? " (" : "", text, text[0] ? ")" : "");
@@ -84,10 +83,11 @@ static void job_row(struct col_out *o, const struct col_metrics *m, const struct
 	char b[7][VAL_MAX];
 
 	col_out_printf(o, "%4u %-14.14s %5u %-11s %9s %9s %9s %9s %9s %9s %10s\n", j->id, j->model,
-		       j->gpus, rec_status_name(j->status), val(b[0], t[0] / 1e9, wait),
-		       val(b[1], t[1] / 1e9, lb), val(b[2], t[2] / 1e9, lb),
-		       val(b[3], col_paper_s(m, t[0]), wait), val(b[4], col_paper_s(m, t[1]), lb),
-		       val(b[5], col_paper_s(m, t[2]), lb), val(b[6], c->busbw / 1e9, ""));
+		       j->gpus, rec_status_name(j->status), col_val(b[0], t[0] / 1e9, wait),
+		       col_val(b[1], t[1] / 1e9, lb), col_val(b[2], t[2] / 1e9, lb),
+		       col_val(b[3], col_paper_s(m, t[0]), wait),
+		       col_val(b[4], col_paper_s(m, t[1]), lb),
+		       col_val(b[5], col_paper_s(m, t[2]), lb), col_val(b[6], c->busbw / 1e9, ""));
 }
 
 static void jobs(struct col_out *o, const struct rec_run *r, const struct col_metrics *m,
@@ -110,8 +110,8 @@ static void avg(struct col_out *o, const struct col_metrics *m, const char *name
 {
 	char b[2][VAL_MAX];
 
-	col_out_printf(o, "  %-9s %9s s %9s ps\n", name, val(b[0], ns / 1e9, ""),
-		       val(b[1], col_paper_s(m, ns), ""));
+	col_out_printf(o, "  %-9s %9s s %9s ps\n", name, col_val(b[0], ns / 1e9, ""),
+		       col_val(b[1], col_paper_s(m, ns), ""));
 }
 
 static void totals(struct col_out *o, const struct col_metrics *m)
@@ -131,13 +131,13 @@ static void totals(struct col_out *o, const struct col_metrics *m)
 		       "  (stability: std of JCT per (model, gpus) class, mean over %u classes; "
 		       "lower is better)\n",
 		       t->stability_classes);
-	col_out_printf(o, "  busbw mean %s GB/s\n", val(b[0], t->busbw_mean / 1e9, ""));
+	col_out_printf(o, "  busbw mean %s GB/s\n", col_val(b[0], t->busbw_mean / 1e9, ""));
 	col_out_printf(o,
 		       "flows: %llu (%llu complete, %llu zero-length); FCT p50 %s ps, p99 %s ps\n",
 		       (unsigned long long)m->flows.count, (unsigned long long)m->flows.complete,
 		       (unsigned long long)m->flows.zero_len,
-		       val(b[0], col_paper_s(m, m->flows.fct_p50), ""),
-		       val(b[1], col_paper_s(m, m->flows.fct_p99), ""));
+		       col_val(b[0], col_paper_s(m, m->flows.fct_p50), ""),
+		       col_val(b[1], col_paper_s(m, m->flows.fct_p99), ""));
 	col_out_printf(o, "links: %zu directions, utilization mean %s, peak %s; drops %llu\n",
 		       m->links.n, pct(b[0], t->util_mean), pct(b[2], t->util_peak),
 		       (unsigned long long)t->drops);
@@ -202,8 +202,8 @@ static void md_lines(struct col_out *o, const struct rec_run *r,
 		col_out_printf(o,
 			       "multidim job %u: %s %s paper s, ideal %s: utilization %s; "
 			       "per dimension utilization %s, activity %s\n",
-			       x->job, coll_kind_name(x->kind), val(b[0], x->t_s / D, ""),
-			       val(b[1], x->t_ideal_s / D, ""), pct(b[2], x->util), u, a);
+			       x->job, coll_kind_name(x->kind), col_val(b[0], x->t_s / D, ""),
+			       col_val(b[1], x->t_ideal_s / D, ""), pct(b[2], x->util), u, a);
 	}
 }
 
@@ -246,112 +246,5 @@ int col_summary_txt(char *buf, size_t len, const struct rec_run *r, const struct
 	trace_left(&o, meta);
 	md_lines(&o, r, meta);
 	skipped(&o, meta);
-	return col_out_ret(&o);
-}
-
-static const char *const units[COL_M_N] = {
-	[COL_M_AVG_JWT] = "paper s",  [COL_M_AVG_JRT] = "paper s",   [COL_M_AVG_JCT] = "paper s",
-	[COL_M_AVG_COMM] = "paper s", [COL_M_STABILITY] = "paper s", [COL_M_FCT_P50] = "paper s",
-	[COL_M_FCT_P99] = "paper s",  [COL_M_BUSBW] = "B/s",	     [COL_M_UTIL] = "share",
-};
-
-const char *col_metric_unit(enum col_metric k)
-{
-	return (unsigned)k < COL_M_N ? units[k] : "?";
-}
-
-/* The paper's ratio for variant v's metric k, NAN if b gives none. */
-static double paper_ratio(const struct col_sweep_base *b, uint32_t v, unsigned k)
-{
-	return b && b->paper ? b->paper[(size_t)v * COL_M_N + k] : NAN;
-}
-
-static bool any_paper(const struct col_sweep *s, const struct col_sweep_base *b)
-{
-	size_t i;
-
-	for (i = 0; b && b->paper && i < (size_t)s->variants * COL_M_N; i++)
-		if (isfinite(b->paper[i]))
-			return true;
-	return false;
-}
-
-static void sweep_row(struct col_out *o, const struct col_sweep_cell *c, const char *metric,
-		      const char *unit, const char *name, uint32_t v, const double *paper)
-{
-	char b[5][VAL_MAX], label[24];
-
-	if (!name)
-		snprintf(label, sizeof(label), "v%u", v);
-	col_out_printf(o, "%-10s %-8s %-20.20s %11s %8s %8s %8s %5u", metric, unit,
-		       name ? name : label, val(b[0], c->value, ""), val(b[1], c->mean, ""),
-		       val(b[2], c->min, ""), val(b[3], c->max, ""), c->n);
-	col_out_printf(o, paper ? " %8s\n" : "\n", paper ? val(b[4], *paper, "") : "");
-}
-
-/* Each figure the paper gives, measured beside it; a running or communication time's ratio r
- * also as the throughput change 1/r - 1 (fixed work: "a throughput decrease of about 60%" is
- * a ratio of 2.5). */
-static void paper_lines(struct col_out *o, const struct col_sweep *s, const char *const *names,
-			const struct col_sweep_base *b)
-{
-	char x[3][VAL_MAX];
-	uint32_t v;
-	unsigned k;
-
-	col_out_printf(o, "\nbeside the paper (ratios to the baseline):\n");
-	for (v = 0; v < s->variants; v++)
-		for (k = 0; k < COL_M_N; k++) {
-			const struct col_sweep_cell *c = col_sweep_cell(s, v, (enum col_metric)k);
-			double p = paper_ratio(b, v, k), m = c->mean;
-
-			if (!isfinite(p))
-				continue;
-			col_out_printf(o, "  v%-3u %-9s measured %-7s paper %-7s measured/paper %s",
-				       v, col_metric_name((enum col_metric)k), val(x[0], m, ""),
-				       val(x[1], p, ""), val(x[2], m / p, ""));
-			if ((k == COL_M_AVG_JRT || k == COL_M_AVG_COMM) && isfinite(m) && m > 0)
-				col_out_printf(o, "  (throughput %+.0f%% vs %+.0f%%)",
-					       100.0 * (1.0 / m - 1.0), 100.0 * (1.0 / p - 1.0));
-			col_out_printf(o, "%s%s\n", names ? "  " : "", names ? names[v] : "");
-		}
-}
-
-int col_sweep_txt(char *buf, size_t len, const struct col_sweep *s, const char *const *names)
-{
-	return col_sweep_txt_base(buf, len, s, names, NULL);
-}
-
-int col_sweep_txt_base(char *buf, size_t len, const struct col_sweep *s, const char *const *names,
-		       const struct col_sweep_base *b)
-{
-	bool paper = any_paper(s, b);
-	struct col_out o;
-	uint32_t v;
-	unsigned k;
-
-	col_out_init(&o, buf, len);
-	if (b && b->label)
-		col_out_printf(&o,
-			       "ratios to each variant's baseline (the same values with %s), mean "
-			       "over seeds and range\n",
-			       b->label);
-	else
-		col_out_printf(
-			&o,
-			"ratios to the baseline (the first variant), mean over seeds and range\n");
-	col_out_printf(&o, "%-10s %-8s %-20s %11s %8s %8s %8s %5s%s\n", "metric", "unit", "variant",
-		       "value", "ratio", "min", "max", "runs", paper ? "    paper" : "");
-	for (k = 0; k < COL_M_N; k++) {
-		for (v = 0; v < s->variants; v++) {
-			double p = paper_ratio(b, v, k);
-
-			sweep_row(&o, col_sweep_cell(s, v, (enum col_metric)k),
-				  v ? "" : col_metric_name((enum col_metric)k), v ? "" : units[k],
-				  names ? names[v] : NULL, v, paper ? &p : NULL);
-		}
-	}
-	if (paper)
-		paper_lines(&o, s, names, b);
 	return col_out_ret(&o);
 }

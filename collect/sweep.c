@@ -4,6 +4,7 @@
  * compare in paper-equivalent seconds, so variants with different dilations compare fairly. */
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "collect/metrics.h"
@@ -143,7 +144,12 @@ int col_sweep_build(const struct col_sweep_run *runs, size_t n, struct col_sweep
 		return diag_set(d, -ENOMEM, "sweep: out of memory");
 	memset(out->cells.v, 0, cells * sizeof(*out->cells.v));
 	out->cells.n = cells;
+	if (vec_reserve(&out->runs, out->variants))
+		return diag_set(d, -ENOMEM, "sweep: out of memory");
+	memset(out->runs.v, 0, out->variants * sizeof(*out->runs.v));
+	out->runs.n = out->variants;
 	for (i = 0; i < n; i++) {
+		out->runs.v[runs[i].variant]++;
 		for (k = 0; k < COL_M_N; k++)
 			cell_add(&out->cells.v[(size_t)runs[i].variant * COL_M_N + k], runs[i].v[k],
 				 baseline(runs, n, runs[i].baseline, runs[i].seed,
@@ -164,6 +170,80 @@ const struct col_sweep_cell *col_sweep_cell(const struct col_sweep *s, uint32_t 
 
 void col_sweep_done(struct col_sweep *s)
 {
-	if (s)
-		vec_free(&s->cells);
+	if (!s)
+		return;
+	vec_free(&s->cells);
+	vec_free(&s->runs);
+}
+
+int col_sweep_pad(struct col_sweep *s, uint32_t variants)
+{
+	size_t i;
+
+	if (variants <= s->variants)
+		return 0;
+	if (variants > UINT32_MAX / COL_M_N || vec_reserve(&s->cells, (size_t)variants * COL_M_N) ||
+	    vec_reserve(&s->runs, variants))
+		return -ENOMEM;
+	for (i = s->cells.n; i < (size_t)variants * COL_M_N; i++)
+		s->cells.v[i] =
+			(struct col_sweep_cell){.mean = NAN, .min = NAN, .max = NAN, .value = NAN};
+	for (i = s->runs.n; i < variants; i++)
+		s->runs.v[i] = 0;
+	s->cells.n = (size_t)variants * COL_M_N;
+	s->runs.n = variants;
+	s->variants = variants;
+	return 0;
+}
+
+int col_sweep_groups_make(const uint32_t *base, uint32_t variants, struct col_sweep_groups *g)
+{
+	uint32_t *gid = malloc((variants + 1) * sizeof(*gid)), *at = NULL, v;
+
+	memset(g, 0, sizeof(*g));
+	g->order = malloc((variants + 1) * sizeof(*g->order));
+	g->start = calloc(variants + 2, sizeof(*g->start));
+	g->baseline = malloc((variants + 1) * sizeof(*g->baseline));
+	if (!gid || !g->order || !g->start || !g->baseline)
+		goto oom;
+	for (v = 0; v < variants; v++)
+		gid[v] = UINT32_MAX;
+	for (v = 0; v < variants; v++)
+		if (base[v] >= variants) {
+			free(gid);
+			col_sweep_groups_done(g);
+			return -EINVAL;
+		}
+	for (v = 0; v < variants; v++) { /* groups numbered as their first variant comes */
+		if (gid[base[v]] == UINT32_MAX) {
+			g->baseline[g->n] = base[v];
+			gid[base[v]] = g->n++;
+		}
+		g->start[gid[base[v]] + 1]++;
+	}
+	for (v = 0; v < g->n; v++)
+		g->start[v + 1] += g->start[v];
+	at = malloc((g->n + 1) * sizeof(*at));
+	if (!at)
+		goto oom;
+	memcpy(at, g->start, g->n * sizeof(*at));
+	for (v = 0; v < variants; v++)
+		g->order[at[gid[base[v]]]++] = v;
+	free(at);
+	free(gid);
+	return 0;
+oom:
+	free(gid);
+	col_sweep_groups_done(g);
+	return -ENOMEM;
+}
+
+void col_sweep_groups_done(struct col_sweep_groups *g)
+{
+	if (!g)
+		return;
+	free(g->order);
+	free(g->start);
+	free(g->baseline);
+	memset(g, 0, sizeof(*g));
 }

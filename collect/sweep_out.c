@@ -25,7 +25,8 @@ static json_t *cell_obj(const struct col_sweep_cell *c, double paper)
 	return o;
 }
 
-/* {variant, name, baseline (only with sweep.baseline), metrics}. */
+/* {variant, name, baseline, group, axis_value (these three only with sweep.baseline),
+ * metrics}. */
 static json_t *variant_obj(const struct col_sweep *s, uint32_t v, const char *name,
 			   const struct col_sweep_base *b)
 {
@@ -41,6 +42,10 @@ static json_t *variant_obj(const struct col_sweep *s, uint32_t v, const char *na
 				 b && b->paper ? b->paper[(size_t)v * COL_M_N + k] : NAN));
 	if (!err && b && b->label)
 		err = json_object_set_new(o, "baseline", json_integer(b->variant[v]));
+	if (!err && b && b->label && b->group)
+		err = json_object_set_new(o, "group", json_string(b->group[v]));
+	if (!err && b && b->label && b->own)
+		err = json_object_set_new(o, "axis_value", json_string(b->own[v]));
 	if (!err) {
 		err = json_object_set_new(o, "metrics", m); /* takes m, also on failure */
 		m = NULL;
@@ -56,6 +61,37 @@ static json_t *variant_obj(const struct col_sweep *s, uint32_t v, const char *na
 json_t *col_sweep_json(const struct col_sweep *s, const char *const *names)
 {
 	return col_sweep_json_base(s, names, NULL);
+}
+
+/* One group of sweep.baseline: {name, baseline, baseline_runs, variants}. */
+static json_t *group_obj(const struct col_sweep *s, const struct col_sweep_base *b, uint32_t g)
+{
+	const struct col_sweep_groups *gs = b->groups;
+	uint32_t base = gs->baseline[g], i, first = gs->order[gs->start[g]];
+	json_t *vs = json_array();
+
+	for (i = gs->start[g]; vs && i < gs->start[g + 1]; i++)
+		if (json_array_append_new(vs, json_integer(gs->order[i]))) {
+			json_decref(vs);
+			return NULL;
+		}
+	return json_pack("{s:s, s:I, s:I, s:o}", "name", b->group ? b->group[first] : "",
+			 "baseline", (json_int_t)base, "baseline_runs",
+			 (json_int_t)(base < s->runs.n ? s->runs.v[base] : 0), "variants", vs);
+}
+
+/* sweep.baseline's groups: [group_obj], in the order of their first variants. */
+static json_t *groups_arr(const struct col_sweep *s, const struct col_sweep_base *b)
+{
+	json_t *a = json_array();
+	uint32_t g;
+
+	for (g = 0; a && g < b->groups->n; g++)
+		if (json_array_append_new(a, group_obj(s, b, g))) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
 }
 
 /* The top-level baseline: variant 0's name, or with b the value every baseline has. */
@@ -76,6 +112,10 @@ json_t *col_sweep_json_base(const struct col_sweep *s, const char *const *names,
 		if (json_object_set_new(units, col_metric_name((enum col_metric)k),
 					json_string(col_metric_unit((enum col_metric)k))))
 			goto oom;
+	if (b && b->label && b->groups)
+		return json_pack("{s:s, s:s?, s:o, s:o, s:o}", "schema", COL_SWEEP_SCHEMA,
+				 "baseline", base, "groups", groups_arr(s, b), "units", units,
+				 "variants", vs);
 	return json_pack("{s:s, s:s?, s:o, s:o}", "schema", COL_SWEEP_SCHEMA, "baseline", base,
 			 "units", units, "variants", vs);
 oom:

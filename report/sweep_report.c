@@ -18,6 +18,11 @@
 
 static const char *const statuses[] = {"pending", "ok", "failed"};
 
+const char *sweep_status_name(enum sweep_status st)
+{
+	return (unsigned)st < 3 ? statuses[st] : "?";
+}
+
 static int push_str(void *vec, const char *s)
 {
 	VEC(char *) *v = vec;
@@ -96,6 +101,7 @@ int sweep_plan_make(const struct experiment *e, struct sweep_plan *p)
 	if (e->sweep.base_given)
 		snprintf(p->base_path, sizeof(p->base_path), "%s",
 			 e->sweep.axes.v[e->sweep.base_axis].path);
+	p->base_value = e->sweep.base_value;
 	exp_sweep_base_label(&e->sweep, p->base_label, sizeof(p->base_label));
 	if (!p->axes || copy_paper(&e->sweep, p) || plan_runs(&e->sweep, p)) {
 		sweep_plan_done(p);
@@ -182,9 +188,10 @@ static json_t *plan_json(const struct sweep_plan *p)
 	int err = j ? 0 : -1;
 
 	if (!err && p->base_label[0])
-		err = json_object_set_new(
-			j, "baseline",
-			json_pack("{s:s, s:s}", "path", p->base_path, "label", p->base_label));
+		err = json_object_set_new(j, "baseline",
+					  json_pack("{s:s, s:s, s:I}", "path", p->base_path,
+						    "label", p->base_label, "value",
+						    (json_int_t)p->base_value));
 	if (!err && p->paper.n)
 		err = json_object_set_new(j, "paper", paper_json(p));
 	err = err ? err : json_object_set_new(j, "variants", strs(p->variants.v, p->variants.n));
@@ -237,7 +244,8 @@ static int read_run(const json_t *o, const struct sweep_plan *p, struct sweep_ru
 	unsigned k;
 
 	if (!dir || !st || strlen(dir) >= sizeof(r->dir) || strchr(dir, '/') || v < 0 ||
-	    (size_t)v >= p->variants.n || s < 0 || (size_t)s >= p->seeds.n || b < 0 || b > v)
+	    (size_t)v >= p->variants.n || s < 0 || (size_t)s >= p->seeds.n || b < 0 ||
+	    (size_t)b >= p->variants.n)
 		return -EINVAL;
 	snprintf(r->dir, sizeof(r->dir), "%s", dir);
 	snprintf(r->error, sizeof(r->error), "%s", err ? err : "");
@@ -250,17 +258,21 @@ static int read_run(const json_t *o, const struct sweep_plan *p, struct sweep_ru
 	return 0;
 }
 
-/* sweep.json's baseline, if any: {path, label}. */
+/* sweep.json's baseline, if any: {path, label, value} (value 0 in a file written before it). */
 static int read_base(const json_t *b, struct sweep_plan *p)
 {
 	const char *path = json_string_value(json_object_get(b, "path"));
 	const char *label = json_string_value(json_object_get(b, "label"));
+	const json_t *value = json_object_get(b, "value");
+	json_int_t k = json_integer_value(value);
 
 	if (!b)
 		return 0;
 	if (!path || !label || !label[0] || strlen(path) >= sizeof(p->base_path) ||
-	    strlen(label) >= sizeof(p->base_label))
+	    strlen(label) >= sizeof(p->base_label) || (value && !json_is_integer(value)) || k < 0 ||
+	    k > UINT32_MAX)
 		return -EINVAL;
+	p->base_value = (uint32_t)k;
 	snprintf(p->base_path, sizeof(p->base_path), "%s", path);
 	snprintf(p->base_label, sizeof(p->base_label), "%s", label);
 	return 0;
@@ -380,126 +392,6 @@ static int load_runs(const struct wdir *dir, const struct sweep_plan *p, bool re
 	return err;
 }
 
-static int compare(const struct sweep_plan *p, const struct res_run *runs, struct col_sweep *cs,
-		   struct diag *d)
-{
-	struct col_sweep_run *sr = calloc(p->runs.n + 1, sizeof(*sr));
-	size_t i, n = 0;
-	int err;
-
-	if (!sr)
-		return diag_set(d, -ENOMEM, "out of memory");
-	for (i = 0; i < p->runs.n; i++) {
-		if (p->runs.v[i].status != SWEEP_OK)
-			continue;
-		sr[n].variant = p->runs.v[i].variant;
-		sr[n].seed = p->runs.v[i].seed;
-		sr[n].baseline = p->runs.v[i].baseline;
-		col_metric_values(&runs[i].m, sr[n++].v);
-	}
-	err = col_sweep_build(sr, n, cs, d);
-	free(sr);
-	return err;
-}
-
-/* The table's labels: the variants' names if they fit its column, else v0, v1, ... */
-static const char *const *table_names(const struct sweep_plan *p)
-{
-	size_t i;
-
-	for (i = 0; i < p->variants.n; i++)
-		if (strlen(p->variants.v[i]) > 20)
-			return NULL;
-	return (const char *const *)p->variants.v;
-}
-
-/* Each variant's baseline, from its runs (malloc'd, p->variants.n of them); NULL on ENOMEM. */
-static uint32_t *variant_bases(const struct sweep_plan *p)
-{
-	uint32_t *bases = calloc(p->variants.n + 1, sizeof(*bases));
-	size_t i;
-
-	for (i = 0; bases && i < p->runs.n; i++)
-		bases[p->runs.v[i].variant] = p->runs.v[i].baseline;
-	return bases;
-}
-
-/* comparison.txt: the variants (each baseline marked), the runs that failed or were degraded,
- * the table. */
-static char *comparison_txt(const struct sweep_plan *p, const struct res_run *runs,
-			    const struct col_sweep *cs, const struct col_sweep_base *b)
-{
-	struct col_text t = {0};
-	size_t i;
-	int n = col_sweep_txt_base(NULL, 0, cs, table_names(p), b);
-	char *table = n >= 0 ? malloc((size_t)n + 1) : NULL;
-
-	col_text_printf(&t, "sweep of %s: %zu variants x %zu seeds\n", p->scenario, p->variants.n,
-			p->seeds.n);
-	for (i = 0; i < p->variants.n; i++)
-		col_text_printf(&t, "  v%zu %s%s\n", i, p->variants.v[i],
-				(b->label ? b->variant[i] == i : !i) ? " (baseline)" : "");
-	for (i = 0; i < p->runs.n; i++) {
-		const struct sweep_run *r = &p->runs.v[i];
-
-		if (r->status != SWEEP_OK)
-			col_text_printf(&t, "  run %s (%s): %s%s%s\n", r->dir, p->seeds.v[r->seed],
-					statuses[r->status], r->error[0] ? ": " : "", r->error);
-		else if (runs[i].m.fid.degraded)
-			col_text_printf(&t, "  run %s (%s): DEGRADED (see its summary.txt)\n",
-					r->dir, p->seeds.v[r->seed]);
-	}
-	if (table)
-		col_sweep_txt_base(table, (size_t)n + 1, cs, table_names(p), b);
-	col_text_printf(&t, "\n%s", table ? table : "");
-	if (!table)
-		t.err = -ENOMEM;
-	free(table);
-	return col_text_take(&t, NULL);
-}
-
-/* The paper's figures as col_sweep_base.paper wants them (malloc'd), NULL if the sweep has
- * none; *err -ENOMEM if it could not be made. */
-static double *paper_cells(const struct sweep_plan *p, int *err)
-{
-	size_t i, n = p->variants.n * COL_M_N;
-	double *c = p->paper.n ? malloc(n * sizeof(*c)) : NULL;
-
-	if (p->paper.n && !c)
-		*err = -ENOMEM;
-	for (i = 0; c && i < n; i++)
-		c[i] = NAN;
-	for (i = 0; c && i < p->paper.n; i++)
-		c[(size_t)p->paper.v[i].variant * COL_M_N + p->paper.v[i].metric] =
-			p->paper.v[i].ratio;
-	return c;
-}
-
-/* bases: each variant's baseline (variant_bases), used with sweep.baseline. */
-static int write_comparison(const struct wdir *dir, const struct sweep_plan *p,
-			    const struct res_run *runs, const struct col_sweep *cs,
-			    const uint32_t *bases, char **txt, struct diag *d)
-{
-	int err = 0;
-	double *paper = paper_cells(p, &err);
-	const struct col_sweep_base b = {p->base_label[0] ? p->base_label : NULL, bases, paper};
-	json_t *j = err ? NULL : col_sweep_json_base(cs, (const char *const *)p->variants.v, &b);
-	char *js = j ? json_dumps(j, COL_SUMMARY_DUMP_FLAGS | JSON_PRESERVE_ORDER) : NULL;
-	char *t = js ? comparison_txt(p, runs, cs, &b) : NULL;
-
-	err = js && t ? 0 : diag_set(d, -ENOMEM, "out of memory for the comparison");
-	err = err ? err : wdir_write(dir, "comparison.json", js, strlen(js), WDIR_REPLACE, d);
-	err = err ? err : wdir_write(dir, "comparison.txt", t, strlen(t), WDIR_REPLACE, d);
-	json_decref(j);
-	free(js);
-	free(paper);
-	if (!err)
-		*txt = t;
-	else
-		free(t);
-	return err;
-}
-
 /* The clock of the sweep's runs (its first that ran: all run on one backend). */
 static enum col_clock sweep_clock(const struct sweep_plan *p, const struct res_run *runs)
 {
@@ -547,12 +439,10 @@ static int sweep_plots(const struct wdir *dir, const struct sweep_plan *p,
 int sweep_report(const struct wdir *dir, bool rerender, char **txt, struct diag *warn,
 		 struct diag *d)
 {
-	struct col_sweep cs = {0};
 	struct sweep_plan p;
 	struct res_run *runs;
 	struct diag pw = {0};
 	col_fcts *fct;
-	uint32_t *bases;
 	size_t i;
 	int err;
 
@@ -562,11 +452,9 @@ int sweep_report(const struct wdir *dir, bool rerender, char **txt, struct diag 
 		return err;
 	runs = calloc(p.runs.n + 1, sizeof(*runs));
 	fct = calloc(p.variants.n + 1, sizeof(*fct));
-	bases = variant_bases(&p);
-	err = runs && fct && bases ? load_runs(dir, &p, rerender, runs, fct, warn, d)
-				   : diag_set(d, -ENOMEM, "out of memory");
-	err = err ? err : compare(&p, runs, &cs, d);
-	err = err ? err : write_comparison(dir, &p, runs, &cs, bases, txt, d);
+	err = runs && fct ? load_runs(dir, &p, rerender, runs, fct, warn, d)
+			  : diag_set(d, -ENOMEM, "out of memory");
+	err = err ? err : sweep_compare_write(dir, &p, runs, txt, d);
 	if (!err && sweep_plots(dir, &p, runs, fct, &pw) && !warn->msg[0])
 		diag_set(warn, pw.err ? pw.err : -EIO, "sweep plots: %s", pw.msg);
 	for (i = 0; runs && i < p.runs.n; i++)
@@ -575,12 +463,10 @@ int sweep_report(const struct wdir *dir, bool rerender, char **txt, struct diag 
 	for (i = 0; fct && i < p.variants.n; i++)
 		vec_free(&fct[i]);
 	free(fct);
-	free(bases);
 	if (err) {
 		free(*txt);
 		*txt = NULL;
 	}
-	col_sweep_done(&cs);
 	sweep_plan_done(&p);
 	return err;
 }

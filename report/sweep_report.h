@@ -36,9 +36,10 @@ struct sweep_plan {
 	VEC(char *) seeds; /* labels of the seed combinations */
 	VEC(struct sweep_run) runs; /* variant-major */
 	char *axes; /* the axes as JSON text (owned), for the record */
-	/* sweep.baseline: its axis's path and first value as labelled ("spines=4"); "" without it,
-	 * when variant 0 is every run's baseline */
+	/* sweep.baseline: its axis's path and the baseline's value on it, as labelled ("spines=4",
+	 * "kind=best") and as an index; "" without it, when variant 0 is every run's baseline */
 	char base_path[128], base_label[256];
+	uint32_t base_value;
 	VEC(struct exp_sweep_paper) paper; /* sweep.paper's figures */
 };
 
@@ -48,6 +49,30 @@ int sweep_plan_make(const struct experiment *e, struct sweep_plan *p);
 int sweep_plan_write(const struct wdir *dir, const struct sweep_plan *p, struct diag *d);
 int sweep_plan_read(const struct wdir *dir, struct sweep_plan *p, struct diag *d);
 void sweep_plan_done(struct sweep_plan *p);
+
+/* "pending", "ok", "failed". */
+const char *sweep_status_name(enum sweep_status st);
+
+struct res_run;
+
+/* comparison.txt and comparison.json in dir, from the runs that finished (runs[i] holds the
+ * metrics of p's run i), the text in *txt (the caller's to print and free). 0 or -errno with
+ * d set. */
+int sweep_compare_write(const struct wdir *dir, const struct sweep_plan *p,
+			const struct res_run *runs, char **txt, struct diag *d);
+
+/* With sweep.baseline, the names of the comparison's blocks for each variant (sweep_compare.c):
+ * its values on the other compared axes, "mean_interarrival=100s" ("" if there are none), and
+ * its own on the baseline's axis, "kind=leafspine policy=ecmp" (exp_sweep_group_label and
+ * exp_sweep_own_label). */
+struct sweep_names {
+	VEC(char *) group, own; /* [variant], owned; empty without sweep.baseline */
+};
+
+/* The names of p's variants, from its axes. 0, -EINVAL if the axes do not make p's variants
+ * (or have no baseline's axis), or -ENOMEM; n empty unless 0. */
+int sweep_names_make(const struct sweep_plan *p, struct sweep_names *n);
+void sweep_names_done(struct sweep_names *n);
 
 /* The comparison and the sweep's plots from the runs' folders (each run's reports made again
  * first if rerender): the comparison's text in *txt (the caller's to print and free), a plot

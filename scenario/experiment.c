@@ -42,13 +42,18 @@ void exp_done(struct experiment *e)
 	e->w.trace = e->w.msccl = NULL;
 	vec_free(&e->failures.v);
 	vec_free(&e->failures.circuits);
-	for (size_t i = 0; i < e->sweep.axes.n; i++) {
-		for (size_t k = 0; k < e->sweep.axes.v[i].values.n; k++)
-			free(e->sweep.axes.v[i].values.v[k]);
-		vec_free(&e->sweep.axes.v[i].values);
+	exp_sweep_done(&e->sweep);
+}
+
+void exp_sweep_done(struct exp_sweep *s)
+{
+	for (size_t i = 0; i < s->axes.n; i++) {
+		for (size_t k = 0; k < s->axes.v[i].values.n; k++)
+			free(s->axes.v[i].values.v[k]);
+		vec_free(&s->axes.v[i].values);
 	}
-	vec_free(&e->sweep.axes);
-	vec_free(&e->sweep.paper);
+	vec_free(&s->axes);
+	vec_free(&s->paper);
 }
 
 bool exp_has_workload(const struct experiment *e)

@@ -134,13 +134,15 @@ struct exp_sweep_paper {
 
 /* Variants are the cartesian product of the compared axes, each run once per combination of
  * the seed axes. Each variant is compared with its baseline: variant 0 (the first value of every
- * axis), or with sweep.baseline the variant that has the first value of that axis and its own
- * values on the others. */
+ * axis), or with sweep.baseline the variant that has that axis's first value (or the value it
+ * names, a case) and its own values on the others. */
 struct exp_sweep {
 	VEC(struct exp_sweep_axis) axes; /* in file order */
 	uint32_t variants, seeds; /* products of the compared and of the seed axes' sizes */
-	bool base_given; /* sweep.baseline names axes.v[base_axis], a compared axis */
-	uint32_t base_axis;
+	/* sweep.baseline names axes.v[base_axis], a compared axis (base_value 0), or its value
+	 * base_value (a case by its label, "kind=best") */
+	bool base_given;
+	uint32_t base_axis, base_value;
 	VEC(struct exp_sweep_paper) paper; /* sweep.paper, in file order */
 };
 
@@ -181,6 +183,8 @@ struct experiment {
 void exp_init(struct experiment *e);
 /* Frees what e owns; e itself is the caller's. NULL is fine. */
 void exp_done(struct experiment *e);
+/* Frees what a sweep owns (exp_done does it for an experiment's). */
+void exp_sweep_done(struct exp_sweep *s);
 
 /* Whether the file asks for jobs to run. */
 bool exp_has_workload(const struct experiment *e);

@@ -236,17 +236,62 @@ static void compared_paths(const struct exp_sweep *s, char *buf, size_t len)
 					      s->axes.v[i].path);
 }
 
-/* sweep.baseline: the path of a compared axis; refused at its key otherwise. */
+/* sweep.baseline as a value's label (it has an '='): the one case or axis value it names;
+ * refused at the value if it names none or several, with their labels. */
+static int read_base_value(struct scn_yaml_ctx *c, yaml_node_t *v)
+{
+	struct exp_sweep *s = &c->e->sweep;
+	char labels[640], q[64];
+	uint32_t n = exp_sweep_find(s, scn_yaml_text(v), &s->base_axis, &s->base_value, labels,
+				    sizeof(labels));
+
+	scn_yaml_found(q, sizeof(q), v);
+	if (!labels[0])
+		snprintf(labels, sizeof(labels), "none");
+	if (!n)
+		return scn_yaml_fail_at(c, &v->start_mark,
+					"%s.baseline: no case or axis value is labelled %s (the "
+					"compared ones: %s)",
+					c->path, q, labels);
+	if (n > 1)
+		return scn_yaml_fail_at(c, &v->start_mark,
+					"%s.baseline: %s names %u cases or axis values (%s): give "
+					"more of one's label",
+					c->path, q, n, labels);
+	s->base_given = true;
+	return 0;
+}
+
+/* " or a value's label (such as kind=best)", the first compared axis's first value, for
+ * messages; "" if there is none. */
+static void label_example(const struct exp_sweep *s, char *buf, size_t len)
+{
+	char label[128];
+	size_t i;
+
+	buf[0] = '\0';
+	for (i = 0; i < s->axes.n && s->axes.v[i].seed; i++)
+		;
+	if (i == s->axes.n)
+		return;
+	exp_sweep_value_label(s, i, 0, label, sizeof(label));
+	snprintf(buf, len, " or a value's label (such as %s)", label);
+}
+
+/* sweep.baseline: the path of a compared axis (its first value is the baseline's) or a value's
+ * label (read_base_value); refused at its key otherwise. */
 static int read_baseline(struct scn_yaml_ctx *c, const struct ids *ids)
 {
 	struct exp_sweep *s = &c->e->sweep;
-	char paths[512], q[64];
+	char paths[512], q[64], eg[192];
 	const char *p;
 	size_t i;
 
 	if (!ids->base_key)
 		return 0;
 	p = scn_yaml_text(node(c, ids->base_value));
+	if (p && strchr(p, '='))
+		return read_base_value(c, node(c, ids->base_value));
 	for (i = 0; p && i < s->axes.n; i++) {
 		if (s->axes.v[i].seed || strcmp(s->axes.v[i].path, p))
 			continue;
@@ -255,10 +300,11 @@ static int read_baseline(struct scn_yaml_ctx *c, const struct ids *ids)
 		return 0;
 	}
 	compared_paths(s, paths, sizeof(paths));
-	return scn_yaml_fail_at(c, &node(c, ids->base_key)->start_mark,
-				"%s.baseline: expected the path of a compared axis (%s), found %s",
-				c->path, paths,
-				scn_yaml_found(q, sizeof(q), node(c, ids->base_value)));
+	label_example(s, eg, sizeof(eg));
+	return scn_yaml_fail_at(
+		c, &node(c, ids->base_key)->start_mark,
+		"%s.baseline: expected the path of a compared axis (%s)%s, found %s", c->path,
+		paths, eg, scn_yaml_found(q, sizeof(q), node(c, ids->base_value)));
 }
 
 /* The variant a sweep.paper key names: "v<index>" or its label as the comparison prints it;
@@ -569,97 +615,4 @@ int scn_sweep_field(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yam
 	(void)n;
 	(void)f;
 	return 0;
-}
-
-/* ---- runs and their names ---- */
-
-void exp_sweep_choice(const struct exp_sweep *s, uint32_t k, uint32_t *choice)
-{
-	uint32_t v = s->seeds ? k / s->seeds : 0, sd = s->seeds ? k % s->seeds : 0;
-	size_t i;
-
-	for (i = s->axes.n; i-- > 0;) {
-		uint32_t n = (uint32_t)s->axes.v[i].values.n, *x = s->axes.v[i].seed ? &sd : &v;
-
-		choice[i] = *x % n;
-		*x /= n;
-	}
-}
-
-uint32_t exp_sweep_baseline(const struct exp_sweep *s, uint32_t v)
-{
-	uint32_t stride = 1, n;
-	size_t i;
-
-	if (!s->base_given)
-		return 0;
-	for (i = s->axes.n; i-- > s->base_axis + 1;) /* the compared axes varying faster */
-		if (!s->axes.v[i].seed)
-			stride *= (uint32_t)s->axes.v[i].values.n;
-	n = (uint32_t)s->axes.v[s->base_axis].values.n;
-	return v - v / stride % n * stride;
-}
-
-/* The path's last component, or the whole path if another axis ends the same way. */
-static const char *short_name(const struct exp_sweep *s, size_t i)
-{
-	const char *p = s->axes.v[i].path, *dot = strrchr(p, '.'), *last = dot ? dot + 1 : p;
-	const char *o, *od;
-	size_t k;
-
-	for (k = 0; k < s->axes.n; k++) {
-		o = s->axes.v[k].path;
-		od = strrchr(o, '.');
-		if (k != i && !strcmp(od ? od + 1 : o, last))
-			return p;
-	}
-	return last;
-}
-
-/* Axis i at value k as labels show it ("spines=4", a case's own label), after a space unless
- * at o == 0; the length it needed, as snprintf. */
-static size_t axis_label(const struct exp_sweep *s, size_t i, uint32_t k, char *buf, size_t o,
-			 size_t len)
-{
-	const struct exp_sweep_axis *a = &s->axes.v[i];
-
-	if (a->cases)
-		return (size_t)snprintf(buf + o, len - o, "%s%s", o ? " " : "", a->values.v[k]);
-	return (size_t)snprintf(buf + o, len - o, "%s%s=%s", o ? " " : "", short_name(s, i),
-				a->values.v[k]);
-}
-
-void exp_sweep_label(const struct exp_sweep *s, const uint32_t *choice, bool seed, char *buf,
-		     size_t len)
-{
-	size_t i, o = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < s->axes.n && o < len; i++)
-		if (s->axes.v[i].seed == seed)
-			o += axis_label(s, i, choice[i], buf, o, len);
-	if (!o)
-		snprintf(buf, len, "%s", seed ? "-" : "baseline");
-}
-
-void exp_sweep_base_label(const struct exp_sweep *s, char *buf, size_t len)
-{
-	buf[0] = '\0';
-	if (s->base_given)
-		axis_label(s, s->base_axis, 0, buf, 0, len);
-}
-
-int exp_sweep_check(const char *path, const struct exp_sweep *s, struct diag *d)
-{
-	uint32_t *choice = calloc(s->axes.n + 1, sizeof(*choice)), k;
-	struct experiment e;
-	int r = choice ? 0 : diag_set(d, -ENOMEM, "out of memory");
-
-	for (k = 0; !r && k < s->variants * s->seeds; k++) {
-		exp_sweep_choice(s, k, choice);
-		r = exp_parse_file_variant(path, choice, &e, d);
-		exp_done(&e);
-	}
-	free(choice);
-	return r;
 }

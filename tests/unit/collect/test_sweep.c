@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* Sweeps in scenario files (scenario/scenario_sweep.c): the section read into axes, runs
- * enumerated variant-major with the first axis slowest, each run's values set in the parsed
- * experiment (also where the file does not give the field or its section), labels, and every
- * refusal pointing at the sweep's line. sweep.baseline: each variant's baseline, the comparison
- * against it (collect/sweep.c) and sweep.json keeping it (report/sweep_report.c). */
+/* Sweeps in scenario files (scenario/scenario_sweep.c, scenario/sweep_names.c): the section
+ * read into axes, runs enumerated variant-major with the first axis slowest, each run's values
+ * set in the parsed experiment (also where the file does not give the field or its section),
+ * labels, and every refusal pointing at the sweep's line. sweep.baseline, an axis or a case
+ * named by its label: each variant's baseline, the comparison against it paired by its other
+ * values and seed (collect/sweep.c), its blocks per baseline (collect/sweep_txt.c,
+ * collect/sweep_out.c, report/sweep_compare.c) and sweep.json keeping it
+ * (report/sweep_report.c). */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -387,25 +390,143 @@ static void test_baseline_map(void **state)
 	exp_done(&e);
 }
 
-/* Only a compared axis, as written, is a baseline; the message lists them at the key. */
+/* Only a compared axis, as written, is a baseline; the message lists them at the key, with
+ * an example of the other spelling, a value's label. */
 static void test_baseline_refusals(void **state)
 {
 	(void)state;
 	t_bad("sweep:\n  topology.spines: [2, 1]\n  baseline: topology.spine\n",
 	      "t.yaml:15:3: sweep.baseline: expected the path of a compared axis "
-	      "(topology.spines), "
+	      "(topology.spines) or a value's label (such as spines=2), "
 	      "found 'topology.spine'");
 	t_bad("sweep:\n  topology.spines: [2, 1]\n  workload.algorithm: [ring, hd]\n"
 	      "  seeds:\n    routing.seed: [1, 2]\n  baseline: routing.seed\n",
 	      "t.yaml:18:3: sweep.baseline: expected the path of a compared axis (topology.spines, "
-	      "workload.algorithm), found 'routing.seed'");
+	      "workload.algorithm) or a value's label (such as spines=2), found 'routing.seed'");
 	t_bad("sweep:\n  topology.spines: [2, 1]\n  baseline: [topology.spines]\n",
 	      "t.yaml:15:3: sweep.baseline: expected the path of a compared axis "
-	      "(topology.spines), "
+	      "(topology.spines) or a value's label (such as spines=2), "
 	      "found a sequence");
 	t_bad("sweep:\n  seeds:\n    routing.seed: [1, 2]\n  baseline: routing.seed\n",
 	      "t.yaml:16:3: sweep.baseline: expected the path of a compared axis (none), found "
 	      "'routing.seed'");
+}
+
+/* sweep.baseline naming a case: each variant is compared with that case at its own values on
+ * the other axes (here the load), whichever place the case has in the list. Variant v = case *
+ * 2 + interarrival. */
+static const char t_named[] = "sweep:\n"
+			      "  cases:\n"
+			      "    - {routing.policy: ecmp}\n"
+			      "    - {routing.policy: ecmp, scheduler.placement: first-fit}\n"
+			      "    - {topology.kind: best}\n"
+			      "  run.sample_interval: [100ms, 50ms]\n"
+			      "  seeds:\n"
+			      "    routing.seed: [1, 2]\n"
+			      "  baseline: kind=best\n";
+
+static void test_baseline_named(void **state)
+{
+	static const uint32_t want[6] = {4, 5, 4, 5, 4, 5};
+	uint32_t c[3], cb[3], v, k;
+	struct experiment e;
+	char text[512], label[128];
+
+	(void)state;
+	t_ok(t_named, NULL, &e);
+	assert_true(e.sweep.base_given);
+	assert_int_equal(e.sweep.base_axis, 0);
+	assert_int_equal(e.sweep.base_value, 2);
+	for (v = 0; v < 6; v++)
+		assert_int_equal(exp_sweep_baseline(&e.sweep, v), want[v]);
+	for (k = 0; k < 12; k++) { /* the baseline's run: the same choice, the case Best's */
+		exp_sweep_choice(&e.sweep, k, c);
+		exp_sweep_choice(&e.sweep, exp_sweep_baseline(&e.sweep, k / 2) * 2 + k % 2, cb);
+		c[0] = 2;
+		assert_memory_equal(c, cb, sizeof(c));
+	}
+	exp_sweep_base_label(&e.sweep, label, sizeof(label));
+	assert_string_equal(label, "kind=best");
+	exp_sweep_choice(&e.sweep, 3 * 2, c); /* v3: ecmp first-fit at 50ms */
+	exp_sweep_group_label(&e.sweep, c, label, sizeof(label));
+	assert_string_equal(label, "sample_interval=50ms");
+	exp_sweep_own_label(&e.sweep, c, label, sizeof(label));
+	assert_string_equal(label, "policy=ecmp placement=first-fit");
+	exp_done(&e);
+
+	/* a case's whole label wins over a longer one that has its words */
+	snprintf(text, sizeof(text), "%.*s  baseline: policy=ecmp\n",
+		 (int)(strstr(t_named, "  baseline:") - t_named), t_named);
+	t_ok(text, NULL, &e);
+	assert_int_equal(e.sweep.base_value, 0);
+	assert_int_equal(exp_sweep_baseline(&e.sweep, 5), 1);
+	exp_done(&e);
+	/* some of a label's words, when they pick one case; words in any order */
+	snprintf(text, sizeof(text), "%.*s  baseline: placement=first-fit  policy=ecmp\n",
+		 (int)(strstr(t_named, "  baseline:") - t_named), t_named);
+	t_ok(text, NULL, &e);
+	assert_int_equal(e.sweep.base_value, 1);
+	exp_done(&e);
+	/* a value of an axis other than cases */
+	snprintf(text, sizeof(text), "%.*s  baseline: sample_interval=50ms\n",
+		 (int)(strstr(t_named, "  baseline:") - t_named), t_named);
+	t_ok(text, NULL, &e);
+	assert_int_equal(e.sweep.base_axis, 1);
+	assert_int_equal(e.sweep.base_value, 1);
+	assert_int_equal(exp_sweep_baseline(&e.sweep, 2), 3);
+	exp_sweep_choice(&e.sweep, 2 * 2, c);
+	exp_sweep_group_label(&e.sweep, c, label, sizeof(label));
+	assert_string_equal(label, "policy=ecmp placement=first-fit");
+	exp_sweep_own_label(&e.sweep, c, label, sizeof(label));
+	assert_string_equal(label, "sample_interval=100ms");
+	exp_done(&e);
+	/* the one compared axis: one group, named by nothing */
+	t_ok("sweep:\n  cases: [{routing.policy: ecmp}, {topology.kind: best}]\n"
+	     "  baseline: kind=best\n",
+	     NULL, &e);
+	assert_int_equal(exp_sweep_baseline(&e.sweep, 0), 1);
+	exp_sweep_choice(&e.sweep, 0, c);
+	exp_sweep_group_label(&e.sweep, c, label, sizeof(label));
+	assert_string_equal(label, "");
+	exp_done(&e);
+}
+
+/* A label that names no case or several is refused at the value, with the labels to choose
+ * from; a seed's value is not compared. */
+static void test_baseline_named_refusals(void **state)
+{
+	struct experiment e;
+	char text[512];
+	int head = (int)(strstr(t_named, "  baseline:") - t_named);
+
+	(void)state;
+	snprintf(text, sizeof(text), "%.*s  baseline: kind=bst\n", head, t_named);
+	t_bad(text, "t.yaml:21:13: sweep.baseline: no case or axis value is labelled 'kind=bst' "
+		    "(the compared ones: policy=ecmp; policy=ecmp placement=first-fit; kind=best; "
+		    "sample_interval=100ms; sample_interval=50ms)");
+	snprintf(text, sizeof(text), "%.*s  baseline: placement=first-fit\n", head, t_named);
+	t_ok(text, NULL, &e); /* one case has it: fine */
+	assert_int_equal(e.sweep.base_value, 1);
+	exp_done(&e);
+	snprintf(text, sizeof(text), "%.*s  baseline: policy=ecmp kind=best\n", head, t_named);
+	t_bad(text, "t.yaml:21:13: sweep.baseline: no case or axis value is labelled "
+		    "'policy=ecmp kind=best' (the compared ones: ");
+	snprintf(text, sizeof(text), "%.*s  baseline: seed=2\n", head, t_named);
+	t_bad(text, "t.yaml:21:13: sweep.baseline: no case or axis value is labelled 'seed=2' ");
+	t_bad("sweep:\n  cases:\n    - {routing.policy: ecmp, scheduler.placement: random}\n"
+	      "    - {routing.policy: ecmp, scheduler.placement: first-fit}\n"
+	      "    - {topology.kind: best}\n"
+	      "  baseline: policy=ecmp\n",
+	      "t.yaml:18:13: sweep.baseline: 'policy=ecmp' names 2 cases or axis values "
+	      "(policy=ecmp placement=random; policy=ecmp placement=first-fit): give more of one's "
+	      "label");
+	t_bad("sweep:\n  cases: [{routing.policy: ecmp}, {routing.policy: ecmp}]\n"
+	      "  baseline: policy=ecmp\n",
+	      "t.yaml:15:13: sweep.baseline: 'policy=ecmp' names 2 cases or axis values "
+	      "(policy=ecmp; policy=ecmp): give more of one's label");
+	t_bad("sweep:\n  seeds:\n    routing.seed: [1, 2]\n  baseline: seed=1\n",
+	      "t.yaml:16:13: sweep.baseline: no case or axis value is labelled 'seed=1' (the "
+	      "compared ones: none)");
 }
 
 static struct col_sweep_run t_srun(uint32_t variant, uint32_t base, uint64_t seed, double jct)
@@ -446,13 +567,15 @@ static void test_baseline_compare(void **state)
 		t_srun(3, 2, 3, 30), t_srun(5, 4, 1, 7),
 	};
 	const uint32_t bases[6] = {0, 0, 2, 2, 4, 4};
-	const struct col_sweep_base b = {"spines=4", bases, NULL};
+	struct col_sweep_groups g;
+	const struct col_sweep_base b = {.label = "spines=4", .variant = bases, .groups = &g};
 	struct diag d = {0};
 	struct col_sweep s;
 	char buf[8192];
 	json_t *j, *v3;
 
 	(void)state;
+	assert_int_equal(col_sweep_groups_make(bases, 6, &g), 0);
 	assert_int_equal(col_sweep_build(runs, 10, &s, &d), 0);
 	assert_int_equal(s.variants, 6);
 	t_cell(&s, 0, 2, 1, 1, 1);
@@ -464,7 +587,12 @@ static void test_baseline_compare(void **state)
 
 	col_sweep_txt_base(buf, sizeof(buf), &s, NULL, &b);
 	t_starts(buf, "ratios to each variant's baseline (the same values with spines=4), mean "
-		      "over seeds and range\nmetric ");
+		      "over seeds and range\n\nall variants: ratios to v0\nmetric ");
+	/* a block per baseline, unnamed without names; v4 never ran */
+	assert_non_null(strstr(buf, "\nall variants: ratios to v2\nmetric "));
+	assert_non_null(strstr(buf, "\nall variants: no ratios, v4 has no run\nmetric "));
+	assert_non_null(strstr(buf, "\navg_jct    paper s  v2                            15        "
+				    "1        1        1     2\n                    v3      "));
 	col_sweep_txt(buf, sizeof(buf), &s, NULL);
 	t_starts(buf, "ratios to the baseline (the first variant), mean over seeds and range\n");
 
@@ -482,6 +610,160 @@ static void test_baseline_compare(void **state)
 	assert_int_equal(col_sweep_build(runs + 9, 1, &s, &d), -EINVAL);
 	assert_string_equal(d.msg, "sweep: no run of any variant's baseline");
 	col_sweep_done(&s);
+	col_sweep_groups_done(&g);
+}
+
+/* Groups of variants sharing a baseline, in the order of their first variants, each in order;
+ * a baseline that is no variant is refused. */
+static void test_baseline_groups(void **state)
+{
+	static const uint32_t bases[7] = {4, 5, 6, 4, 5, 6, 4}, order[7] = {0, 3, 6, 1, 4, 2, 5};
+	static const uint32_t start[4] = {0, 3, 5, 7}, bad[2] = {0, 2};
+	struct col_sweep_groups g;
+
+	(void)state;
+	assert_int_equal(col_sweep_groups_make(bases, 7, &g), 0);
+	assert_int_equal(g.n, 3);
+	assert_memory_equal(g.order, order, sizeof(order));
+	assert_memory_equal(g.start, start, sizeof(start));
+	assert_int_equal(g.baseline[0], 4);
+	assert_int_equal(g.baseline[1], 5);
+	assert_int_equal(g.baseline[2], 6);
+	col_sweep_groups_done(&g);
+	assert_int_equal(col_sweep_groups_make(bad, 2, &g), -EINVAL);
+	col_sweep_groups_done(&g);
+}
+
+/* t_named's runs: avg_jct 10 x (case + 1) + 5 x interval + seed, so a run paired with Best at
+ * the other interval or seed would give other ratios. skip: a variant whose runs are left out
+ * (6: none). */
+static size_t t_named_runs(const struct sweep_plan *p, uint32_t skip, struct col_sweep_run *out)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->runs.n; i++) {
+		const struct sweep_run *r = &p->runs.v[i];
+
+		if (r->variant == skip)
+			continue;
+		out[n++] = t_srun(r->variant, r->baseline, r->seed,
+				  10.0 * (r->variant / 2 + 1) + 5.0 * (r->variant % 2) + r->seed);
+	}
+	return n;
+}
+
+/* The comparison of t_named from its plan, as sweep_report makes it: every variant listed,
+ * groups by baseline, the blocks' names from the plan's axes; into buf and *j. */
+static void t_named_compare(const struct sweep_plan *p, struct col_sweep *s, char *buf, size_t len,
+			    json_t **j)
+{
+	uint32_t bases[6];
+	struct col_sweep_groups g;
+	struct sweep_names nm;
+	struct col_sweep_base b = {.label = p->base_label, .variant = bases, .groups = &g};
+	size_t i;
+
+	for (i = 0; i < p->runs.n; i++)
+		bases[p->runs.v[i].variant] = p->runs.v[i].baseline;
+	assert_int_equal(sweep_names_make(p, &nm), 0);
+	assert_int_equal(nm.group.n, 6);
+	b.group = (const char *const *)nm.group.v;
+	b.own = (const char *const *)nm.own.v;
+	assert_int_equal(col_sweep_groups_make(bases, 6, &g), 0);
+	assert_int_equal(col_sweep_pad(s, 6), 0);
+	assert_int_equal(s->variants, 6);
+	col_sweep_txt_base(buf, len, s, (const char *const *)p->variants.v, &b);
+	*j = col_sweep_json_base(s, (const char *const *)p->variants.v, &b);
+	col_sweep_groups_done(&g);
+	sweep_names_done(&nm);
+}
+
+/* sweep.baseline: kind=best (the last case): each run is paired with Best's run at its own
+ * interval and seed, the table printed in one block per interval; with Best's runs at 50ms
+ * missing, that block says so and has no ratios, the other keeps its own. */
+static void test_baseline_per_load(void **state)
+{
+	struct col_sweep_run runs[12];
+	struct sweep_plan p;
+	struct diag d = {0};
+	struct experiment e;
+	struct col_sweep s;
+	char buf[16384];
+	json_t *j, *g, *v1;
+
+	(void)state;
+	t_ok(t_named, NULL, &e);
+	assert_int_equal(sweep_plan_make(&e, &p), 0);
+	assert_int_equal(col_sweep_build(runs, t_named_runs(&p, 6, runs), &s, &d), 0);
+	t_cell(&s, 0, 2, (10.0 / 30 + 11.0 / 31) / 2, 10.0 / 30, 11.0 / 31);
+	t_cell(&s, 1, 2, (15.0 / 35 + 16.0 / 36) / 2, 15.0 / 35, 16.0 / 36);
+	t_cell(&s, 3, 2, (25.0 / 35 + 26.0 / 36) / 2, 25.0 / 35, 26.0 / 36);
+	t_cell(&s, 4, 2, 1, 1, 1);
+	t_cell(&s, 5, 2, 1, 1, 1);
+	t_named_compare(&p, &s, buf, sizeof(buf), &j);
+	t_starts(buf,
+		 "ratios to each variant's baseline (the same values with kind=best), mean "
+		 "over seeds and range\n\n"
+		 "sample_interval=100ms: ratios to v4 (kind=best)\n"
+		 "metric     unit     variant                               value    ratio      "
+		 "min      max  runs\n");
+	assert_non_null(
+		strstr(buf, "\navg_jct    paper s  policy=ecmp                            "
+			    "10.5   0.3441   0.3333   0.3548     2\n"
+			    "                    policy=ecmp placement=first-fit        20.5    "
+			    "0.672   0.6667   0.6774     2\n"
+			    "                    kind=best                              30.5     "
+			    "   1        1        1     2\n"));
+	assert_non_null(strstr(buf, "\n\nsample_interval=50ms: ratios to v5 (kind=best)\n"));
+	g = json_object_get(j, "groups");
+	assert_int_equal(json_array_size(g), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(g, 1), "name")),
+			    "sample_interval=50ms");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(g, 1), "baseline")), 5);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(g, 1), "baseline_runs")),
+			 2);
+	assert_int_equal(json_integer_value(json_array_get(
+				 json_object_get(json_array_get(g, 1), "variants"), 1)),
+			 3);
+	v1 = json_array_get(json_object_get(j, "variants"), 1);
+	assert_int_equal(json_integer_value(json_object_get(v1, "baseline")), 5);
+	assert_string_equal(json_string_value(json_object_get(v1, "group")),
+			    "sample_interval=50ms");
+	assert_string_equal(json_string_value(json_object_get(v1, "axis_value")), "policy=ecmp");
+	json_decref(j);
+	col_sweep_done(&s);
+
+	/* Best never ran at 50ms */
+	assert_int_equal(col_sweep_build(runs, t_named_runs(&p, 5, runs), &s, &d), 0);
+	t_cell(&s, 0, 2, (10.0 / 30 + 11.0 / 31) / 2, 10.0 / 30, 11.0 / 31);
+	assert_int_equal(col_sweep_cell(&s, 1, COL_M_AVG_JCT)->n, 0);
+	assert_float_equal(col_sweep_cell(&s, 1, COL_M_AVG_JCT)->value, 15.5, 1e-12);
+	assert_true(isnan(col_sweep_cell(&s, 3, COL_M_AVG_JCT)->mean));
+	t_named_compare(&p, &s, buf, sizeof(buf), &j);
+	assert_non_null(strstr(buf, "\n\nsample_interval=50ms: no ratios, v5 (kind=best) has no "
+				    "run\n"));
+	assert_non_null(strstr(buf,
+			       "\navg_jct    paper s  policy=ecmp                            "
+			       "15.5        -        -        -     0\n"
+			       "                    policy=ecmp placement=first-fit        25.5    "
+			       "    -        -        -     0\n"
+			       "                    kind=best                                 -    "
+			       "    -        -        -     0\n"));
+	assert_int_equal(json_array_size(json_object_get(j, "variants")), 6);
+	g = json_object_get(j, "groups");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(g, 0), "baseline_runs")),
+			 2);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(g, 1), "baseline_runs")),
+			 0);
+	assert_true(json_is_null(json_object_get(
+		json_object_get(json_object_get(json_array_get(json_object_get(j, "variants"), 3),
+						"metrics"),
+				"avg_jct"),
+		"ratio")));
+	json_decref(j);
+	col_sweep_done(&s);
+	sweep_plan_done(&p);
+	exp_done(&e);
 }
 
 /* sweep.json keeps each run's baseline and the label, and reads them back; a file without
@@ -524,6 +806,42 @@ static void test_baseline_plan(void **state)
 	assert_string_equal(q.base_label, "");
 	assert_int_equal(q.runs.v[0].baseline, 0);
 	sweep_plan_done(&q);
+	wdir_close(&w);
+	snprintf(path, sizeof(path), "%s/%s", dir, SWEEP_FILE);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/* sweep.json keeps a named baseline's value and label; runs compared with a later variant (the
+ * case Best is listed last) are read back as they were written. */
+static void test_baseline_named_plan(void **state)
+{
+	char dir[] = "/tmp/tbunit-named.XXXXXX", path[64];
+	struct sweep_plan p, q;
+	struct diag d = {0};
+	struct experiment e;
+	struct wdir w;
+	size_t i;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(wdir_open(&w, dir, 0, &d), 0);
+	t_ok(t_named, NULL, &e);
+	assert_int_equal(sweep_plan_make(&e, &p), 0);
+	assert_string_equal(p.base_path, "cases");
+	assert_string_equal(p.base_label, "kind=best");
+	assert_int_equal(p.base_value, 2);
+	assert_int_equal(p.runs.v[1].baseline, 4); /* v0-s1 against Best at 100ms */
+	assert_int_equal(sweep_plan_write(&w, &p, &d), 0);
+	assert_int_equal(sweep_plan_read(&w, &q, &d), 0);
+	assert_string_equal(q.base_label, "kind=best");
+	assert_int_equal(q.base_value, 2);
+	assert_int_equal(q.runs.n, p.runs.n);
+	for (i = 0; i < p.runs.n; i++)
+		assert_int_equal(q.runs.v[i].baseline, p.runs.v[i].baseline);
+	sweep_plan_done(&p);
+	sweep_plan_done(&q);
+	exp_done(&e);
 	wdir_close(&w);
 	snprintf(path, sizeof(path), "%s/%s", dir, SWEEP_FILE);
 	assert_int_equal(unlink(path), 0);
@@ -605,7 +923,7 @@ static void test_paper_table(void **state)
 {
 	struct col_sweep_run runs[] = {t_srun(0, 0, 1, 2), t_srun(1, 0, 1, 3)};
 	double paper[2 * COL_M_N];
-	const struct col_sweep_base b = {NULL, NULL, paper};
+	const struct col_sweep_base b = {.paper = paper};
 	struct diag d = {0};
 	struct col_sweep s;
 	char buf[8192];
@@ -665,8 +983,13 @@ int main(void)
 		cmocka_unit_test(test_case_new_sections),
 		cmocka_unit_test(test_baseline_map),
 		cmocka_unit_test(test_baseline_refusals),
+		cmocka_unit_test(test_baseline_named),
+		cmocka_unit_test(test_baseline_named_refusals),
 		cmocka_unit_test(test_baseline_compare),
+		cmocka_unit_test(test_baseline_groups),
+		cmocka_unit_test(test_baseline_per_load),
 		cmocka_unit_test(test_baseline_plan),
+		cmocka_unit_test(test_baseline_named_plan),
 		cmocka_unit_test(test_paper_map),
 		cmocka_unit_test(test_paper_refusals),
 		cmocka_unit_test(test_paper_table),
