@@ -35,8 +35,9 @@ ran=$(awk -F, 'NR > 1 && $12 == "ok"' "$jobs" | wc -l)
 said=$("$TB" check scenarios/trace.yaml)
 fit=$(echo "$said" | awk '$1 == "jobs" { print $2 }')
 big=$(echo "$said" | grep -o '[0-9]* trace rows need more GPUs' | cut -d' ' -f1)
-left=$(grep -o '[0-9]* trace rows need more GPUs than the topology has: left out' "$TB_TMP/it$$pb.log" |
-	cut -d' ' -f1)
+# up says it as it starts (stderr) and again in the summary at the end: the first
+left=$(grep -o '^testbed up: [0-9]* trace rows need more GPUs than the topology has: left out' \
+	"$TB_TMP/it$$pb.log" | cut -d' ' -f3)
 ((ran >= 5)) || fail "trace: only $ran jobs ran: $(cat "$jobs")"
 ((big >= 2)) || fail "trace: check counted ${big:-no} rows larger than the cluster (the sample has 2)"
 [ "$left" = "$big" ] || fail "trace: check left out $big rows, up said '${left:-nothing}'"
