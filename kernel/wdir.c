@@ -128,6 +128,10 @@ static const char *parent_of(const char *path, char *buf, size_t len)
 	return buf;
 }
 
+/* wdir_open, a component only walked through (not the last): a folder others may search but
+ * not read (0711) is opened O_PATH, which is all the walk needs of it. */
+#define WDIR_THROUGH (1u << 31)
+
 /* Opens folder name inside fd (named prefix; *made: whether fd was made by this process),
  * making it first with CREATE when it is missing, or always with EXCL; *made then says
  * whether this call made it. An fd, or -errno with d set. */
@@ -141,6 +145,8 @@ static int step(int fd, const char *name, const char *prefix, unsigned flags, bo
 
 	if (!(flags & WDIR_EXCL))
 		nfd = openat(fd, name, o);
+	if (nfd < 0 && errno == EACCES && (flags & WDIR_THROUGH)) /* searchable, not readable */
+		nfd = openat(fd, name, o | O_PATH);
 	if (nfd >= 0) {
 		*made = false;
 		return nfd;
@@ -212,7 +218,8 @@ int wdir_open(struct wdir *w, const char *path, unsigned flags, struct diag *d)
 		next = strtok_r(NULL, "/", &save);
 		snprintf(prefix + strlen(prefix), sizeof(prefix) - strlen(prefix), "%s%s",
 			 prefix[0] && prefix[strlen(prefix) - 1] != '/' ? "/" : "", comp);
-		nfd = step(fd, comp, prefix, flags & ~WDIR_EXCL, &made, d); /* made: fd's */
+		nfd = step(fd, comp, prefix, (flags & ~WDIR_EXCL) | (next ? WDIR_THROUGH : 0),
+			   &made, d); /* made: fd's */
 		if (nfd >= 0 && !next)
 			opened(w, nfd, fd, comp, made);
 		else if (nfd >= 0 && made)

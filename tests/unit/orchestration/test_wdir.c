@@ -4,8 +4,9 @@
  * limit), a file is never written through a link nor over one that exists unless replacing is
  * asked and it is ours, a failed or abandoned file leaves nothing, an empty folder this process
  * made is pruned, reads refuse FIFOs and hard links, under sudo nothing is made where the
- * asker could not make it, and the asker is read strictly. No root needed (as root, the sudo
- * rules are checked too). */
+ * asker could not make it, and the asker is read strictly; a folder others may only search
+ * (0711, as `make smoke`'s) is walked through by another user, never read. No root needed (as
+ * root, the sudo rules and the other user are checked too). */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -317,6 +319,54 @@ static void test_read_guards(void **state)
 
 /* Under sudo a new entry goes only where the asker could make it, an old file is replaced
  * only if theirs, and what is made is theirs once complete. Only root has an asker. */
+/* As uid 65534 (nobody), in a child: whether wdir_open(path, flags) gives want (0 or -errno),
+ * and, when it opened, whether a file can be written there. The child's exit code: 0 when
+ * all held, else the step that failed. */
+static int t_as_nobody(const char *path, unsigned flags, int want)
+{
+	struct diag d = {0};
+	struct wdir w;
+	int st, r;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(10);
+		r = wdir_open(&w, path, flags, &d);
+		if (r != want)
+			_exit(11);
+		if (!r && wdir_write(&w, "f", "x", 1, 0, &d))
+			_exit(12);
+		wdir_close(&w);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 100;
+}
+
+static void test_search_only(void **state)
+{
+	char p[256], q[256];
+
+	(void)state;
+	if (geteuid() != 0) /* needs another user to be */
+		skip();
+	assert_int_equal(mkdir(t_at(p, sizeof(p), "shut"), 0711), 0); /* root's, others search */
+	assert_int_equal(chmod(p, 0711), 0);
+	assert_int_equal(chmod(t_dir, 0711), 0);
+	assert_int_equal(mkdir(t_at(q, sizeof(q), "shut/in"), 0755), 0);
+	assert_int_equal(chown(q, 65534, 65534), 0);
+	assert_int_equal(t_as_nobody(q, WDIR_STRICT, 0), 0); /* walked through, written in */
+	assert_int_equal(t_as_nobody(p, WDIR_STRICT, -EACCES), 0); /* the last one is read */
+	/* a link in the path is still refused on the way through */
+	assert_int_equal(symlink(q, t_at(p, sizeof(p), "shut/ln")), 0);
+	assert_int_equal(t_as_nobody(t_at(q, sizeof(q), "shut/ln/deeper"),
+				     WDIR_CREATE | WDIR_STRICT, -ELOOP),
+			 0);
+	assert_int_equal(chmod(t_dir, 0700), 0);
+}
+
 static void test_sudo_rules(void **state)
 {
 	char p[256], want[512];
@@ -415,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_prove),
 		cmocka_unit_test(test_read_guards),
 		cmocka_unit_test(test_sudo_rules),
+		cmocka_unit_test(test_search_only),
 		cmocka_unit_test(test_asker),
 	};
 
