@@ -71,10 +71,12 @@ run_rate() { # run_rate RATE_BITS FABRIC_MBIT QDISC TAG
 	wait_listen "$n" h2
 	wait_listen "$n" h3
 	for try in 1 2 3; do
+		settle
 		single "$n" "$rb" "$mb" "$q" && break
 		((try < 3)) || fail "single flow at ${mb}Mbit ($q): $r1 of R, want 0.93..1.01"
 	done
 	for try in 1 2 3; do
+		settle # the machine quiet first (a previous test's namespaces may still be going)
 		pair "$n" "$rb" "$mb" "$q" && break
 		((try < 3)) || fail "two flows at ${mb}Mbit ($q): $r1 and $r2 of R, want 0.40..0.60"
 	done
