@@ -410,7 +410,7 @@ static json_t *skipped_arr(const struct col_summary_meta *meta)
 	return done(a, err);
 }
 
-/* The trace's rows left out, one count per reason (traffic/job_trace.h) and their total. */
+/* The trace's rows left out, one count per reason (traffic/trace/job_trace.h) and their total. */
 static json_t *trace_left_obj(const struct job_trace_left *l)
 {
 	json_t *o = json_object();

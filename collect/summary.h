@@ -13,7 +13,7 @@
 #include "collect/metrics.h"
 #include "collect/plot.h"
 #include "collect/records.h"
-#include "traffic/job_trace.h"
+#include "traffic/trace/job_trace.h"
 
 #define COL_SUMMARY_SCHEMA "testbed-summary/1"
 /* 15 significant digits: any value with at most 15 reads back exactly, and 0.1 prints as 0.1 */

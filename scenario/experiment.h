@@ -13,7 +13,7 @@
 #include "model/scenario.h"
 #include "policy/sched.h"
 #include "traffic/job.h"
-#include "traffic/job_trace.h"
+#include "traffic/trace/job_trace.h"
 
 /* One job of workload.jobs, as written: a catalogue model, or a custom one. */
 /* The chunked multi-dimensional collective (Themis; docs/scenario.md, `schedule`): the
@@ -77,7 +77,7 @@ struct exp_workload {
 	uint32_t trace_limit; /* first N jobs of the trace, 0 = all */
 	double trace_time_scale; /* multiplies the trace's submit times (1 = as recorded) */
 	double trace_duration_scale; /* multiplies the trace's job lengths (1 = as recorded) */
-	/* the header of each role (traffic/job_trace.h), "" for its aliases */
+	/* the header of each role (traffic/trace/job_trace.h), "" for its aliases */
 	char trace_columns[JT_ROLES][JOB_TRACE_NAME_MAX];
 	/* the states a replay keeps (any case), trace_states_n of them; 0: every state */
 	char trace_states[JOB_TRACE_STATES_MAX][JOB_TRACE_NAME_MAX];

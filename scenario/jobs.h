@@ -9,7 +9,7 @@
 #include "model/topo.h"
 #include "scenario/experiment.h"
 #include "traffic/job.h"
-#include "traffic/job_trace.h"
+#include "traffic/trace/job_trace.h"
 #include "traffic/tacos.h"
 
 /* An MSCCL algorithm XML is read whole, up to this size. */

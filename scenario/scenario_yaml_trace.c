@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Scenario files, workload.trace: the trace file and how its rows become jobs (its columns
  * mapped by hand, the states kept, the scales of arrivals and lengths). docs/scenario.md,
- * "workload.trace"; the reader itself is traffic/job_trace.c. */
+ * "workload.trace"; the reader itself is traffic/trace/job_trace.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -61,7 +61,7 @@ static int set_states(struct scn_yaml_ctx *c, yaml_node_t *n,
 
 #define BASE struct experiment
 
-/* One field per role (traffic/job_trace.h), named by its key there. */
+/* One field per role (traffic/trace/job_trace.h), named by its key there. */
 static const struct scn_yaml_field column_fields[] = {
 	FIELD("submit", set_header, w.trace_columns[JT_SUBMIT], char[JOB_TRACE_NAME_MAX], false),
 	FIELD("start", set_header, w.trace_columns[JT_START], char[JOB_TRACE_NAME_MAX], false),

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Training jobs: the model catalogue (models the five papers use, each with its source),
  * job specifications, and workloads (explicit lists, a Poisson generator; CSV traces in
- * traffic/job_trace.h).
+ * traffic/trace/job_trace.h).
  * Everything here is in paper units: bytes of the model, seconds of the paper's hardware.
  * Scaling to the emulation (size_scale, rate_scale, time dilation) happens in the runner.
  * Pure: no syscalls (trace files are read by the caller and handed over as text). */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traffic/job_trace.h"
+#include "traffic/trace/job_trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -39,7 +39,7 @@ static void t_refused(const char *text, const char *want)
 	exp_done(&e);
 }
 
-/* Every role of traffic/job_trace.h is a field of columns, under its key; states and
+/* Every role of traffic/trace/job_trace.h is a field of columns, under its key; states and
  * duration_scale land; the defaults are every state and scale 1. */
 static void test_fields(void **state)
 {

@@ -20,7 +20,7 @@
 #include "scenario/scenario_yaml.h"
 #include "tests/fuzz/msccl_job.h"
 #include "traffic/coll.h"
-#include "traffic/job_trace.h"
+#include "traffic/trace/job_trace.h"
 
 #define T_REGRESS "tests/fuzz/regress"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The trace reader on the published traces' layouts (traffic/job_trace.h): the samples of
+/* The trace reader on the published traces' layouts (traffic/trace/job_trace.h): the samples of
  * scenarios/traces/ (Helios, Philly, PAI, ElasticFlow, columns mapped by hand), each job's
  * length, the states kept, GPU percent rounded up, the rows left out counted by reason, and
  * every malformed variant refused with its exact message. */
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "traffic/job_trace.h"
+#include "traffic/trace/job_trace.h"
 
 #define T_SEC 1000000000ULL
 

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "traffic/job.h"
-#include "traffic/job_trace.h"
+#include "traffic/trace/job_trace.h"
 
 #define T_SEC 1000000000ULL
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "traffic/job_trace_int.h"
+#include "traffic/trace/job_trace_int.h"
 
 /* Helios cluster_log.csv: job_id, user, vc, gpu_num, cpu_num, node_num, state, submit_time,
  * start_time, end_time, duration, queue. Philly's cluster_job_log, one row per job: jobid,

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "lib/vec.h"
-#include "traffic/job_trace.h"
+#include "traffic/trace/job_trace.h"
 
 #define TR_SHOW "%.48s" /* how much of a bad field a message quotes */
 

@@ -3,7 +3,7 @@
  * lines give them (`testbed check`, `sim`, `up`). */
 #include <stdio.h>
 
-#include "traffic/job_trace.h"
+#include "traffic/trace/job_trace.h"
 
 const struct job_trace_left_info job_trace_left_why[JT_LEFT_N] = {
 	[JT_LEFT_STATE] = {"state", "is in a state workload.trace.states leaves out",

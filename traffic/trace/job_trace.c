@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "traffic/job_trace_int.h"
+#include "traffic/trace/job_trace_int.h"
 
 static bool tr_blank(char c)
 {

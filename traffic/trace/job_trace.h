@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+/* traffic/trace/ owns the CSV job-trace reader: layouts, column roles, values, rows left out.
+ * May include lib/, model/ and traffic/ (job.h); pure. */
 /* CSV job traces as the public GPU-cluster traces publish them (Helios, Philly, Alibaba PAI,
  * ElasticFlow; docs/scenario.md, workload.trace): the roles a column plays and their header
  * aliases, the reader's options, and the rows it leaves out, counted by reason. Pure: the

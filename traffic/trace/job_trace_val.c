@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "traffic/job_trace_int.h"
+#include "traffic/trace/job_trace_int.h"
 
 #define TR_MAX_SEC 18000000000ULL /* keeps seconds x 1e9 within 64 bits */
 
