@@ -2,6 +2,7 @@
 /* testbed check FILE: parse, build the model and the routing plan, print what `up` would make.
  * Needs no root and touches no kernel state. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "model/fluid.h"
 #include "model/gen.h"
 #include "cli/cmd.h"
+#include "scenario/jobs.h"
 #include "scenario/scenario_sweep.h"
 #include "policy/sched.h"
 #include "policy/shape.h"
@@ -138,6 +140,41 @@ static void print_mtu(const struct world *w)
 	printf("\n");
 }
 
+/* MSCCL jobs: the algorithm each runs (of several files, the one that takes its size) and,
+ * once, the sizes made the nearest their chunks divide. */
+static void print_msccl(const struct world *w)
+{
+	uint64_t bytes, run, was = 0, now = 0;
+	uint32_t moved = 0, first = 0, n = 0;
+	const char *which, *last = NULL;
+	struct diag d = {0};
+	size_t i, len;
+	char *text;
+
+	for (i = 0; i < w->jobs.n; i++) {
+		const struct job_spec *j = &w->jobs.v[i];
+
+		if (j->algo != COLL_MSCCL)
+			continue;
+		bytes = jobs_scaled_bytes(&w->e, j);
+		if (jobs_msccl_pick(&w->e, j, bytes, &text, &len, &run, &which, &d))
+			continue; /* the check refused it already */
+		free(text);
+		if (w->jobs.n <= 8 && (!last || strcmp(last, which)))
+			printf("msccl      job %u runs %s\n", j->id, which);
+		last = which, n++;
+		if (run != bytes && !moved++)
+			first = j->id, was = bytes, now = run;
+	}
+	if (n && w->jobs.n > 8)
+		printf("msccl      %u jobs run imported MSCCL algorithms\n", n);
+	if (moved)
+		printf("msccl      %u of them run at the nearest size their algorithm's chunks "
+		       "divide "
+		       "(job %u: %" PRIu64 " bytes, not %" PRIu64 ")\n",
+		       moved, first, now, was);
+}
+
 static void print_counts(const struct world *w)
 {
 	const struct topo *t = w->t;
@@ -177,6 +214,7 @@ static void print_counts(const struct world *w)
 	else if (w->jobs.n)
 		printf("emulation  %s\n", wall);
 	cmd_trace_left(stdout, "           ", &w->trace_left, true);
+	print_msccl(w);
 	print_fluid(w);
 }
 

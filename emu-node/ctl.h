@@ -37,7 +37,7 @@
 #include "traffic/plan.h"
 #include "traffic/sport.h"
 
-#define CTL_VERSION 3
+#define CTL_VERSION 4 /* 4: steps carry src (local steps), coll_params scratch */
 #define CTL_MAX_MSG (256 * 1024) /* largest packet either side sends */
 #define CTL_REASON_MAX 160
 #define CTL_FLOWS_MAX 512 /* flow records per CTL_REC_FLOWS packet */
@@ -148,7 +148,7 @@ struct ctl_flow {
 	uint32_t src, dst; /* ranks */
 	uint32_t seq; /* k-th message from src to dst in this iteration */
 	uint16_t phase; /* algorithm round (coll_step.phase) */
-	uint8_t dir; /* COLL_SEND or COLL_RECV */
+	uint8_t dir; /* COLL_SEND, COLL_RECV, or COLL_LOCAL (no message: not recorded) */
 	uint8_t tag; /* DSCP tag the connection carried */
 	uint32_t pad;
 	uint64_t bytes;

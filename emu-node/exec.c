@@ -29,13 +29,29 @@ static uint64_t exec_piece(const struct rank *rk, uint64_t len, uint64_t done)
 	return coll_plan_piece(len, done, exec_piece_max(rk), rk->spec.coll.elem);
 }
 
+/* With verify: where a step reads (a send's off, a local step's src) and where it writes (a
+ * receive's or local step's off), in the rank's buffer, all-to-all's out, or scratch. */
+static char *exec_src(const struct rank *rk, const struct coll_step *st)
+{
+	uint64_t o = st->op == COLL_LOCAL ? st->src : st->off;
+
+	return (st->flags & COLL_F_SRC_SCRATCH ? rk->scr : (char *)rk->buf) + o;
+}
+
+static char *exec_dst(const struct rank *rk, const struct coll_step *st)
+{
+	char *base = rk->spec.coll.kind == COLL_ALLTOALL ? (char *)rk->out : (char *)rk->buf;
+
+	return (st->flags & COLL_F_DST_SCRATCH ? rk->scr : base) + st->off;
+}
+
 static void exec_tx_next(struct rank *rk, struct conn *cn)
 {
 	const struct coll_step *st = exec_step(rk, cn->tx_step);
 	const char *src = rk->ctx->scratch_tx;
 
 	if (rk->spec.verify)
-		src = (const char *)rk->buf + st->off + cn->tx_off + cn->tx_done;
+		src = exec_src(rk, st) + cn->tx_off + cn->tx_done;
 	/* MSG_WAITALL: the ring retries a partial send itself, one completion per piece */
 	io_uring_prep_send(loop_sqe(rk->ctx, &cn->tx), cn->sock[cn->txs], src,
 			   exec_piece(rk, cn->tx_len, cn->tx_done), MSG_NOSIGNAL | MSG_WAITALL);
@@ -43,13 +59,11 @@ static void exec_tx_next(struct rank *rk, struct conn *cn)
 
 static char *exec_rx_dst(struct rank *rk, const struct conn *cn, const struct coll_step *st)
 {
-	float *dst = rk->spec.coll.kind == COLL_ALLTOALL ? rk->out : rk->buf;
-
 	if (!rk->spec.verify)
 		return rk->ctx->scratch_rx;
 	if (st->flags & COLL_F_REDUCE)
 		return (char *)cn->rx_tmp;
-	return (char *)dst + st->off + cn->rx_off + cn->rx_done;
+	return exec_dst(rk, st) + cn->rx_off + cn->rx_done;
 }
 
 static void exec_rx_next(struct rank *rk, struct conn *cn)
@@ -128,12 +142,55 @@ static void exec_start(struct rank *rk, uint32_t s)
 	}
 }
 
-static void exec_kick(struct rank *rk)
+/* A local step (an imported MSCCL algorithm's copy or addition within the rank): done at once,
+ * on the data only with verify; its record says local, which the runner leaves out. */
+static void exec_local(struct rank *rk, uint32_t s)
 {
+	const struct coll_step *st = exec_step(rk, s);
+	const float *src;
+	float *dst;
+	uint64_t i;
+
+	rk->flows[s] = (struct ctl_flow){.iter = rk->iter,
+					 .src = rk->spec.rank,
+					 .dst = rk->spec.rank,
+					 .seq = rk->plan.node[s].seq,
+					 .phase = st->phase,
+					 .dir = COLL_LOCAL,
+					 .bytes = st->len,
+					 .t_start = loop_now()};
+	rk->flows[s].t_end = rk->flows[s].t_start;
+	if (!rk->spec.verify)
+		return;
+	src = (const float *)(const void *)exec_src(rk, st);
+	dst = (float *)(void *)exec_dst(rk, st);
+	if (st->flags & COLL_F_REDUCE)
+		for (i = 0; i < st->len / sizeof(float); i++)
+			dst[i] += src[i];
+	else
+		memmove(dst, src, st->len);
+}
+
+/* Starts every step that may start; local ones complete at once. Whether that ended the
+ * iteration. */
+static bool exec_kick(struct rank *rk)
+{
+	bool local = false;
 	uint32_t s;
 
-	while (rk->state == RANK_RUNNING && (s = coll_plan_run_take(&rk->run)) != COLL_PLAN_NONE)
-		exec_start(rk, s);
+	while (rk->state == RANK_RUNNING && (s = coll_plan_run_take(&rk->run)) != COLL_PLAN_NONE) {
+		if (exec_step(rk, s)->op != COLL_LOCAL) {
+			exec_start(rk, s);
+			continue;
+		}
+		exec_local(rk, s);
+		coll_plan_run_complete(&rk->run, s);
+		local = true;
+	}
+	if (!local || rk->state != RANK_RUNNING || !coll_plan_run_finished(&rk->run))
+		return false;
+	rank_iter_end(rk);
+	return true;
 }
 
 /* routing.trigger phase: the runner re-routes when a collective begins (and, from its
@@ -167,8 +224,7 @@ void exec_begin(struct rank *rk)
 	}
 	coll_plan_run_reset(&rk->run);
 	exec_phase(rk);
-	exec_kick(rk);
-	if (rk->state == RANK_RUNNING && coll_plan_run_finished(&rk->run))
+	if (!exec_kick(rk) && rk->state == RANK_RUNNING && coll_plan_run_finished(&rk->run))
 		rank_iter_end(rk);
 }
 
@@ -213,7 +269,7 @@ void exec_on_tx(struct rank *rk, struct conn *cn, int res)
 
 static void exec_reduce(struct rank *rk, const struct conn *cn, const struct coll_step *st)
 {
-	float *dst = rk->buf + (st->off + cn->rx_off + cn->rx_done) / sizeof(float);
+	float *dst = (float *)(void *)(exec_dst(rk, st) + cn->rx_off + cn->rx_done);
 	uint64_t i, n = cn->rx_piece / sizeof(float);
 
 	for (i = 0; i < n; i++)

@@ -112,6 +112,7 @@ struct rank {
 	struct ctl_flow *flows; /* one per step, this iteration */
 	float *buf; /* verify: the buffer (ALLTOALL: `in`) */
 	float *out; /* verify, ALLTOALL: the `out` buffer */
+	char *scr; /* verify: the scratch an imported MSCCL algorithm uses (coll.scratch bytes) */
 	struct verify_sums *sums;
 	bool verified; /* every iteration checked so far was right */
 	char why[CTL_REASON_MAX]; /* the first wrong element, if one was */

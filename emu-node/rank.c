@@ -30,8 +30,10 @@ static int rank_alloc_verify(struct rank *rk, struct diag *d)
 				p->elem);
 	rk->buf = malloc(p->bytes ? p->bytes : 1);
 	rk->out = p->kind == COLL_ALLTOALL ? malloc(p->bytes ? p->bytes : 1) : NULL;
+	rk->scr = p->scratch ? calloc(1, p->scratch) : NULL;
 	rk->sums = malloc(sizeof(*rk->sums));
-	if (!rk->buf || !rk->sums || (p->kind == COLL_ALLTOALL && !rk->out))
+	if (!rk->buf || !rk->sums || (p->kind == COLL_ALLTOALL && !rk->out) ||
+	    (p->scratch && !rk->scr))
 		return diag_set(d, -ENOMEM, "verify buffers of %llu bytes: out of memory",
 				(unsigned long long)p->bytes);
 	r = verify_sums_init(rk->sums, p, rk->spec.rank);
@@ -382,6 +384,7 @@ void rank_free(struct rank *rk)
 	free(rk->peers);
 	free(rk->flows);
 	free(rk->buf);
+	free(rk->scr);
 	free(rk->out);
 	if (rk->sums)
 		verify_sums_done(rk->sums);

@@ -45,10 +45,14 @@ int run_msccl_load(struct run *r, uint32_t j, struct diag *d)
 {
 	struct run_job *rj = &r->jobs[j];
 
+	const char *which;
+	int err;
+
 	if (rj->spec.algo != COLL_MSCCL || rj->msccl)
 		return 0;
-	return input_read(r->e->w.msccl, JOBS_MSCCL_MAX, "not an MSCCL algorithm", &rj->msccl,
-			  &rj->msccl_len, d);
+	err = jobs_msccl_pick(r->e, &rj->spec, rj->bytes, &rj->msccl, &rj->msccl_len, &rj->bytes,
+			      &which, d);
+	return err ? diag_wrap(d, err, "job %u: workload.msccl: ", rj->spec.id) : 0;
 }
 
 static int write_one(const struct run_job *rj, const struct wdir *dir, struct diag *d)

@@ -37,9 +37,14 @@ void exp_done(struct experiment *e)
 	scn_done(&e->s);
 	vec_free(&e->w.jobs);
 	workload_gen_done(&e->w.gen);
+	for (uint32_t i = 0; i < e->w.msccl_n; i++)
+		free(e->w.msccl[i]), e->w.msccl[i] = NULL;
+	e->w.msccl_n = 0;
+	for (uint32_t i = 0; i < e->w.msccl_job_n; i++)
+		free(e->w.msccl_job[i]), e->w.msccl_job[i] = NULL;
+	e->w.msccl_job_n = 0;
 	free(e->w.trace);
-	free(e->w.msccl);
-	e->w.trace = e->w.msccl = NULL;
+	e->w.trace = NULL;
 	vec_free(&e->failures.v);
 	vec_free(&e->failures.circuits);
 	exp_sweep_done(&e->sweep);

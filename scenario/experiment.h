@@ -18,6 +18,11 @@
 /* One job of workload.jobs, as written: a catalogue model, or a custom one. */
 /* The chunked multi-dimensional collective (Themis; docs/scenario.md, `schedule`): the
  * workload's options, each of which a job entry may override. */
+/* workload.msccl.files: at most this many algorithms to choose from */
+#define EXP_MSCCL_MAX 32
+/* workload.jobs[i].msccl: at most this many jobs with their own algorithm */
+#define EXP_MSCCL_JOBS_MAX 256
+
 struct exp_md {
 	int32_t sched; /* enum coll_md_sched; -1: not given (a job: the workload's) */
 	int32_t intra; /* enum coll_md_intra; -1: not given (SCF under themis, else FIFO) */
@@ -51,6 +56,7 @@ struct exp_job {
 	struct exp_md md;
 	uint32_t channels; /* connections per pair, 0 = workload.channels */
 	uint32_t chan_line, chan_col; /* where `channels` is given (0: not) */
+	uint32_t msccl; /* 1 + its file's index in exp_workload.msccl_job, 0: the workload's */
 };
 
 enum exp_rank_order {
@@ -96,8 +102,13 @@ struct exp_workload {
 		uint32_t k, runs;
 		uint64_t seed, alpha_ns;
 	} tacos;
-	/* algorithm: msccl: the MSCCL algorithm XML's path (owned, NULL for none), where named */
-	char *msccl;
+	/* algorithm: msccl: the MSCCL algorithm XMLs' paths (owned; msccl_n of them, 0 for
+	 * none), a job running the first whose <algo> takes it; where named */
+	char *msccl[EXP_MSCCL_MAX];
+	uint32_t msccl_n;
+	bool msccl_files; /* named as files (a list), not file */
+	char *msccl_job[EXP_MSCCL_JOBS_MAX]; /* workload.jobs[i].msccl (owned) */
+	uint32_t msccl_job_n;
 	uint32_t msccl_line, msccl_col;
 };
 

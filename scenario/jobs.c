@@ -156,6 +156,7 @@ static int explicit_job(const struct experiment *e, const struct exp_job *x, job
 	fit_torus(e, &j);
 	apply_md(e, &x->md, &j);
 	j.channels = x->channels ? x->channels : e->w.channels ? e->w.channels : 1;
+	j.msccl = x->msccl;
 	j.line = x->line;
 	j.col = x->col;
 	return vec_push(out, j) ? diag_set(d, -ENOMEM, "out of memory") : 0;

@@ -28,6 +28,21 @@ int jobs_resolve(const struct experiment *e, job_list *out, struct job_trace_lef
 int jobs_fit(const struct experiment *e, job_list *jobs, const struct topo *t, uint32_t *skipped,
 	     struct diag *d);
 
+/* The bytes job j runs at under e's size_scale: whole elements, at least one. */
+uint64_t jobs_scaled_bytes(const struct experiment *e, const struct job_spec *j);
+
+/* Job j's MSCCL algorithm (algorithm: msccl): its own file (workload.jobs[i].msccl), or of
+ * the files workload.msccl names the first whose <algo> takes the job at its own size
+ * (j->bytes: ngpus, coll, buffers, minBytes to maxBytes, as MSCCL's executor chooses; a
+ * single file is taken whatever its ngpus and coll, which reading it checks), read into
+ * *text (*len bytes, the caller frees), its path in *which. *run_bytes is `bytes` (the size
+ * the job runs at, scaled) made the nearest that the algorithm's chunks divide
+ * (msccl_head_bytes). The one choice the check and both backends share. 0 or -errno with d
+ * set (-EINVAL: none takes the job, or a file is not an algorithm, named in d). */
+int jobs_msccl_pick(const struct experiment *e, const struct job_spec *j, uint64_t bytes,
+		    char **text, size_t *len, uint64_t *run_bytes, const char **which,
+		    struct diag *d);
+
 /* TACOS's synthesis inputs for job j of e over endpoints eps (rank order) on t (TACOS §VI):
  * the one decision the check's proof and both backends' synthesis share. */
 void jobs_tacos_inputs(const struct experiment *e, const struct job_spec *j, const struct topo *t,

@@ -172,38 +172,43 @@ static int msccl_missing_link(const struct topo *t, const struct coll_sched *s, 
 static int msccl_fit(const struct experiment *e, const struct job_spec *j, const struct topo *t,
 		     struct diag *d)
 {
-	double scale = e->s.emulation.size_scale > 0 ? e->s.emulation.size_scale : 1.0;
-	uint64_t elem = j->elem ? j->elem : 4, bytes = (uint64_t)((double)j->bytes * scale);
-	struct coll_params p = job_coll(j, bytes < elem ? elem : bytes / elem * elem);
+	uint64_t bytes;
+	struct coll_params p;
 	struct coll_ext x = {0};
 	struct coll_sched s = {0};
-	char where[600], pair[48];
+	char where[600], pair[48], at[700];
+	const char *which = "";
 	int r;
 
 	if (j->algo != COLL_MSCCL)
 		return 0;
 	job_where(e, j, where, sizeof(where));
-	if (!e->w.msccl)
-		return diag_set(d, -EINVAL,
-				"%s: algorithm msccl runs the algorithm XML workload.msccl.file "
-				"names, and the workload names none",
-				where);
-	r = input_read(e->w.msccl, JOBS_MSCCL_MAX, "not an MSCCL algorithm", (char **)&x.msccl,
-		       &x.msccl_len, d);
+	if (!e->w.msccl_n && !j->msccl)
+		return diag_set(
+			d, -EINVAL,
+			"%s: algorithm msccl runs the algorithm XML workload.msccl.file "
+			"(or one of workload.msccl.files) names, and the workload names none",
+			where);
+	if (j->msccl) /* the job's own: where the job is */
+		snprintf(at, sizeof(at), "%s.msccl", where);
+	else
+		snprintf(at, sizeof(at), "%s:%u:%u: workload.msccl.%s (job %u)", e->s.path,
+			 e->w.msccl_line, e->w.msccl_col, e->w.msccl_files ? "files" : "file",
+			 j->id);
+	r = jobs_msccl_pick(e, j, jobs_scaled_bytes(e, j), (char **)&x.msccl, &x.msccl_len, &bytes,
+			    &which, d);
+	if (r)
+		return diag_wrap(d, r, "%s: ", at);
 	/* proven here, before anything is built: a schedule that is not the collective it says it
 	 * is, or races, would run to numbers that mean nothing */
-	r = r ? r : msccl_parse_proven(x.msccl, x.msccl_len, &p, &s, d);
+	p = job_coll(j, bytes);
+	r = msccl_parse_proven(x.msccl, x.msccl_len, &p, &s, d);
 	if (!r && e->s.topology.gen == SCN_GEN_DIRECT &&
 	    msccl_missing_link(t, &s, pair, sizeof(pair)))
 		r = diag_set(d, -EINVAL, "ranks %s send where the topology has no link", pair);
 	free((char *)x.msccl);
 	coll_sched_done(&s);
-	if (r && !strncmp(d->msg, e->w.msccl, strlen(e->w.msccl))) /* reading: names the file */
-		return diag_wrap(d, r, "%s:%u:%u: workload.msccl.file (job %u): ", e->s.path,
-				 e->w.msccl_line, e->w.msccl_col, j->id);
-	return r ? diag_wrap(d, r, "%s:%u:%u: workload.msccl.file (job %u): %s: ", e->s.path,
-			     e->w.msccl_line, e->w.msccl_col, j->id, e->w.msccl)
-		 : 0;
+	return r ? diag_wrap(d, r, "%s: %s: ", at, which) : 0;
 }
 
 /* At check: job j's synthesis over t's NPUs in endpoint order (as the job, which spans them

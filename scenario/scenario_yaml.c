@@ -618,14 +618,52 @@ static const struct scn_yaml_field tacos_fields[] = {
 
 static const struct section tacos_sec = TABLE(tacos_fields, NULL);
 
+static int set_msccl_file(struct scn_yaml_ctx *c, yaml_node_t *n,
+			  __attribute__((unused)) const struct scn_yaml_field *f)
+{
+	struct exp_workload *w = &c->e->w;
+	int r = scn_yaml_path_to(c, n, &w->msccl[0]);
+
+	w->msccl_n = !r;
+	return r;
+}
+
+/* workload.msccl.files: algorithms to choose from per job, in order, as MSCCL's executor does. */
+static int set_msccl_files(struct scn_yaml_ctx *c, yaml_node_t *n,
+			   __attribute__((unused)) const struct scn_yaml_field *f)
+{
+	struct exp_workload *w = &c->e->w;
+	yaml_node_item_t *it;
+	size_t k;
+	int r = 0;
+
+	k = scn_yaml_seq_n(n);
+	if (!k || k > EXP_MSCCL_MAX)
+		return scn_yaml_fail_value(c, n, "a list of 1 to 32 algorithm XML files", "");
+	for (it = n->data.sequence.items.start; !r && it < n->data.sequence.items.top; it++) {
+		r = scn_yaml_path_to(c, yaml_document_get_node(c->doc, *it), &w->msccl[w->msccl_n]);
+		w->msccl_n += !r;
+	}
+	return r;
+}
+
 static const struct scn_yaml_field msccl_fields[] = {
-	FIELD("file", scn_yaml_path, w.msccl, char *, true),
+	{.name = "file", .type = set_msccl_file},
+	{.name = "files", .type = set_msccl_files},
 };
 
-/* Where the file is named: reading or parsing it fails there (run/run_jobs.c). */
+/* One of file and files, where named: reading or parsing one fails there (jobs_fit.c). */
 static int msccl_check(struct scn_yaml_ctx *c, const struct map_read *m)
 {
-	key_at(m, "file", &c->e->w.msccl_line, &c->e->w.msccl_col);
+	const char *k = given(m, "files") ? "files" : "file";
+
+	if (given(m, "file") && given(m, "files"))
+		return scn_yaml_fail_value(c, given(m, "files"),
+					   "file or files, not both (file is a list of one)", "");
+	if (!given(m, k))
+		return scn_yaml_fail_value(c, m->node, "file: FILE or files: [FILE, ...]", "");
+	key_at(m, k, &c->e->w.msccl_line, &c->e->w.msccl_col);
+	c->e->w.msccl_files = given(m, "files") != NULL;
 	return 0;
 }
 
@@ -665,6 +703,23 @@ static int workload_check(struct scn_yaml_ctx *c, const struct map_read *m)
 #undef BASE
 #define BASE struct exp_job
 
+/* workload.jobs[i].msccl: the job's own algorithm XML, which it runs with algorithm msccl. */
+static int set_job_msccl(struct scn_yaml_ctx *c, yaml_node_t *n,
+			 __attribute__((unused)) const struct scn_yaml_field *f)
+{
+	struct exp_workload *w = &c->e->w;
+	struct exp_job *j = c->base;
+	int r;
+
+	if (w->msccl_job_n == EXP_MSCCL_JOBS_MAX)
+		return scn_yaml_fail_value(c, n, "a file path",
+					   ": more than 256 jobs with their own algorithm");
+	r = scn_yaml_path_to(c, n, &w->msccl_job[w->msccl_job_n]);
+	if (!r)
+		j->msccl = ++w->msccl_job_n;
+	return r;
+}
+
 static const struct scn_yaml_field job_fields[] = {
 	{.name = "model",
 	 .type = scn_yaml_word,
@@ -684,6 +739,7 @@ static const struct scn_yaml_field job_fields[] = {
 	FIELD("comm_fraction", scn_yaml_fraction, comm_fraction, double, false),
 	MD_FIELDS(md),
 	UINT("channels", channels, false, 1, COLL_CHANNELS_MAX),
+	{.name = "msccl", .type = set_job_msccl},
 };
 
 #undef BASE
@@ -722,6 +778,14 @@ static int job_check(struct scn_yaml_ctx *c, const struct map_read *m)
 		c->path[old] = '\0';
 		return r;
 	}
+	if (j->msccl && j->algo >= 0 && j->algo != COLL_MSCCL)
+		return scn_yaml_fail_at(
+			c, &given(m, "algorithm")->start_mark,
+			"%s.algorithm: %s, but the job names its own MSCCL algorithm "
+			"(msccl), which runs with algorithm msccl",
+			c->path, coll_algo_name((enum coll_algo)j->algo));
+	if (j->msccl)
+		j->algo = COLL_MSCCL;
 	if (j->kind >= 0 && j->algo >= 0 &&
 	    !coll_algo_builds((enum coll_algo)j->algo, (enum coll_kind)j->kind))
 		return bad_algo(c, given(m, "algorithm"), (enum coll_algo)j->algo,

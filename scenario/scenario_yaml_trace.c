@@ -46,9 +46,7 @@ static int set_states(struct scn_yaml_ctx *c, yaml_node_t *n,
 	size_t k;
 	int r = 0;
 
-	k = n->type == YAML_SEQUENCE_NODE
-		    ? (size_t)(n->data.sequence.items.top - n->data.sequence.items.start)
-		    : 0;
+	k = scn_yaml_seq_n(n);
 	if (!k || k > JOB_TRACE_STATES_MAX)
 		return scn_yaml_fail_value(c, n, "a list of 1 to 16 states such as [COMPLETED]",
 					   "");

@@ -457,8 +457,19 @@ int scn_yaml_word(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_
 
 int scn_yaml_path(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f)
 {
+	return scn_yaml_path_to(c, n, field_ptr(c, f));
+}
+
+size_t scn_yaml_seq_n(const yaml_node_t *n)
+{
+	return n->type == YAML_SEQUENCE_NODE
+		       ? (size_t)(n->data.sequence.items.top - n->data.sequence.items.start)
+		       : 0;
+}
+
+int scn_yaml_path_to(struct scn_yaml_ctx *c, yaml_node_t *n, char **out)
+{
 	const char *v = scn_yaml_text(n), *why = "";
-	char **out = field_ptr(c, f);
 
 	if (v)
 		why = word_why(v, 4095);

@@ -138,6 +138,10 @@ int scn_yaml_fraction(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_y
 int scn_yaml_word(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
 /* The same into a malloc'd char * (owned by the experiment). */
 int scn_yaml_path(struct scn_yaml_ctx *c, yaml_node_t *n, const struct scn_yaml_field *f);
+/* The items of a sequence node, 0 for any other node. */
+size_t scn_yaml_seq_n(const yaml_node_t *n);
+/* The same into *out (freed first, owned). */
+int scn_yaml_path_to(struct scn_yaml_ctx *c, yaml_node_t *n, char **out);
 /* A pointer to the value of f in c->base. */
 void *scn_yaml_field_ptr(struct scn_yaml_ctx *c, const struct scn_yaml_field *f);
 

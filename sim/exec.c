@@ -460,16 +460,29 @@ static int start_step(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_
 	return 0;
 }
 
-/* Starts every step of rank k that may start now (traffic/plan.h decides which). */
+/* Starts every step of rank k that may start now (traffic/plan.h decides which); a local
+ * step (an imported MSCCL algorithm's copy or addition) takes no time and moves nothing. If
+ * those ended the rank's iteration, it ends here. */
 static int kick(struct sim_exec *x, struct sim_job *j, uint32_t k)
 {
 	struct sim_rank *rk = &j->ranks[k];
+	bool local = false;
 	uint32_t s;
 	int r = 0;
 
-	while (!r && j->active && !rk->done && (s = coll_plan_run_take(&rk->run)) != COLL_PLAN_NONE)
-		r = start_step(x, j, k, s);
-	return r;
+	while (!r && j->active && !rk->done &&
+	       (s = coll_plan_run_take(&rk->run)) != COLL_PLAN_NONE) {
+		if (rk->plan.node[s].op != COLL_LOCAL) {
+			r = start_step(x, j, k, s);
+			continue;
+		}
+		coll_plan_run_complete(&rk->run, s);
+		j->steps_done++;
+		local = true;
+	}
+	if (r || !local || !j->active || rk->done || !coll_plan_run_finished(&rk->run))
+		return r;
+	return iter_end(x, j, k);
 }
 
 static int on_compute(struct sim_exec *x, struct sim_job *j, uint32_t k)

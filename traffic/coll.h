@@ -16,6 +16,15 @@
  * receives overlap wherever the algorithm allows. A SEND completes once its bytes have left the
  * buffer, a RECV once its bytes are in it (a REDUCE adds when its receive completes).
  *
+ * Local steps and scratch (imported MSCCL algorithms only: the builders make neither). A
+ * LOCAL step copies (COLL_F_COPY) or adds (COLL_F_REDUCE) len bytes from src onto off of its
+ * own rank, at once, when it starts; it has no peer (peer is the rank's own) and no message.
+ * A rank may also have `scratch` bytes (coll_params) besides its buffer: a step's
+ * COLL_F_SRC_SCRATCH says that what it reads (a SEND's off, a LOCAL's src) is there,
+ * COLL_F_DST_SCRATCH that what it writes (a RECV's or LOCAL's off) is. All-to-all's
+ * sends and local reads not from scratch read `in`, its writes not to scratch write `out`.
+ * Scratch holds nothing at the start and is not part of the result.
+ *
  * Guarantees of the builder, checked by the prover (traffic/coll_prove.c, coll_prove below):
  *  - no step has len 0 (parts of the buffer too small to hold an element get no steps), and
  *    off and len are multiples of elem;
@@ -105,14 +114,20 @@ enum coll_algo {
 enum coll_op {
 	COLL_SEND,
 	COLL_RECV,
+	COLL_LOCAL, /* within the rank: src onto off (imported MSCCL algorithms only) */
 };
 
 #define COLL_F_COPY 0x1
 #define COLL_F_REDUCE 0x2
+#define COLL_F_SRC_SCRATCH 0x4 /* what the step reads is in the rank's scratch */
+#define COLL_F_DST_SCRATCH 0x8 /* what it writes is */
+#define COLL_F_SCRATCH (COLL_F_SRC_SCRATCH | COLL_F_DST_SCRATCH)
 
 struct coll_step {
 	uint8_t op; /* enum coll_op */
-	uint8_t flags; /* RECV: COLL_F_COPY or COLL_F_REDUCE; SEND: 0 */
+	/* RECV, LOCAL: COLL_F_COPY or COLL_F_REDUCE; SEND: 0; and the scratch bits of the side
+	 * the step reads (SEND, LOCAL) and writes (RECV, LOCAL) */
+	uint8_t flags;
 	uint16_t phase; /* algorithm round, for records ("step" in flows.csv) */
 	uint32_t peer; /* rank */
 	uint64_t len; /* bytes, from off in the buffer: before off, so that what an executor reads
@@ -120,6 +135,7 @@ struct coll_step {
 	uint64_t off;
 	uint32_t dep_off; /* dependencies: coll_sched.deps[dep_off .. dep_off+dep_n) */
 	uint32_t dep_n;
+	uint64_t src; /* LOCAL: where it reads len bytes (off is where it writes); else 0 */
 };
 
 /* A multi-dimensional platform and its chunk scheduling (COLL_MULTIDIM only). */
@@ -156,6 +172,9 @@ struct coll_params {
 	uint32_t group; /* HIER_RING: ranks per server; SHARD_RINGS: shards per replica;
 			 * DIRECT: sends in flight per rank, 0 = all */
 	struct coll_md md; /* MULTIDIM: the platform and the scheduler; zero otherwise */
+	/* MSCCL: bytes of scratch each rank has besides its buffers (the algorithm's s), set
+	 * by the schedule's reading; 0 otherwise */
+	uint64_t scratch;
 };
 
 struct coll_rank {

@@ -53,6 +53,16 @@ const char *pv_desc(const struct pv *m, uint32_t g, char *b, size_t len)
 	const struct coll_step *st = pv_step(m, g);
 	uint32_t r = m->rank_of[g];
 
+	if (st->op == COLL_LOCAL) {
+		snprintf(b, len, "rank %u step %u (%s %s[%llu+%llu) onto %s[%llu+%llu), phase %u)",
+			 r, g - m->s->ranks.v[r].step_off,
+			 st->flags & COLL_F_REDUCE ? "add" : "copy",
+			 st->flags & COLL_F_SRC_SCRATCH ? "scratch " : "",
+			 (unsigned long long)st->src, (unsigned long long)st->len,
+			 st->flags & COLL_F_DST_SCRATCH ? "scratch " : "",
+			 (unsigned long long)st->off, (unsigned long long)st->len, st->phase);
+		return b;
+	}
 	snprintf(b, len, "rank %u step %u (%s %s %u, [%llu+%llu), phase %u)", r,
 		 g - m->s->ranks.v[r].step_off, st->op == COLL_SEND ? "send" : "recv",
 		 st->op == COLL_SEND ? "to" : "from", st->peer, (unsigned long long)st->off,
@@ -60,24 +70,45 @@ const char *pv_desc(const struct pv *m, uint32_t g, char *b, size_t len)
 	return b;
 }
 
+/* The flag rules of the kinds hold for what lands in the buffer itself: scratch, and a local
+ * step's copy or addition, are an algorithm's own business (the result says if it is wrong). */
 static int pv_check_flags(struct pv *m, uint32_t g)
 {
 	const struct coll_step *st = pv_step(m, g);
 	enum coll_kind k = m->p->kind;
+	uint8_t f = st->flags & (uint8_t)~COLL_F_SCRATCH, sc = st->flags & COLL_F_SCRATCH;
 	char d[128];
 
-	if (st->op == COLL_SEND)
-		return st->flags ? pv_fail_at(m, g, "%s: a send has flags", pv_desc(m, g, d, 128))
-				 : 0;
-	if (st->op != COLL_RECV)
+	if (st->op > COLL_LOCAL)
 		return pv_fail_at(m, g, "step %u: bad op %u", g, st->op);
-	if (st->flags != COLL_F_COPY && st->flags != COLL_F_REDUCE)
+	if (sc && !m->p->scratch)
+		return pv_fail_at(m, g, "%s: uses scratch, and the ranks have none",
+				  pv_desc(m, g, d, 128));
+	if (st->op == COLL_SEND)
+		return f || (sc & COLL_F_DST_SCRATCH)
+			       ? pv_fail_at(m, g, "%s: a send has flags", pv_desc(m, g, d, 128))
+			       : 0;
+	if (f != COLL_F_COPY && f != COLL_F_REDUCE)
 		return pv_fail_at(m, g, "%s: flags %#x", pv_desc(m, g, d, 128), st->flags);
-	if (k == COLL_REDUCESCATTER && st->flags != COLL_F_REDUCE)
+	if (st->op == COLL_RECV && (sc & COLL_F_SRC_SCRATCH))
+		return pv_fail_at(m, g, "%s: a receive reads scratch", pv_desc(m, g, d, 128));
+	if (k == COLL_ALLTOALL && f != COLL_F_COPY)
+		return pv_fail_at(m, g, "%s: alltoall reduces", pv_desc(m, g, d, 128));
+	if (st->op == COLL_LOCAL || (sc & COLL_F_DST_SCRATCH))
+		return 0;
+	if (k == COLL_REDUCESCATTER && f != COLL_F_REDUCE)
 		return pv_fail_at(m, g, "%s: reduce-scatter copies", pv_desc(m, g, d, 128));
-	if ((k == COLL_ALLGATHER || k == COLL_ALLTOALL) && st->flags != COLL_F_COPY)
+	if (k == COLL_ALLGATHER && f != COLL_F_COPY)
 		return pv_fail_at(m, g, "%s: %s reduces", pv_desc(m, g, d, 128), coll_kind_name(k));
 	return 0;
+}
+
+/* Whether [off, off + len) lies in the buffer (M bytes) or, with the flag, in scratch. */
+static bool pv_in_range(const struct pv *m, uint64_t off, uint64_t len, bool scratch)
+{
+	uint64_t lim = scratch ? m->p->scratch : m->p->bytes;
+
+	return off <= lim && len <= lim - off;
 }
 
 static int pv_check_step(struct pv *m, uint32_t g, uint32_t i)
@@ -90,11 +121,21 @@ static int pv_check_step(struct pv *m, uint32_t g, uint32_t i)
 	if (pv_check_flags(m, g))
 		return -1;
 	pv_desc(m, g, d, sizeof(d));
-	if (st->peer >= m->n || st->peer == m->rank_of[g])
+	if (st->op == COLL_LOCAL ? st->peer != m->rank_of[g]
+				 : st->peer >= m->n || st->peer == m->rank_of[g])
 		return pv_fail_at(m, g, "%s: bad peer", d);
-	if (!st->len || st->off % e || st->len % e || st->off > M || st->len > M - st->off)
-		return pv_fail_at(m, g, "%s: bad range for %llu bytes of %llu-byte elements", d,
-				  (unsigned long long)M, (unsigned long long)e);
+	if (!st->len || st->off % e || st->len % e || st->src % e ||
+	    !pv_in_range(m, st->off, st->len,
+			 st->flags &
+				 (st->op == COLL_SEND ? COLL_F_SRC_SCRATCH : COLL_F_DST_SCRATCH)) ||
+	    (st->op == COLL_LOCAL
+		     ? !pv_in_range(m, st->src, st->len, st->flags & COLL_F_SRC_SCRATCH)
+		     : st->src != 0))
+		return pv_fail_at(m, g,
+				  "%s: bad range for %llu bytes (%llu of scratch) of %llu-byte "
+				  "elements",
+				  d, (unsigned long long)M, (unsigned long long)m->p->scratch,
+				  (unsigned long long)e);
 	if ((uint64_t)st->dep_off + st->dep_n > m->s->deps.n)
 		return pv_fail_at(m, g, "%s: dependencies out of the array", d);
 	for (j = 0; j < st->dep_n; j++)
@@ -138,9 +179,10 @@ static int pv_fill_lists(struct pv *m, uint32_t *start, uint32_t *list)
 {
 	uint32_t nc = m->n * m->n, c, g, *fill;
 
-	/* start[op * (nc + 1) + c]: CSR per direction */
+	/* start[op * (nc + 1) + c]: CSR per direction; local steps have no channel */
 	for (g = 0; g < m->ns; g++)
-		start[pv_step(m, g)->op * (nc + 1) + pv_chan(m, g) + 1]++;
+		if (pv_step(m, g)->op != COLL_LOCAL)
+			start[pv_step(m, g)->op * (nc + 1) + pv_chan(m, g) + 1]++;
 	for (c = 0; c < nc; c++) {
 		start[c + 1] += start[c];
 		start[nc + 1 + c + 1] += start[nc + 1 + c];
@@ -149,8 +191,11 @@ static int pv_fill_lists(struct pv *m, uint32_t *start, uint32_t *list)
 	if (!fill)
 		return pv_fail(m, "out of memory");
 	for (g = 0; g < m->ns; g++) {
-		uint32_t o = pv_step(m, g)->op, ch = pv_chan(m, g);
+		uint32_t o = pv_step(m, g)->op, ch;
 
+		if (o == COLL_LOCAL)
+			continue;
+		ch = pv_chan(m, g);
 		list[o * m->ns + start[o * (nc + 1) + ch] + fill[o * nc + ch]++] = g;
 	}
 	free(fill);
@@ -162,7 +207,9 @@ static int pv_pair(struct pv *m, uint32_t snd, uint32_t rcv)
 	const struct coll_step *a = pv_step(m, snd), *b = pv_step(m, rcv);
 	char d1[128], d2[128];
 
-	if (a->len != b->len || (m->p->kind != COLL_ALLTOALL && a->off != b->off))
+	/* the same place at both ends, but where the kind or scratch moves data elsewhere */
+	if (a->len != b->len || (m->p->kind != COLL_ALLTOALL && a->off != b->off &&
+				 !((a->flags | b->flags) & COLL_F_SCRATCH)))
 		return pv_fail_at(m, rcv, "%s is matched by %s (%s)", pv_desc(m, snd, d1, 128),
 				  pv_desc(m, rcv, d2, 128),
 				  a->len != b->len ? "lengths differ"

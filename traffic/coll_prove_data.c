@@ -4,7 +4,8 @@
  * the happens-before graph allows, and the result checked against the kind (coll.h, "Kinds").
  * A reduction's value is the sum of its contributors' random keys and their count, so a
  * contribution counted twice, one missing, or unfinished data copied on is seen whatever the
- * number of ranks. */
+ * number of ranks. A rank's scratch (coll.h) follows its buffer: bytes M .. M + scratch of
+ * the same segments, holding nothing at the start and no part of the result. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,30 +61,61 @@ static uint64_t pv_gcd(uint64_t a, uint64_t b)
 	return a;
 }
 
-/* All-to-all: a receive's bytes are not its send's, so both are cut alike: every g bytes,
- * g dividing the blocks and every step's offset and length. */
-static int pv_even_cut(struct pv *m)
+/* Where step g reads (its send's or local step's source) and writes, counted in the buffer
+ * followed by scratch. */
+static uint64_t pv_rd_at(const struct pv *m, uint32_t g)
 {
-	uint64_t g = m->p->bytes / m->n, i;
+	const struct coll_step *st = pv_step(m, g);
+	uint64_t o = st->op == COLL_LOCAL ? st->src : st->off;
 
-	for (i = 0; i < m->ns; i++)
-		g = pv_gcd(pv_gcd(g, pv_step(m, (uint32_t)i)->off), pv_step(m, (uint32_t)i)->len);
-	if (!g || m->p->bytes / g > UINT32_MAX / 2 || m->p->bytes / g > 64ull * 1024 * 1024)
-		return pv_fail(m, "all-to-all cut into more than 2^26 parts: too fine to prove");
+	return (st->flags & COLL_F_SRC_SCRATCH ? m->p->bytes : 0) + o;
+}
+
+static uint64_t pv_wr_at(const struct pv *m, uint32_t g)
+{
+	const struct coll_step *st = pv_step(m, g);
+
+	return (st->flags & COLL_F_DST_SCRATCH ? m->p->bytes : 0) + st->off;
+}
+
+/* Whether data moves from one place to another (all-to-all, a local step, scratch): a
+ * receive's bytes are not its send's, so both must be cut alike. */
+static bool pv_moves(const struct pv *m)
+{
+	uint32_t g;
+
+	if (m->p->kind == COLL_ALLTOALL || m->p->scratch)
+		return true;
+	for (g = 0; g < m->ns; g++)
+		if (pv_step(m, g)->op == COLL_LOCAL || (pv_step(m, g)->flags & COLL_F_SCRATCH))
+			return true;
+	return false;
+}
+
+/* Cut every g bytes, g dividing every cut found (cut[0 .. k)). */
+static int pv_even_cut(struct pv *m, size_t k)
+{
+	uint64_t g = 0, i, all = m->p->bytes + m->p->scratch;
+
+	for (i = 0; i < k; i++)
+		g = pv_gcd(g, m->cut[i]);
+	if (!g || all / g > UINT32_MAX / 2 || all / g > 64ull * 1024 * 1024)
+		return pv_fail(m, "a buffer cut into more than 2^26 parts: too fine to prove");
 	free(m->cut);
-	m->cut = malloc((m->p->bytes / g + 1) * sizeof(*m->cut));
+	m->cut = malloc((all / g + 1) * sizeof(*m->cut));
 	if (!m->cut)
 		return pv_fail(m, "out of memory");
-	for (i = 0; i <= m->p->bytes / g; i++)
+	for (i = 0; i <= all / g; i++)
 		m->cut[i] = i * g;
-	m->segs = (uint32_t)(m->p->bytes / g);
+	m->segs = (uint32_t)(all / g);
 	return 0;
 }
 
-/* Every step's ends and every part's edges, sorted and unique: the segments. */
+/* Every step's ends and every part's edges, sorted and unique: the segments; where data
+ * moves (pv_moves), every g bytes. */
 static int pv_cut(struct pv *m, uint32_t **owner)
 {
-	size_t k = 0, i, j, cap = 2 * (size_t)m->ns + m->n + 2;
+	size_t k = 0, i, j, cap = 4 * (size_t)m->ns + m->n + 3;
 	uint64_t elems = m->p->bytes / m->p->elem;
 
 	if (pv_md_shares(m))
@@ -95,16 +127,25 @@ static int pv_cut(struct pv *m, uint32_t **owner)
 		return 0;
 	m->cut[k++] = 0;
 	m->cut[k++] = m->p->bytes;
-	if (m->p->kind == COLL_ALLTOALL)
-		return pv_even_cut(m);
+	m->cut[k++] = m->p->bytes + m->p->scratch;
 	for (i = 0; i < m->ns; i++) {
-		m->cut[k++] = pv_step(m, (uint32_t)i)->off;
-		m->cut[k++] = pv_step(m, (uint32_t)i)->off + pv_step(m, (uint32_t)i)->len;
+		const struct coll_step *st = pv_step(m, (uint32_t)i);
+
+		if (st->op != COLL_RECV) {
+			m->cut[k++] = pv_rd_at(m, (uint32_t)i);
+			m->cut[k++] = pv_rd_at(m, (uint32_t)i) + st->len;
+		}
+		if (st->op != COLL_SEND) {
+			m->cut[k++] = pv_wr_at(m, (uint32_t)i);
+			m->cut[k++] = pv_wr_at(m, (uint32_t)i) + st->len;
+		}
 	}
 	for (i = 1; i < m->n && !pv_md_shares(m); i++)
 		m->cut[k++] = coll_chunk_off(m->p->bytes, m->p->elem, m->n, (uint32_t)i);
 	if (pv_md_shares(m) && pv_md_cuts(m, owner, &k))
 		return -1;
+	if (pv_moves(m))
+		return pv_even_cut(m, k);
 	qsort(m->cut, k, sizeof(*m->cut), pv_cmp64);
 	for (i = j = 0; i < k; i++)
 		if (!j || m->cut[i] != m->cut[j - 1])
@@ -161,6 +202,8 @@ static struct pv_val pv_target(const struct pv *m, uint32_t r, uint32_t k)
 {
 	struct pv_val none = {0, 0};
 
+	if (m->cut[k] >= m->p->bytes) /* scratch */
+		return none;
 	switch (m->p->kind) {
 	case COLL_ALLREDUCE:
 		return pv_full(m, r);
@@ -179,6 +222,8 @@ static struct pv_val pv_initial(const struct pv *m, uint32_t r, uint32_t k)
 {
 	struct pv_val none = {0, 0};
 
+	if (m->cut[k] >= m->p->bytes) /* scratch */
+		return none;
 	switch (m->p->kind) {
 	case COLL_ALLGATHER:
 		return m->chunk[k] == r ? (struct pv_val){pv_key(r), 1} : none;
@@ -203,7 +248,9 @@ int pv_data_init(struct pv *m)
 	if (!err && (!m->buf || !m->in || !m->chunk))
 		err = pv_fail(m, "out of memory");
 	for (k = 0; !err && k < m->segs; k++) /* the part of n, or the owner, of its start */
-		m->chunk[k] = owner ? owner[m->cut[k] / m->p->elem] : pv_part(m, m->cut[k]);
+		m->chunk[k] = m->cut[k] >= m->p->bytes ? m->n
+			      : owner		       ? owner[m->cut[k] / m->p->elem]
+						       : pv_part(m, m->cut[k]);
 	for (r = 0; !err && r < m->n; r++)
 		for (k = 0; k < m->segs; k++)
 			m->buf[r * m->segs + k] = m->in[r * m->segs + k] = pv_initial(m, r, k);
@@ -216,12 +263,14 @@ static bool pv_eq(struct pv_val a, struct pv_val b)
 	return a.h == b.h && a.n == b.n;
 }
 
-/* A send reads its segments as they are when it starts. */
+/* A send or local step reads its segments as they are when it starts. */
 static int pv_read(struct pv *m, uint32_t g)
 {
 	const struct coll_step *st = pv_step(m, g);
-	const struct pv_val *src = m->p->kind == COLL_ALLTOALL ? m->in : m->buf;
-	uint32_t a = pv_seg(m, st->off), z = pv_seg(m, st->off + st->len - 1) + 1;
+	bool in = m->p->kind == COLL_ALLTOALL && !(st->flags & COLL_F_SRC_SCRATCH);
+	const struct pv_val *src = in ? m->in : m->buf;
+	uint64_t at = pv_rd_at(m, g);
+	uint32_t a = pv_seg(m, at), z = pv_seg(m, at + st->len - 1) + 1;
 
 	m->payload[g] = malloc((z - a) * sizeof(**m->payload));
 	if (!m->payload[g])
@@ -239,39 +288,43 @@ static int pv_put(struct pv *m, uint32_t g, uint32_t k, struct pv_val v)
 	unsigned long long e = m->cut[k] / m->p->elem;
 	char d[128];
 
-	if (tgt.n && pv_eq(*cur, tgt))
+	if (tgt.n && pv_eq(*cur, tgt) && st->op != COLL_LOCAL)
 		return pv_fail_at(m, g, "%s: element %llu was already final (delivered twice)",
 				  pv_desc(m, g, d, 128), e);
-	if (st->flags == COLL_F_REDUCE && cur->n + v.n > pv_full(m, r).n)
+	if ((st->flags & COLL_F_REDUCE) && cur->n + v.n > pv_full(m, r).n)
 		return pv_fail_at(m, g,
 				  "%s: element %llu adds up %u contributions of %u ranks: "
 				  "one is counted twice",
 				  pv_desc(m, g, d, 128), e, cur->n + v.n, pv_full(m, r).n);
-	if (st->flags == COLL_F_COPY && tgt.n && !pv_eq(v, tgt))
+	if ((st->flags & COLL_F_COPY) && tgt.n && !pv_eq(v, tgt))
 		return pv_fail_at(m, g, "%s: element %llu copies data that is not the final result",
 				  pv_desc(m, g, d, 128), e);
-	if (st->flags == COLL_F_REDUCE)
+	if (st->flags & COLL_F_REDUCE)
 		cur->h += v.h, cur->n += v.n;
 	else
 		*cur = v;
 	return 0;
 }
 
-/* A receive writes its segments as the matching send read them. */
+/* A receive writes its segments as the matching send read them, a local step as it read
+ * them itself. */
 static int pv_write(struct pv *m, uint32_t g)
 {
 	const struct coll_step *st = pv_step(m, g);
-	uint32_t a = pv_seg(m, st->off), z = pv_seg(m, st->off + st->len - 1) + 1, k;
-	uint32_t sa = pv_seg(m, pv_step(m, m->match[g])->off);
-	struct pv_val *v = m->payload[m->match[g]];
+	uint32_t from = st->op == COLL_LOCAL ? g : m->match[g];
+	uint64_t at = pv_wr_at(m, g), rd = pv_rd_at(m, from);
+	uint32_t a = pv_seg(m, at), z = pv_seg(m, at + st->len - 1) + 1, k;
+	uint32_t sa = pv_seg(m, rd);
+	struct pv_val *v = m->payload[from];
 
-	if (pv_seg(m, pv_step(m, m->match[g])->off + st->len - 1) + 1 - sa != z - a)
-		return pv_fail_at(m, g, "a receive cut unlike its send"); /* all-to-all offsets */
+	if (pv_seg(m, rd + st->len - 1) + 1 - sa != z - a)
+		return pv_fail_at(m, g, "%s cut unlike what it reads", /* all-to-all offsets */
+				  st->op == COLL_LOCAL ? "a local step" : "a receive");
 	for (k = a; k < z; k++)
 		if (pv_put(m, g, k, v[k - a]))
 			return -1;
 	free(v);
-	m->payload[m->match[g]] = NULL;
+	m->payload[from] = NULL;
 	return 0;
 }
 
@@ -283,9 +336,9 @@ int pv_execute(struct pv *m)
 	for (i = 0; !err && i < 3 * m->ns; i++) {
 		e = m->order[i];
 		g = e / 3;
-		if (e % 3 == PV_EV_S && pv_step(m, g)->op == COLL_SEND)
+		if (e % 3 == PV_EV_S && pv_step(m, g)->op != COLL_RECV)
 			err = pv_read(m, g);
-		else if (e % 3 == PV_EV_E && pv_step(m, g)->op == COLL_RECV)
+		else if (e % 3 == PV_EV_E && pv_step(m, g)->op != COLL_SEND)
 			err = pv_write(m, g);
 	}
 	return err;

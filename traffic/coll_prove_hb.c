@@ -35,6 +35,8 @@ static void pv_step_edges(struct pv *m, uint32_t g)
 	for (j = 0; j < st->dep_n; j++)
 		pv_add_edge(m, pv_ev(base + m->s->deps.v[st->dep_off + j], PV_EV_E),
 			    pv_ev(g, PV_EV_S), true);
+	if (st->op == COLL_LOCAL) /* no message: it reads, then writes */
+		return;
 	if (st->op == COLL_SEND) {
 		pv_add_edge(m, pv_ev(g, PV_EV_S), pv_ev(o, PV_EV_X), true);
 		pv_add_edge(m, pv_ev(g, PV_EV_X), pv_ev(o, PV_EV_E), true);
@@ -178,34 +180,69 @@ int pv_graph(struct pv *m)
 	return err;
 }
 
-static bool pv_overlap(const struct coll_step *a, const struct coll_step *b)
+/* One access of a step to its rank's memory: a region (all-to-all's in, the buffer (its out),
+ * scratch), bytes [lo, hi), whether it writes and whether by adding, and the events it lasts
+ * between: a read from the step's start to its read being done, a write from the data being
+ * there (a local step's read done) to the step's end. */
+struct pv_acc {
+	uint8_t region, write, add;
+	uint64_t lo, hi;
+	uint32_t from, to;
+};
+
+enum { PV_R_IN, PV_R_BUF, PV_R_SCRATCH };
+
+/* Step g's accesses into a (at most two: a local step reads and writes); how many. */
+static unsigned pv_accs(const struct pv *m, uint32_t g, struct pv_acc *a)
 {
-	return a->off < b->off + b->len && b->off < a->off + a->len;
+	const struct coll_step *st = pv_step(m, g);
+	bool a2a = m->p->kind == COLL_ALLTOALL, reads = st->op != COLL_RECV;
+	uint64_t roff = st->op == COLL_LOCAL ? st->src : st->off;
+	unsigned n = 0;
+
+	if (reads)
+		a[n++] = (struct pv_acc){st->flags & COLL_F_SRC_SCRATCH ? PV_R_SCRATCH
+					 : a2a				? PV_R_IN
+									: PV_R_BUF,
+					 0,
+					 0,
+					 roff,
+					 roff + st->len,
+					 pv_ev(g, PV_EV_S),
+					 pv_ev(g, PV_EV_X)};
+	if (st->op != COLL_SEND)
+		a[n++] = (struct pv_acc){st->flags & COLL_F_DST_SCRATCH ? PV_R_SCRATCH : PV_R_BUF,
+					 1,
+					 (st->flags & COLL_F_REDUCE) != 0,
+					 st->off,
+					 st->off + st->len,
+					 pv_ev(g, PV_EV_X),
+					 pv_ev(g, PV_EV_E)};
+	return n;
 }
 
-/* Two accesses to the same bytes of one rank conflict unless both read, or both reduce
- * (additions commute); in all-to-all sends read `in` and receives write `out`. A send's
- * access lasts from its start to its read done, a receive's from its data arriving to its
- * end; conflicting accesses must be ordered by happens-before. */
+/* Two accesses to the same bytes conflict unless both read, or both add (additions commute);
+ * conflicting ones must be ordered by happens-before, one ending before the other begins. */
+static bool pv_acc_ordered(const struct pv *m, const struct pv_acc *a, const struct pv_acc *b)
+{
+	if (a->region != b->region || a->hi <= b->lo || b->hi <= a->lo)
+		return true;
+	if ((!a->write && !b->write) || (a->add && b->add))
+		return true;
+	return pv_before(m, a->to, b->from) || pv_before(m, b->to, a->from);
+}
+
+/* Whether every pair of x's and y's accesses is ordered where it must be. */
 static bool pv_ordered(const struct pv *m, uint32_t x, uint32_t y)
 {
-	const struct coll_step *a = pv_step(m, x), *b = pv_step(m, y);
-	uint32_t s, r;
+	struct pv_acc a[2], b[2];
+	unsigned na = pv_accs(m, x, a), nb = pv_accs(m, y, b), i, j;
 
-	if (a->op == COLL_SEND && b->op == COLL_SEND)
-		return true;
-	if (a->op == COLL_RECV && b->op == COLL_RECV) {
-		if (a->flags == COLL_F_REDUCE && b->flags == COLL_F_REDUCE)
-			return true;
-		return pv_before(m, pv_ev(x, PV_EV_E), pv_ev(y, PV_EV_X)) ||
-		       pv_before(m, pv_ev(y, PV_EV_E), pv_ev(x, PV_EV_X));
-	}
-	if (m->p->kind == COLL_ALLTOALL)
-		return true;
-	s = a->op == COLL_SEND ? x : y;
-	r = a->op == COLL_SEND ? y : x;
-	return pv_before(m, pv_ev(s, PV_EV_X), pv_ev(r, PV_EV_X)) ||
-	       pv_before(m, pv_ev(r, PV_EV_E), pv_ev(s, PV_EV_S));
+	for (i = 0; i < na; i++)
+		for (j = 0; j < nb; j++)
+			if (!pv_acc_ordered(m, &a[i], &b[j]))
+				return false;
+	return true;
 }
 
 /* The largest rank's events in 64-bit words: the closure's row. */
@@ -229,7 +266,7 @@ static int pv_rank_races(struct pv *m, uint32_t r)
 	pv_closure(m, r);
 	for (x = lo; x < hi; x++)
 		for (y = x + 1; y < hi; y++)
-			if (pv_overlap(pv_step(m, x), pv_step(m, y)) && !pv_ordered(m, x, y))
+			if (!pv_ordered(m, x, y))
 				return pv_fail_at(m, y, "race: %s and %s", pv_desc(m, x, d1, 128),
 						  pv_desc(m, y, d2, 128));
 	return 0;

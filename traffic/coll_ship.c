@@ -37,23 +37,37 @@ void coll_sched_rank_slice(const struct coll_sched *s, uint32_t rank, struct col
 	}
 }
 
+/* Whether [off, off + len) is whole elements inside the buffer, or with scratch its scratch. */
+static bool in_range(const struct coll_params *p, uint64_t off, uint64_t len, bool scratch)
+{
+	uint64_t lim = scratch ? p->scratch : p->bytes;
+
+	return off % p->elem == 0 && off <= lim && len <= lim - off;
+}
+
 /* What is wrong with step i of a shipped slice of rank, or NULL. */
 static const char *step_fault(const struct coll_params *p, uint32_t rank,
 			      const struct coll_step *st, uint32_t i, const uint32_t *deps,
 			      uint32_t ndeps)
 {
+	uint8_t f = st->flags & (uint8_t)~COLL_F_SCRATCH;
+	bool local = st->op == COLL_LOCAL;
 	uint32_t k;
 
-	if (st->op != COLL_SEND && st->op != COLL_RECV)
-		return "an operation other than send and receive";
-	if (st->op == COLL_SEND ? st->flags != 0
-				: st->flags != COLL_F_COPY && st->flags != COLL_F_REDUCE)
+	if (st->op != COLL_SEND && st->op != COLL_RECV && !local)
+		return "an operation other than send, receive and local";
+	if (st->op == COLL_SEND ? f != 0 || (st->flags & COLL_F_DST_SCRATCH)
+				: (f != COLL_F_COPY && f != COLL_F_REDUCE) ||
+					  (st->op == COLL_RECV && (st->flags & COLL_F_SRC_SCRATCH)))
 		return "flags that do not fit the operation";
-	if (st->peer >= p->nranks || st->peer == rank)
+	if (local ? st->peer != rank : st->peer >= p->nranks || st->peer == rank)
 		return "a peer that is not another rank of the job";
-	if (!st->len || st->off > p->bytes || st->len > p->bytes - st->off || st->off % p->elem ||
-	    st->len % p->elem)
-		return "a byte range outside the buffer or not of whole elements";
+	if (!st->len || st->len % p->elem || st->src % p->elem ||
+	    !in_range(p, st->off, st->len,
+		      st->flags &
+			      (st->op == COLL_SEND ? COLL_F_SRC_SCRATCH : COLL_F_DST_SCRATCH)) ||
+	    (local ? !in_range(p, st->src, st->len, st->flags & COLL_F_SRC_SCRATCH) : st->src))
+		return "a byte range outside the buffer (or scratch) or not of whole elements";
 	if (st->dep_off > ndeps || st->dep_n > ndeps - st->dep_off)
 		return "dependencies beyond the list";
 	for (k = 0; k < st->dep_n; k++)

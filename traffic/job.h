@@ -60,6 +60,8 @@ struct job_spec {
 			       * §9.7's EDF queue orders by arrival + deadline) */
 	struct coll_md md; /* MULTIDIM: the platform's dimensions and the schedule's options */
 	uint32_t channels; /* connections per pair of ranks (traffic/plan.h), 0 means 1 */
+	uint32_t msccl; /* its own MSCCL algorithm (workload.jobs[i].msccl): 1 + its index among
+			 * the scenario's, 0 for the workload's */
 	uint32_t line, col; /* where a file gives it: a jobs entry's line:col in the scenario, a
 			     * trace row's line (col 0); 0:0 when generated */
 };

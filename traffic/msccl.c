@@ -30,19 +30,24 @@
  *   alltoall       out of place: sends read i, receives write o. Our out starts as a copy of
  *                  in, MSCCL's does not: the export adds the rank's own block as a cpy i -> o
  *                  in a threadblock of its own (send = recv = -1); reading drops that cpy.
- * A scratch buffer, an out-of-place all-reduce, all-gather or reduce-scatter and an in-place
- * all-to-all are refused.
+ *   s              the rank's scratch (coll.h: s_chunks chunks, read as the most any gpu
+ *                  has), on either side of a step; an all-to-all's sends may also read it
+ *                  and its receives write it.
+ * An out-of-place all-reduce, all-gather or reduce-scatter and an in-place all-to-all are
+ * refused. Scratch and local steps are only read, not written (an export has neither).
  *
  * Steps. A step names its own rank's chunks on one side, a send (s) as src, a receive (r,
  * rrc) as dst; the other side names the peer's chunks (msccl-tools keeps the sender's
  * ChunkRef as src and the receiver's as dst), written from the matching step and not read
  * back, except where the interpreter reads it too: rrc computes dst = src + received, so src
  * must name dst's chunks (we reduce in place). Written: s (SEND), r (RECV COPY), rrc (RECV
- * REDUCE), nop. Also read: rcs = r, then s of the same chunks; rrcs = rrc, then s; a cpy onto
- * the same bytes (in place, or the all-to-all's own block) is no step, its dependency passing
- * to the threadblock's next step. Refused: rrs (sends the sum on without keeping it; ours keep
- * it), re and ra (local reductions), other copies, any other type. Read back, every send must
- * meet its receive (as many per ordered pair of ranks, the same length in FIFO order).
+ * REDUCE), nop. Also read: rcs = r, then s of the same chunks; rrcs = rrc, then s; rrs, which
+ * sends the sum on without keeping it, as rrcs (the chunk keeps the partial sum: the proof
+ * refuses a file that reads its old value afterwards); cpy and re as a LOCAL step (coll.h)
+ * copying or adding src onto dst, but a cpy onto the same bytes (in place, or the all-to-all's
+ * own block), which is no step, its dependency passing to the threadblock's next step. Any
+ * other type is refused. Read back, every send must meet its receive (as many per ordered
+ * pair of ranks, the same length in FIFO order).
  *
  * Threadblocks. One has at most one send and one receive peer; sends and receives between two
  * ranks match in the order of the two threadblocks' steps (one connection per channel and
@@ -50,14 +55,17 @@
  * in list order, which is our FIFO order per ordered pair, with ids in msccl-tools' order
  * (sorted by send, recv, chan): the all-to-all copy, receives by peer, sends by peer. chan is
  * ((receiver - sender) mod N) / 32, the same at both ends, so no channel has more than
- * MSCCL's 32 send or 32 receive threadblocks. A rank read may have one threadblock per send
- * peer and one per receive peer; more (msccl-tools' instances, several channels to one peer)
- * is refused, our FIFO being one per pair. A threadblock runs its steps in order; where that
- * matters to the data it becomes a dependency: a step depends on the last earlier step of
- * the other direction in its threadblock whose bytes overlap its own. Within one direction
- * our FIFO order already holds; and a dependency on every earlier step would make a receive
- * wait for an unrelated send to complete, which deadlocks msccl-tools' one-threadblock ring
- * under rendezvous sends (coll.h) where MSCCL's buffered sends run it.
+ * MSCCL's 32 send or 32 receive threadblocks. A rank read may have several threadblocks to
+ * one peer in one direction on different channels (msccl-tools' instances, the executor's
+ * production files): each channel is a connection of its own with its own order, and ours is
+ * one per pair, so msccl_order.c fixes one order both ends list (a rendezvous run); two on one
+ * channel are refused. A threadblock runs its steps in order; where that matters to the data
+ * it becomes a dependency: a step depends on the last earlier step of the other direction in
+ * its threadblock whose bytes overlap its own, and a local step, or a step after one, on
+ * every earlier step of its threadblock that touches the same bytes (one of them writing).
+ * Within one direction our FIFO order already holds; and a dependency on every earlier step
+ * would make a receive wait for an unrelated send to complete, which deadlocks msccl-tools'
+ * one-threadblock ring under rendezvous sends (coll.h) where MSCCL's buffered sends run it.
  *
  * Dependencies. depid/deps: threadblock id and step s of the same gpu that must be done
  * first. MSCCL takes one per step, so a step with k is written as k - 1 nop steps carrying the
@@ -66,8 +74,10 @@
  * hasdep = 1 on every step something depends on (it then signals its completion). All our
  * dependencies are written, also those within one threadblock, which msccl-tools leaves out:
  * MSCCL's flags only grow, so such a dependency is met already. Read, a dependency on step s
- * of a threadblock is one on its steps up to s (on a nop or a dropped cpy: the step before);
- * hasdep is read for its value only (0 or 1).
+ * of a threadblock is one on its steps up to s (on a nop or a dropped cpy: the step before):
+ * the last of each kind (send, receive, local) up to there, each kind completing in list
+ * order; hasdep is read for its value only (0 or 1). minBytes and maxBytes choose among files
+ * (msccl_head_takes), proto is checked and otherwise ignored (it picks GPU kernels).
  *
  * Order and phases: seq (the step's index in its rank's list) and phase are testbed's own
  * attributes; MSCCL's reader keeps up to 16 attributes and looks them up by name, so it
@@ -85,7 +95,9 @@
  *
  * Not checked: MSCCL's runtime limits (cnt < 72, 256 steps and 216 threadblocks a gpu,
  * 16-bit chunk offsets). An export is exact for our model; a big one can exceed them.
- * minBytes = maxBytes = the schedule's buffer size (MSCCL scales its chunks with the size). */
+ * minBytes = maxBytes = 0: any size (MSCCL scales its chunks with the size, and so does the
+ * reading: a chunk is the job's buffer over nchunksperloop), so that a schedule written at one
+ * size runs at another. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -98,6 +110,7 @@
 #include "lib/sbuf.h"
 #include "lib/vec.h"
 #include "traffic/msccl.h"
+#include "traffic/msccl_order.h"
 
 #define NONE UINT32_MAX
 #define TBS_PER_CHAN 32 /* MSCCL_MAX_NUM_THREAD_BLOCKS_PER_CHANNEL */
@@ -338,9 +351,9 @@ static void put_algo(struct sbuf *o, const struct ex *x, const char *name)
 	put_name(o, p, name);
 	sbuf_put(o,
 		 "\" proto=\"Simple\" nchannels=\"%u\" nchunksperloop=\"%" PRIu64
-		 "\" ngpus=\"%u\" coll=\"%s\" inplace=\"%d\" outofplace=\"%d\" minBytes=\"%" PRIu64
-		 "\" maxBytes=\"%" PRIu64 "\">\n",
-		 x->nchan, x->n, p->nranks, export_coll(p, x->map), !a2a, a2a, p->bytes, p->bytes);
+		 "\" ngpus=\"%u\" coll=\"%s\" inplace=\"%d\" outofplace=\"%d\" minBytes=\"0\" "
+		 "maxBytes=\"0\">\n",
+		 x->nchan, x->n, p->nranks, export_coll(p, x->map), !a2a, a2a);
 }
 
 /* The all-to-all's own block, which our out holds from the start and MSCCL's must copy. */
@@ -380,7 +393,7 @@ static void put_step(struct sbuf *o, const struct ex *x, uint32_t r, uint32_t i)
 	const struct coll_rank *rk = &x->sc->ranks.v[r];
 	const struct coll_step *st = &x->sc->steps.v[rk->step_off + i];
 	const struct ex_step *es = &x->st[rk->step_off + i];
-	const uint32_t *dv = x->sc->deps.v + st->dep_off;
+	const uint32_t *dv = st->dep_n ? x->sc->deps.v + st->dep_off : NULL;
 	const struct coll_step *m = ex_match(x, r, st, es->ord);
 	uint64_t own = st->off / x->chunk, peer = (m ? m->off : st->off) / x->chunk;
 	bool send = st->op == COLL_SEND;
@@ -444,6 +457,16 @@ static void put_gpu(struct sbuf *o, const struct ex *x, uint32_t r)
 	sbuf_put(o, "  </gpu>\n");
 }
 
+bool msccl_local(const struct coll_sched *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->steps.n; i++)
+		if (s->steps.v[i].op == COLL_LOCAL || (s->steps.v[i].flags & COLL_F_SCRATCH))
+			return true;
+	return s->params.scratch != 0;
+}
+
 size_t msccl_format(const struct coll_sched *s, const char *name, char *buf, size_t size)
 {
 	struct sbuf o = {buf, size, 0};
@@ -452,7 +475,7 @@ size_t msccl_format(const struct coll_sched *s, const char *name, char *buf, siz
 
 	if (buf && size)
 		buf[0] = '\0';
-	if (ex_init(&x, s))
+	if (msccl_local(s) || ex_init(&x, s))
 		return 0;
 	put_algo(&o, &x, name);
 	for (r = 0; r < x.p->nranks; r++)
@@ -830,31 +853,33 @@ static int xint(const struct xdoc *x, const struct xel *e, const char *key, int6
 
 /* ---- Reading the algorithm ---- */
 
-enum mtype { MT_S, MT_R, MT_RRC, MT_RCS, MT_RRCS, MT_CPY, MT_NOP };
+enum mtype { MT_S, MT_R, MT_RRC, MT_RCS, MT_RRCS, MT_RRS, MT_CPY, MT_RE, MT_NOP };
 
 static const char *const mtype_names[] = {
-	[MT_S] = "s",	    [MT_R] = "r",     [MT_RRC] = "rrc", [MT_RCS] = "rcs",
-	[MT_RRCS] = "rrcs", [MT_CPY] = "cpy", [MT_NOP] = "nop",
+	[MT_S] = "s",	  [MT_R] = "r",	    [MT_RRC] = "rrc", [MT_RCS] = "rcs", [MT_RRCS] = "rrcs",
+	[MT_RRS] = "rrs", [MT_CPY] = "cpy", [MT_RE] = "re",   [MT_NOP] = "nop",
 };
 
 /* A threadblock of the gpu being read, by id. */
 struct ptb {
 	uint32_t el;
 	int32_t send, recv; /* peers, -1 for none */
+	uint32_t chan;
 	uint32_t st0, nst; /* its MSCCL steps: upto[st0 .. st0 + nst) */
 	uint32_t op0, nop; /* the steps of ours they became: pop[op0 .. op0 + nop) */
 };
 
 /* One of our steps, while its rank is read. */
 struct pop {
-	uint8_t op, flags;
+	uint8_t op, flags; /* flags with coll.h's scratch bits */
 	uint16_t phase;
 	uint32_t peer;
-	uint64_t c0, cnt; /* chunks of the step's own buffer */
+	uint64_t c0, cnt; /* chunks: a send's source, a receive's or local step's destination */
+	uint64_t s0; /* a local step's source chunk */
 	uint64_t seq; /* SEQ_NONE without */
 	uint32_t tb, s;
 	uint32_t rd0, rdn; /* MSCCL dependencies: raw[rd0 .. rd0 + rdn) */
-	uint32_t impl; /* the threadblock's earlier step it must follow, or NONE */
+	uint32_t impl0, impln; /* the threadblock's earlier steps it must follow: impl[..] */
 	uint32_t dep0, depn; /* resolved: dep[dep0 .. dep0 + depn) */
 	size_t pos;
 };
@@ -872,11 +897,16 @@ struct ps {
 	uint64_t n; /* chunks in a buffer */
 	uint64_t chunk; /* bytes */
 	uint32_t rank; /* the gpu being read */
+	uint64_t s_chunks; /* its scratch, in chunks */
+	uint64_t s_most; /* the most scratch of any gpu, in chunks */
 	uint32_t *gpu_el; /* element of each rank's <gpu> */
-	uint32_t *send_tb, *recv_tb; /* per peer: the gpu's threadblock id, NONE */
+	uint32_t *send_tb, *recv_tb; /* per peer: the gpu's (first) threadblock id, NONE */
+	bool multi; /* some gpu has two threadblocks to one peer (on different channels) */
+	bool custom; /* coll="custom": proven as the job's kind */
 	VEC(struct ptb) tb;
 	VEC(uint32_t) upto; /* per MSCCL step: its threadblock's last step of ours so far, NONE */
 	VEC(struct pop) op;
+	VEC(uint32_t) impl;
 	VEC(struct praw) raw;
 	VEC(uint32_t) dep;
 	VEC(uint32_t) order; /* our steps of the rank in list order */
@@ -884,6 +914,7 @@ struct ps {
 	VEC(uint32_t) miss, rs, rev, heap, cursor; /* order_ops' */
 	VEC(uint32_t) mark; /* resolve_deps': mark[j] = i + 1 once step i lists j */
 	VEC(size_t) spos; /* where each step of out comes from in the text */
+	VEC(uint32_t) schan; /* and its threadblock's channel */
 };
 
 /* Running state of one threadblock while its steps are read. */
@@ -891,7 +922,7 @@ struct tbrun {
 	uint32_t t; /* id */
 	uint32_t pend; /* raw dependencies from here on wait for the next step of ours */
 	uint32_t last; /* its latest step of ours, NONE */
-	uint32_t nsend, nrecv; /* its steps of ours so far, by direction */
+	uint32_t nsend, nrecv, nlocal; /* its steps of ours so far, by kind */
 };
 
 static int check_job(const struct coll_params *p, struct diag *d)
@@ -936,6 +967,7 @@ static int read_coll(struct ps *ps, const struct xel *e)
 		return err;
 	if (val_is(x, a, "custom") && ps->p->kind != COLL_ALLTOALL) {
 		ps->map = BM_SAME;
+		ps->custom = true;
 		return 0;
 	}
 	for (i = 0; i < sizeof(colls) / sizeof(colls[0]); i++) {
@@ -1070,11 +1102,34 @@ static int read_gpu_ids(struct ps *ps)
 	return 0;
 }
 
-/* A peer attribute of <tb>: -1, or another rank with no other threadblock on that connection. */
-static int read_peer(struct ps *ps, const struct xel *e, const char *key, uint32_t *conn,
-		     int32_t *v)
+/* Threadblock t's connection to peer the other way as t's (send: its send peer): a second
+ * threadblock to one peer is a connection of its own only on another channel (MSCCL's). */
+static int same_conn(struct ps *ps, const struct xat *a, uint32_t t, int32_t peer, bool send)
+{
+	const struct ptb *b = &ps->tb.v[t], *o;
+	uint32_t i;
+
+	ps->multi = true;
+	for (i = 0; i < ps->tb.n; i++) {
+		o = &ps->tb.v[i];
+		if (i != t && o->el != NONE && (send ? o->send : o->recv) == peer &&
+		    o->chan == b->chan)
+			return xbad(ps->x, a->pos,
+				    "%s=\"%d\": threadblock %u has this connection already (%s gpu "
+				    "%d on channel %u); a second threadblock to one peer needs "
+				    "another chan",
+				    send ? "send" : "recv", peer, i,
+				    send ? "sends to" : "receives from", peer, b->chan);
+	}
+	return 0;
+}
+
+/* A peer attribute of threadblock t's <tb>: -1, or another rank. */
+static int read_peer(struct ps *ps, const struct xel *e, uint32_t t, bool send, int32_t *v)
 {
 	const struct xdoc *x = ps->x;
+	const char *key = send ? "send" : "recv";
+	uint32_t *conn = send ? ps->send_tb : ps->recv_tb;
 	const struct xat *a;
 	int64_t peer;
 	int err = xint(x, e, key, -1, INT32_MAX, &peer);
@@ -1091,13 +1146,12 @@ static int read_peer(struct ps *ps, const struct xel *e, const char *key, uint32
 	if (peer == ps->rank)
 		return xbad(x, a->pos, "%s=\"%" PRId64 "\": a threadblock of gpu %u with itself",
 			    key, peer, ps->rank);
-	if (conn[peer] != NONE)
-		return xbad(x, a->pos,
-			    "%s=\"%" PRId64 "\": threadblock %u has this connection already "
-			    "(testbed keeps one FIFO per ordered pair of ranks)",
-			    key, peer, conn[peer]);
 	*v = (int32_t)peer;
-	return 0;
+	if (conn[peer] == NONE) {
+		conn[peer] = t;
+		return 0;
+	}
+	return same_conn(ps, a, t, (int32_t)peer, send);
 }
 
 static int read_tb(struct ps *ps, uint32_t el)
@@ -1113,23 +1167,16 @@ static int read_tb(struct ps *ps, uint32_t el)
 			   id, ps->rank, ps->tb.n, ps->tb.n - 1);
 	if (!err && ps->tb.v[id].el != NONE)
 		err = xbad(x, e->pos, "a second threadblock id %" PRId64, id);
+	if (!err)
+		err = xint(x, e, "chan", 0, INT32_MAX, &chan);
 	if (err)
 		return err;
 	t = &ps->tb.v[id];
 	t->el = el;
 	t->nst = e->nchild;
-	err = read_peer(ps, e, "send", ps->send_tb, &t->send);
-	if (!err)
-		err = read_peer(ps, e, "recv", ps->recv_tb, &t->recv);
-	if (!err)
-		err = xint(x, e, "chan", 0, INT32_MAX, &chan);
-	if (err)
-		return err;
-	if (t->send >= 0)
-		ps->send_tb[t->send] = (uint32_t)id;
-	if (t->recv >= 0)
-		ps->recv_tb[t->recv] = (uint32_t)id;
-	return 0;
+	t->chan = (uint32_t)chan;
+	err = read_peer(ps, e, (uint32_t)id, true, &t->send);
+	return err ? err : read_peer(ps, e, (uint32_t)id, false, &t->recv);
 }
 
 /* The gpu's threadblocks by id, with where their steps go in ps->upto. */
@@ -1165,7 +1212,7 @@ static void clear_conns(struct ps *ps)
 {
 	size_t i;
 
-	for (i = 0; i < ps->tb.n; i++) {
+	for (i = 0; i < ps->tb.n; i++) { /* NONE already for a second one: no matter */
 		if (ps->tb.v[i].send >= 0)
 			ps->send_tb[ps->tb.v[i].send] = NONE;
 		if (ps->tb.v[i].recv >= 0)
@@ -1194,17 +1241,13 @@ static int read_type(struct ps *ps, struct pstep *st)
 			st->type = (enum mtype)i;
 			return 0;
 		}
-	if (val_is(x, a, "rrs"))
-		return xbad(x, a->pos,
-			    "unsupported step type rrs: it sends the sum on without keeping it, "
-			    "and testbed's receives keep what they reduce");
 	if (val_is(x, a, "re") || val_is(x, a, "ra"))
 		return xbad(x, a->pos,
 			    "unsupported step type %.*s: a local reduction, which testbed's steps "
 			    "do not have",
 			    (int)a->vlen, x->t + a->val);
 	return xbad(x, a->pos,
-		    "unsupported step type '%.*s' (read: s, r, rrc, rcs, rrcs, nop, cpy)",
+		    "unsupported step type '%.*s' (read: s, r, rrc, rcs, rrcs, rrs, nop, cpy)",
 		    (int)a->vlen, x->t + a->val);
 }
 
@@ -1260,10 +1303,11 @@ static int read_step_fields(struct ps *ps, struct pstep *st, uint32_t k)
 	return err ? err : read_dep(ps, st);
 }
 
-/* Chunk *c0 of the rank's buffer that buffer bkey, offset okey name for cnt chunks. a2a: the
- * buffer an all-to-all's side must be ('i' sends read, 'o' receives write). */
+/* Chunk *c0 of the rank's buffer that buffer bkey, offset okey name for cnt chunks, or of its
+ * scratch (*scr set). a2a: the buffer an all-to-all's side must be, scratch aside ('i' sends
+ * read, 'o' receives write). */
 static int own_chunks(struct ps *ps, const struct pstep *st, const char *bkey, const char *okey,
-		      char a2a, uint64_t *c0)
+		      char a2a, uint64_t *c0, bool *scr)
 {
 	const struct xdoc *x = ps->x;
 	const struct xat *b, *o;
@@ -1278,15 +1322,17 @@ static int own_chunks(struct ps *ps, const struct pstep *st, const char *bkey, c
 		return err;
 	o = xattr(x, st->e, okey);
 	c = b->vlen == 1 ? x->t[b->val] : '?';
-	if (c == 's')
-		return xbad(x, b->pos, "%s=\"s\": a scratch buffer, which testbed's schedules lack",
-			    bkey);
-	if (c != 'i' && c != 'o')
+	*scr = c == 's';
+	if (c != 'i' && c != 'o' && c != 's')
 		return xbad(x, b->pos, "%s=\"%.*s\": MSCCL's buffers are i, o and s", bkey,
 			    (int)b->vlen, x->t + b->val);
-	if (ps->map == BM_A2A && c != a2a)
-		return xbad(x, b->pos, "%s=\"%c\": an alltoall's sends read i and receives write o",
+	if (ps->map == BM_A2A && c != a2a && c != 's')
+		return xbad(x, b->pos,
+			    "%s=\"%c\": an alltoall's sends read i (or s) and receives write o "
+			    "(or s)",
 			    bkey, c);
+	if (c == 's')
+		lim = ps->s_chunks;
 	if ((ps->map == BM_AG && c == 'i') || (ps->map == BM_RS && c == 'o')) {
 		if (ps->n % ps->p->nranks)
 			return xbad(
@@ -1299,46 +1345,102 @@ static int own_chunks(struct ps *ps, const struct pstep *st, const char *bkey, c
 	if (off < 0 || (uint64_t)off + (uint64_t)st->cnt > lim)
 		return xbad(x, o->pos,
 			    "chunks %" PRId64 " to %" PRId64 " of buffer %c: it has %" PRIu64
-			    " chunks",
-			    off, off + st->cnt - 1, c, lim);
+			    " chunks%s",
+			    off, off + st->cnt - 1, c, lim, c == 's' ? " (s_chunks)" : "");
 	*c0 = base + (uint64_t)off;
 	return 0;
 }
 
-/* Appends one of our steps for threadblock run->t: it takes the pending dependencies and
- * follows the latest earlier step of the other direction whose chunks overlap. */
-static int emit(struct ps *ps, struct tbrun *run, const struct pstep *st, uint8_t op, uint8_t flags,
-		uint64_t c0)
+/* Whether two ranges of chunks of one rank, in the buffer or scratch, overlap. An
+ * all-to-all's in (what sends read) and out (what receives write) are apart. */
+static bool ranges_meet(uint64_t a0, uint64_t an, uint8_t ar, uint64_t b0, uint64_t bn, uint8_t br)
+{
+	if (ar != br)
+		return false;
+	return a0 < b0 + bn && b0 < a0 + an;
+}
+
+/* Regions, for ranges_meet: 0 all-to-all's in, 1 the buffer (all-to-all's out), 2 scratch. */
+static uint8_t rd_region(const struct ps *ps, const struct pop *o)
+{
+	return o->flags & COLL_F_SRC_SCRATCH ? 2 : ps->map == BM_A2A ? 0 : 1;
+}
+
+static uint8_t wr_region(const struct pop *o)
+{
+	return o->flags & COLL_F_DST_SCRATCH ? 2 : 1;
+}
+
+/* Whether pops a and b of one threadblock touch the same bytes, one of them writing. */
+static bool pops_conflict(const struct ps *ps, const struct pop *a, const struct pop *b)
+{
+	bool ar = a->op != COLL_RECV, aw = a->op != COLL_SEND;
+	bool br = b->op != COLL_RECV, bw = b->op != COLL_SEND;
+	uint64_t as = a->op == COLL_LOCAL ? a->s0 : a->c0, bs = b->op == COLL_LOCAL ? b->s0 : b->c0;
+
+	if (aw && bw && ranges_meet(a->c0, a->cnt, wr_region(a), b->c0, b->cnt, wr_region(b)))
+		return true;
+	if (aw && br && ranges_meet(a->c0, a->cnt, wr_region(a), bs, b->cnt, rd_region(ps, b)))
+		return true;
+	return ar && bw && ranges_meet(as, a->cnt, rd_region(ps, a), b->c0, b->cnt, wr_region(b));
+}
+
+/* The threadblock's earlier steps o must follow (o not yet appended): the latest of the other
+ * direction whose bytes it also touches (one direction alone keeps its FIFO order), and,
+ * where o or the earlier one is local, every earlier one touching the same bytes with one of
+ * them writing (MSCCL runs a threadblock's steps in order). */
+static int find_impl(struct ps *ps, const struct tbrun *run, struct pop *o)
 {
 	const struct ptb *t = &ps->tb.v[run->t];
-	struct pop o = {.op = op, .flags = flags, .phase = (uint16_t)st->phase, .c0 = c0};
-	uint32_t j, other;
+	uint32_t j, other = o->op == COLL_SEND ? run->nrecv : run->nsend;
+	const struct pop *q;
+
+	o->impl0 = (uint32_t)ps->impl.n, o->impln = 0;
+	for (j = (uint32_t)ps->op.n; o->op != COLL_LOCAL && other && j-- > t->op0;) {
+		q = &ps->op.v[j];
+		if (q->op != COLL_LOCAL && q->op != o->op && pops_conflict(ps, o, q)) {
+			if (vec_push(&ps->impl, j))
+				return xnomem(ps->x);
+			o->impln++;
+			break;
+		}
+	}
+	for (j = t->op0; (o->op == COLL_LOCAL || run->nlocal) && j < ps->op.n; j++) {
+		q = &ps->op.v[j];
+		if ((o->op == COLL_LOCAL || q->op == COLL_LOCAL) && pops_conflict(ps, o, q)) {
+			if (vec_push(&ps->impl, j))
+				return xnomem(ps->x);
+			o->impln++;
+		}
+	}
+	return 0;
+}
+
+/* Appends one of our steps for threadblock run->t, taking the pending dependencies. c0: a
+ * send's source, a receive's or local step's destination; s0: a local step's source. */
+static int emit(struct ps *ps, struct tbrun *run, const struct pstep *st, uint8_t op, uint8_t flags,
+		uint64_t c0, uint64_t s0)
+{
+	const struct ptb *t = &ps->tb.v[run->t];
+	struct pop o = {.op = op, .flags = flags, .phase = (uint16_t)st->phase, .c0 = c0, .s0 = s0};
+	int err;
 
 	o.cnt = (uint64_t)st->cnt;
-	o.peer = (uint32_t)(op == COLL_SEND ? t->send : t->recv);
+	o.peer = op == COLL_LOCAL ? ps->rank : (uint32_t)(op == COLL_SEND ? t->send : t->recv);
 	o.seq = st->seq < 0 ? SEQ_NONE : (uint64_t)st->seq;
 	o.tb = run->t, o.s = (uint32_t)st->s, o.pos = st->e->pos;
 	o.rd0 = run->pend, o.rdn = (uint32_t)ps->raw.n - run->pend;
 	run->pend = (uint32_t)ps->raw.n;
-	o.impl = NONE;
-	/* only steps of the other direction, in the same buffer (an all-to-all's sends read in,
-	 * its receives write out): one direction alone keeps its FIFO order */
-	other = op == COLL_SEND ? run->nrecv : run->nsend;
-	for (j = (uint32_t)ps->op.n; other && ps->map != BM_A2A && j-- > t->op0;) {
-		const struct pop *q = &ps->op.v[j];
-
-		if (q->op != op && q->c0 < c0 + o.cnt && c0 < q->c0 + q->cnt) {
-			o.impl = j;
-			break;
-		}
-	}
-	if (vec_push(&ps->op, o))
-		return xnomem(ps->x);
+	err = find_impl(ps, run, &o);
+	if (err || vec_push(&ps->op, o))
+		return err ? err : xnomem(ps->x);
 	run->last = (uint32_t)ps->op.n - 1;
 	if (op == COLL_SEND)
 		run->nsend++;
-	else
+	else if (op == COLL_RECV)
 		run->nrecv++;
+	else
+		run->nlocal++;
 	return 0;
 }
 
@@ -1352,88 +1454,98 @@ static int need_peer(struct ps *ps, const struct pstep *st, uint32_t t, bool sen
 		    mtype_names[st->type], send ? "send" : "recv");
 }
 
-/* The flag rules of coll.h's kinds: all-gather and all-to-all copy, reduce-scatter reduces. */
-static int check_flags(struct ps *ps, const struct pstep *st, uint8_t flags)
+/* The flag rules of coll.h's kinds for what lands in the buffer: all-gather and all-to-all
+ * copy, reduce-scatter reduces; all-to-all never adds, also not in scratch. */
+static int check_flags(struct ps *ps, const struct pstep *st, uint8_t flags, bool scr)
 {
 	enum coll_kind k = ps->p->kind;
 
-	if (flags == COLL_F_REDUCE && (k == COLL_ALLGATHER || k == COLL_ALLTOALL))
+	if (flags == COLL_F_REDUCE && (k == COLL_ALLTOALL || (k == COLL_ALLGATHER && !scr)))
 		return xbad(ps->x, st->e->pos, "a %s step reduces, but an %s copies",
 			    mtype_names[st->type], coll_kind_name(k));
-	if (flags == COLL_F_COPY && k == COLL_REDUCESCATTER)
+	if (flags == COLL_F_COPY && k == COLL_REDUCESCATTER && !scr && st->type != MT_CPY)
 		return xbad(ps->x, st->e->pos, "a %s step copies, but a reducescatter reduces",
 			    mtype_names[st->type]);
 	return 0;
 }
 
-/* rrc and rrcs compute dst = src + received: src must be dst's chunks. */
-static int same_chunks(struct ps *ps, const struct pstep *st, uint64_t dst)
+/* rrc, rrcs and rrs compute dst = src + received: src must be dst's chunks. */
+static int same_chunks(struct ps *ps, const struct pstep *st, uint64_t dst, bool dscr)
 {
 	uint64_t src;
-	int err = own_chunks(ps, st, "srcbuf", "srcoff", 'o', &src);
+	bool sscr;
+	int err = own_chunks(ps, st, "srcbuf", "srcoff", 'o', &src, &sscr);
 
-	if (err || src == dst)
+	if (err || (src == dst && sscr == dscr))
 		return err;
 	return xbad(ps->x, st->e->pos,
-		    "%s adds chunk %" PRIu64 " into chunk %" PRIu64
-		    ": testbed's receives reduce in place",
-		    mtype_names[st->type], src, dst);
+		    "%s adds chunk %" PRIu64 "%s into chunk %" PRIu64
+		    "%s: testbed's receives reduce in place",
+		    mtype_names[st->type], src, sscr ? " of scratch" : "", dst,
+		    dscr ? " of scratch" : "");
 }
 
-/* A cpy is no step when it copies bytes onto themselves: in place, or the all-to-all's own
- * block, which our out holds from the start. */
-static int read_copy(struct ps *ps, const struct pstep *st)
+/* cpy and re: a local step, src onto (re: added into) dst. A cpy onto the same bytes is no
+ * step: in place, or the all-to-all's own block, which our out holds from the start. */
+static int read_local(struct ps *ps, struct tbrun *run, const struct pstep *st)
 {
 	uint64_t src, dst, b = ps->n / ps->p->nranks, lo = ps->rank * b;
-	int err = own_chunks(ps, st, "srcbuf", "srcoff", 'i', &src);
+	bool reduce = st->type == MT_RE, sscr, dscr;
+	uint8_t flags = reduce ? COLL_F_REDUCE : COLL_F_COPY;
+	int err = own_chunks(ps, st, "srcbuf", "srcoff", 'i', &src, &sscr);
 
 	if (!err)
-		err = own_chunks(ps, st, "dstbuf", "dstoff", 'o', &dst);
+		err = own_chunks(ps, st, "dstbuf", "dstoff", 'o', &dst, &dscr);
+	if (!err)
+		err = check_flags(ps, st, flags, dscr);
 	if (err)
 		return err;
-	if (src == dst && (ps->map != BM_A2A || (src >= lo && src + (uint64_t)st->cnt <= lo + b)))
+	if (!reduce && !sscr && !dscr && src == dst &&
+	    (ps->map != BM_A2A || (src >= lo && src + (uint64_t)st->cnt <= lo + b)))
 		return 0;
-	return xbad(ps->x, st->e->pos,
-		    "cpy of chunk %" PRIu64 " to chunk %" PRIu64
-		    ": testbed's steps have no local copy",
-		    src, dst);
+	if (reduce && src == dst && sscr == dscr)
+		return xbad(ps->x, st->e->pos, "re adds chunk %" PRIu64 " to itself", src);
+	flags |= (sscr ? COLL_F_SRC_SCRATCH : 0) | (dscr ? COLL_F_DST_SCRATCH : 0);
+	return emit(ps, run, st, COLL_LOCAL, flags, dst, src);
 }
 
-/* One <step>: our steps for it (none for nop and a dropped cpy). */
+/* One <step>: our steps for it (none for nop and a cpy onto itself). */
 static int read_step(struct ps *ps, struct tbrun *run, const struct xel *e, uint32_t k)
 {
 	struct pstep st = {.e = e};
-	bool send, recv;
+	bool send, recv, scr;
 	uint8_t flags;
 	uint64_t c0;
 	int err = read_step_fields(ps, &st, k);
 
 	if (err || st.type == MT_NOP)
 		return err;
-	if (st.type == MT_CPY)
-		return read_copy(ps, &st);
-	send = st.type == MT_S || st.type == MT_RCS || st.type == MT_RRCS;
+	if (st.type == MT_CPY || st.type == MT_RE)
+		return read_local(ps, run, &st);
+	send = st.type == MT_S || st.type == MT_RCS || st.type == MT_RRCS || st.type == MT_RRS;
 	recv = st.type != MT_S;
-	flags = st.type == MT_RRC || st.type == MT_RRCS ? COLL_F_REDUCE : COLL_F_COPY;
+	flags = st.type == MT_RRC || st.type == MT_RRCS || st.type == MT_RRS ? COLL_F_REDUCE
+									     : COLL_F_COPY;
 	err = send ? need_peer(ps, &st, run->t, true) : 0;
 	if (!err && recv)
 		err = need_peer(ps, &st, run->t, false);
-	if (!err && recv)
-		err = check_flags(ps, &st, flags);
 	if (err)
 		return err;
 	if (st.type == MT_S) {
-		err = own_chunks(ps, &st, "srcbuf", "srcoff", 'i', &c0);
-		return err ? err : emit(ps, run, &st, COLL_SEND, 0, c0);
+		err = own_chunks(ps, &st, "srcbuf", "srcoff", 'i', &c0, &scr);
+		return err ? err
+			   : emit(ps, run, &st, COLL_SEND, scr ? COLL_F_SRC_SCRATCH : 0, c0, 0);
 	}
 	/* a fused step sends what it received: from o, which an all-to-all's send cannot */
-	err = own_chunks(ps, &st, "dstbuf", "dstoff", send ? 'i' : 'o', &c0);
-	if (!err && flags == COLL_F_REDUCE)
-		err = same_chunks(ps, &st, c0);
+	err = own_chunks(ps, &st, "dstbuf", "dstoff", send ? 'i' : 'o', &c0, &scr);
 	if (!err)
-		err = emit(ps, run, &st, COLL_RECV, flags, c0);
+		err = check_flags(ps, &st, flags, scr);
+	if (!err && flags == COLL_F_REDUCE)
+		err = same_chunks(ps, &st, c0, scr);
+	if (!err)
+		err = emit(ps, run, &st, COLL_RECV, flags | (scr ? COLL_F_DST_SCRATCH : 0), c0, 0);
 	if (!err && send)
-		err = emit(ps, run, &st, COLL_SEND, 0, c0);
+		err = emit(ps, run, &st, COLL_SEND, scr ? COLL_F_SRC_SCRATCH : 0, c0, 0);
 	return err;
 }
 
@@ -1441,7 +1553,7 @@ static int read_tb_steps(struct ps *ps, uint32_t t)
 {
 	const struct xdoc *x = ps->x;
 	struct ptb *b = &ps->tb.v[t];
-	struct tbrun run = {t, (uint32_t)ps->raw.n, NONE, 0, 0};
+	struct tbrun run = {t, (uint32_t)ps->raw.n, NONE, 0, 0, 0};
 	uint32_t i, k = 0;
 	int err;
 
@@ -1486,27 +1598,28 @@ static bool lists_all(const struct ps *ps)
 	return true;
 }
 
-/* The last of our steps of threadblock b before j (exclusive) that goes the other way, or
- * NONE. */
-static uint32_t other_way(const struct ps *ps, const struct ptb *b, uint32_t j)
+#define NKINDS 3 /* send, receive, local (enum coll_op) */
+
+/* The last of our steps of threadblock b up to j (inclusive) of kind op, or NONE. */
+static uint32_t last_of(const struct ps *ps, const struct ptb *b, uint32_t j, uint8_t op)
 {
 	uint32_t k;
 
-	for (k = j; k-- > b->op0;)
-		if (ps->op.v[k].op != ps->op.v[j].op)
+	for (k = j + 1; k-- > b->op0;)
+		if (ps->op.v[k].op == op)
 			return k;
 	return NONE;
 }
 
-/* front[2 * tb + op]: the latest step of ours of threadblock tb going way op (enum coll_op)
- * that the step being resolved must follow, NONE. */
+/* front[NKINDS * tb + op]: the latest step of ours of threadblock tb of kind op (enum
+ * coll_op) that the step being resolved must follow, NONE. */
 static void front_raise(const struct ps *ps, uint32_t *front, uint32_t tb, uint32_t j)
 {
 	uint32_t *f;
 
 	if (j == NONE)
 		return;
-	f = &front[2 * tb + ps->op.v[j].op];
+	f = &front[NKINDS * tb + ps->op.v[j].op];
 	if (*f == NONE || *f < j)
 		*f = j;
 }
@@ -1514,14 +1627,15 @@ static void front_raise(const struct ps *ps, uint32_t *front, uint32_t tb, uint3
 /* Step i's dependencies (o = op[i] of threadblock t) onto dep. A dependency on MSCCL step s
  * of threadblock tb: MSCCL's threadblock runs its steps in order, so once step s is done, all
  * of tb's steps up to it are; ours of one threadblock and one direction (one connection)
- * complete in list order (coll.h), so the last of ours up to there and the last of the
- * other direction before it say as much. A later step of t still follows them, as in MSCCL
- * (front is kept from step to step of t). In a file testbed wrote (exact), only the steps
- * named, its dependencies being listed in full. */
+ * complete in list order (coll.h), and a rank's local steps too (plan.h: they share one
+ * channel), so the last of each kind up to there says as much. A later step of t still follows
+ * them, as in MSCCL (front is kept from step to step of t). In a file testbed wrote (exact), only
+ * the steps named, its dependencies being listed in full. */
 static int resolve_op(struct ps *ps, uint32_t t, uint32_t i, uint32_t *front, bool exact)
 {
 	struct pop *o = &ps->op.v[i];
 	uint32_t k, j;
+	uint8_t op;
 	int err = 0;
 
 	o->dep0 = (uint32_t)ps->dep.n, o->depn = 0;
@@ -1532,14 +1646,14 @@ static int resolve_op(struct ps *ps, uint32_t t, uint32_t i, uint32_t *front, bo
 		if (j != NONE && (exact || r->tb == t)) /* own threadblock's: only the one named */
 			err = add_dep(ps, o, i, j);
 		else if (j != NONE)
-			front_raise(ps, front, r->tb, j),
-				front_raise(ps, front, r->tb, other_way(ps, &ps->tb.v[r->tb], j));
+			for (op = 0; op < NKINDS; op++)
+				front_raise(ps, front, r->tb, last_of(ps, &ps->tb.v[r->tb], j, op));
 	}
-	for (k = 0; k < 2 * ps->tb.n && !err && !exact; k++)
+	for (k = 0; k < NKINDS * ps->tb.n && !err && !exact; k++)
 		if (front[k] != NONE)
 			err = add_dep(ps, o, i, front[k]);
-	if (!err && o->impl != NONE)
-		err = add_dep(ps, o, i, o->impl);
+	for (k = 0; k < o->impln && !err; k++)
+		err = add_dep(ps, o, i, ps->impl.v[o->impl0 + k]);
 	return err;
 }
 
@@ -1552,14 +1666,14 @@ static int resolve_op(struct ps *ps, uint32_t t, uint32_t i, uint32_t *front, bo
 static int resolve_deps(struct ps *ps)
 {
 	bool exact = lists_all(ps);
-	uint32_t t, i, *front = malloc((2 * ps->tb.n + 1) * sizeof(*front));
+	uint32_t t, i, *front = malloc((NKINDS * ps->tb.n + 1) * sizeof(*front));
 	int err = !front || vec_reserve(&ps->mark, ps->op.n + 1) ? xnomem(ps->x) : 0;
 
 	if (!err)
 		memset(ps->mark.v, 0, (ps->op.n + 1) * sizeof(uint32_t));
 	ps->dep.n = 0;
 	for (t = 0; t < ps->tb.n && !err; t++) {
-		memset(front, 0xff, 2 * ps->tb.n * sizeof(*front)); /* NONE */
+		memset(front, 0xff, NKINDS * ps->tb.n * sizeof(*front)); /* NONE */
 		for (i = ps->tb.v[t].op0; i < ps->tb.v[t].op0 + ps->tb.v[t].nop && !err; i++)
 			err = resolve_op(ps, t, i, front, exact);
 	}
@@ -1691,12 +1805,14 @@ static int put_rank(struct ps *ps, struct coll_sched *out)
 			.len = o->cnt * ps->chunk,
 			.dep_off = (uint32_t)out->deps.n,
 			.dep_n = o->depn,
+			.src = o->op == COLL_LOCAL ? o->s0 * ps->chunk : 0,
 		};
 
 		for (j = 0; j < o->depn; j++)
 			if (vec_push(&out->deps, ps->newidx.v[ps->dep.v[o->dep0 + j]]))
 				return xnomem(ps->x);
-		if (vec_push(&out->steps, st) || vec_push(&ps->spos, o->pos))
+		if (vec_push(&out->steps, st) || vec_push(&ps->spos, o->pos) ||
+		    vec_push(&ps->schan, ps->tb.v[o->tb].chan))
 			return xnomem(ps->x);
 	}
 	return 0;
@@ -1716,6 +1832,9 @@ static int read_gpu(struct ps *ps, uint32_t r, struct coll_sched *out)
 		err = xint(ps->x, g, "o_chunks", 0, INT32_MAX, &v);
 	if (!err)
 		err = xint(ps->x, g, "s_chunks", 0, INT32_MAX, &v);
+	ps->s_chunks = err ? 0 : (uint64_t)v;
+	if (ps->s_chunks > ps->s_most)
+		ps->s_most = ps->s_chunks;
 	if (!err)
 		err = read_tbs(ps, g);
 	for (t = 0; t < ps->tb.n && !err; t++)
@@ -1738,6 +1857,7 @@ static void ps_done(struct ps *ps)
 	vec_free(&ps->tb);
 	vec_free(&ps->upto);
 	vec_free(&ps->op);
+	vec_free(&ps->impl);
 	vec_free(&ps->raw);
 	vec_free(&ps->dep);
 	vec_free(&ps->order);
@@ -1749,6 +1869,7 @@ static void ps_done(struct ps *ps)
 	vec_free(&ps->cursor);
 	vec_free(&ps->mark);
 	vec_free(&ps->spos);
+	vec_free(&ps->schan);
 }
 
 /* One end of a message: the k-th send of rank `from` to rank `to`, or the k-th receive of
@@ -1771,10 +1892,12 @@ static int mend_cmp(const void *a, const void *b)
 	return (int)y->send - (int)x->send;
 }
 
-/* The ends of every message of out into m, sorted so that a send and its receive meet. */
-static void list_ends(const struct coll_sched *out, struct mend *m, uint32_t *nsend,
-		      uint32_t *nrecv)
+/* The ends of every message of out into m, sorted so that a send and its receive meet; how
+ * many (local steps have none). */
+static size_t list_ends(const struct coll_sched *out, struct mend *m, uint32_t *nsend,
+			uint32_t *nrecv)
 {
+	size_t k = 0;
 	uint32_t r, i;
 
 	for (r = 0; r < out->ranks.n; r++) {
@@ -1785,15 +1908,18 @@ static void list_ends(const struct coll_sched *out, struct mend *m, uint32_t *ns
 			const struct coll_step *st = &out->steps.v[g];
 			bool send = st->op == COLL_SEND;
 
-			m[g] = (struct mend){send ? r : st->peer, send ? st->peer : r,
-					     send ? nsend[st->peer]++ : nrecv[st->peer]++,
-					     (uint32_t)g, send};
+			if (st->op == COLL_LOCAL)
+				continue;
+			m[k++] = (struct mend){send ? r : st->peer, send ? st->peer : r,
+					       send ? nsend[st->peer]++ : nrecv[st->peer]++,
+					       (uint32_t)g, send};
 		}
 		for (i = 0; i < rk->step_n; i++)
 			nsend[out->steps.v[rk->step_off + i].peer] =
 				nrecv[out->steps.v[rk->step_off + i].peer] = 0;
 	}
-	qsort(m, out->steps.n, sizeof(*m), mend_cmp);
+	qsort(m, k, sizeof(*m), mend_cmp);
+	return k;
 }
 
 /* x has no other end: its peer has only x->k of them. */
@@ -1818,17 +1944,17 @@ static int check_pairs(struct ps *ps, const struct coll_sched *out)
 	struct mend *m = calloc(out->steps.n + 1, sizeof(*m));
 	const struct coll_step *a, *b;
 	unsigned line, col;
-	size_t i;
+	size_t i, k = 0;
 	int err = 0;
 
 	if (!ns || !nr || !m)
 		err = xnomem(ps->x);
 	if (!err)
-		list_ends(out, m, ns, nr);
-	for (i = 0; !err && i < out->steps.n; i += 2) {
+		k = list_ends(out, m, ns, nr);
+	for (i = 0; !err && i < k; i += 2) {
 		const struct mend *x = &m[i], *y = &m[i + 1];
 
-		if (i + 1 == out->steps.n || y->from != x->from || y->to != x->to || y->k != x->k) {
+		if (i + 1 == k || y->from != x->from || y->to != x->to || y->k != x->k) {
 			err = unmatched(ps, x);
 			break;
 		}
@@ -1845,6 +1971,44 @@ static int check_pairs(struct ps *ps, const struct coll_sched *out)
 	free(nr);
 	free(m);
 	return err;
+}
+
+/* Several threadblocks to one peer: their channels onto our one FIFO (msccl_order.h). */
+static int order_channels(struct ps *ps, struct coll_sched *out)
+{
+	struct msccl_order_err e;
+	const struct coll_step *a, *b;
+	unsigned line = 0, col = 0;
+	int err = msccl_order_channels(out, ps->schan.v, ps->spos.v, &e);
+
+	if (err != -EINVAL)
+		return err == -ENOMEM ? xnomem(ps->x) : err;
+	a = &out->steps.v[e.step];
+	if (e.other != NONE)
+		xpos(ps->x->t, ps->spos.v[e.other], &line, &col);
+	switch (e.why) {
+	case MSCCL_ORDER_NO_RECV:
+		return xbad(ps->x, ps->spos.v[e.step],
+			    "send %u to gpu %u on channel %u has no receive there", e.k + 1,
+			    a->peer, ps->schan.v[e.step]);
+	case MSCCL_ORDER_NO_SEND:
+		return xbad(ps->x, ps->spos.v[e.step],
+			    "receive %u from gpu %u on channel %u has no send there", e.k + 1,
+			    a->peer, ps->schan.v[e.step]);
+	case MSCCL_ORDER_LEN:
+		b = &out->steps.v[e.other];
+		return xbad(ps->x, ps->spos.v[e.step],
+			    "this receive takes %" PRIu64 " bytes, its send (at %u:%u) %" PRIu64,
+			    a->len, line, col, b->len);
+	default:
+		if (e.other == NONE)
+			return xbad(ps->x, ps->spos.v[e.step],
+				    "this step never starts: its dependencies wait in a cycle");
+		return xbad(ps->x, ps->spos.v[e.step],
+			    "this %s never goes: its other end (at %u:%u) waits for steps that "
+			    "wait for it (a deadlock over the channels)",
+			    a->op == COLL_SEND ? "send" : "receive", line, col);
+	}
 }
 
 static int read_ranks(struct ps *ps, struct coll_sched *out)
@@ -1864,6 +2028,9 @@ static int read_ranks(struct ps *ps, struct coll_sched *out)
 	err = read_gpu_ids(ps);
 	for (r = 0; r < n && !err; r++)
 		err = read_gpu(ps, r, out);
+	if (!err && ps->multi)
+		err = order_channels(ps, out);
+	out->params.scratch = ps->s_most * ps->chunk;
 	return err ? err : check_pairs(ps, out);
 }
 
@@ -1880,17 +2047,20 @@ static void empty(struct coll_sched *out)
 /* out proven (coll_prove): -EINVAL at the line:column of the step the problem is about. */
 static int prove(struct ps *ps, const struct coll_sched *out)
 {
+	const char *says =
+		ps->custom ? "the job runs (the file says coll=\"custom\")" : "it says it is";
 	struct diag pd = {0};
 	uint32_t where;
 	int err = coll_prove(out, &where, &pd);
 
 	if (err != -EINVAL)
 		return err ? diag_set(ps->d, err, "MSCCL XML: %s", pd.msg) : 0;
+
 	if (where == UINT32_MAX || where >= ps->spos.n)
-		return diag_set(ps->d, err, "MSCCL XML: not the %s it says it is: %s",
-				coll_kind_name(ps->p->kind), pd.msg);
-	return xbad(ps->x, ps->spos.v[where], "not the %s it says it is: %s",
-		    coll_kind_name(ps->p->kind), pd.msg);
+		return diag_set(ps->d, err, "MSCCL XML: not the %s %s: %s",
+				coll_kind_name(ps->p->kind), says, pd.msg);
+	return xbad(ps->x, ps->spos.v[where], "not the %s %s: %s", coll_kind_name(ps->p->kind),
+		    says, pd.msg);
 }
 
 static int parse(const char *text, size_t len, const struct coll_params *p, struct coll_sched *out,
@@ -1923,6 +2093,108 @@ static int parse(const char *text, size_t len, const struct coll_params *p, stru
 		memset(out, 0, sizeof(*out));
 	}
 	return err;
+}
+
+/* ---- Choosing among algorithms ---- */
+
+/* The kind coll= names (custom: -1), or -EINVAL. */
+static int head_kind(const struct xdoc *x, const struct xat *a, int *kind)
+{
+	static const char *const names[] = {"allreduce", "allgather", "reducescatter", "alltoall",
+					    "reduce_scatter"};
+	static const int kinds[] = {COLL_ALLREDUCE, COLL_ALLGATHER, COLL_REDUCESCATTER,
+				    COLL_ALLTOALL, COLL_REDUCESCATTER};
+	size_t i;
+
+	*kind = -1;
+	if (val_is(x, a, "custom"))
+		return 0;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (val_is(x, a, names[i])) {
+			*kind = kinds[i];
+			return 0;
+		}
+	return xbad(x, a->pos,
+		    "coll=\"%.*s\": read are allreduce, allgather, reducescatter, "
+		    "alltoall and custom",
+		    (int)a->vlen, x->t + a->val);
+}
+
+static int read_head(const struct xdoc *x, struct msccl_head *h)
+{
+	const struct xel *e = &x->el.v[x->root];
+	const struct xat *a;
+	int64_t v[6];
+	int err;
+
+	if (!el_is(x, e, "algo"))
+		return xbad(x, e->pos, "the root element is <%.*s>, expected <algo>", (int)e->nlen,
+			    x->t + e->name);
+	err = xint(x, e, "ngpus", 1, INT32_MAX, &v[0]);
+	if (!err)
+		err = xint(x, e, "nchunksperloop", 0, INT32_MAX, &v[1]);
+	if (!err)
+		err = xint(x, e, "inplace", 0, 1, &v[2]);
+	if (!err)
+		err = xint_or(x, e, "outofplace", 0, 1, true, !v[2], &v[3]);
+	if (!err)
+		err = xint_or(x, e, "minBytes", 0, INT64_MAX, true, 0, &v[4]);
+	if (!err)
+		err = xint_or(x, e, "maxBytes", 0, INT64_MAX, true, 0, &v[5]);
+	if (!err)
+		err = xneed(x, e, "coll", &a);
+	if (!err)
+		err = head_kind(x, a, &h->kind);
+	if (err)
+		return err;
+	h->ngpus = (uint32_t)v[0], h->nchunks = (uint64_t)v[1];
+	h->inplace = v[2], h->outofplace = v[3];
+	h->min_bytes = (uint64_t)v[4], h->max_bytes = (uint64_t)v[5];
+	return 0;
+}
+
+int msccl_head(const char *text, size_t len, struct msccl_head *h, struct diag *d)
+{
+	struct xdoc x = {
+		.t = text ? text : "", .n = text ? len : 0, .root = NONE, .cur = NONE, .d = d};
+	int err = xml_read(&x);
+
+	memset(h, 0, sizeof(*h));
+	if (!err)
+		err = read_head(&x, h);
+	vec_free(&x.el);
+	vec_free(&x.at);
+	return err;
+}
+
+bool msccl_head_takes(const struct msccl_head *h, enum coll_kind kind, uint32_t nranks,
+		      uint64_t bytes)
+{
+	bool a2a = kind == COLL_ALLTOALL;
+
+	if (h->ngpus != nranks || (h->kind < 0 ? a2a : h->kind != (int)kind))
+		return false;
+	return (a2a ? h->outofplace : h->inplace) && msccl_head_range(h, bytes);
+}
+
+bool msccl_head_range(const struct msccl_head *h, uint64_t bytes)
+{
+	return bytes >= h->min_bytes && (!h->max_bytes || bytes <= h->max_bytes);
+}
+
+uint64_t msccl_head_bytes(const struct msccl_head *h, enum coll_kind kind, uint32_t nranks,
+			  uint32_t elem, uint64_t bytes)
+{
+	uint64_t unit = (h->nchunks ? h->nchunks : 1) * (uint64_t)elem, g, k;
+
+	if (kind == COLL_ALLTOALL) { /* also whole blocks of the ranks */
+		g = gcd64(unit, (uint64_t)nranks * elem);
+		unit = unit / g * ((uint64_t)nranks * elem);
+	}
+	if (!bytes)
+		return 0;
+	k = (bytes + unit / 2) / unit;
+	return (k ? k : 1) * unit;
 }
 
 int msccl_parse(const char *text, size_t len, const struct coll_params *p, struct coll_sched *out,

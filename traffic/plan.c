@@ -8,6 +8,12 @@
 
 #include "traffic/plan.h"
 
+/* Channels: two per peer (2 i + op: receives, sends), then one for the local steps. */
+static uint32_t plan_nch(const struct coll_plan *p)
+{
+	return 2 * p->npeers + 1;
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -23,10 +29,12 @@ static int plan_find_peers(struct coll_plan *p)
 	uint64_t *seen, w;
 
 	for (i = 0; i < p->n; i++) {
+		if (p->steps[i].op == COLL_LOCAL) /* its own rank: no peer */
+			continue;
 		lo = p->steps[i].peer < lo ? p->steps[i].peer : lo;
 		hi = p->steps[i].peer > hi ? p->steps[i].peer : hi;
 	}
-	lo = p->n ? lo : 0;
+	lo = lo <= hi ? lo : 0;
 	seen = calloc((hi - lo) / 64 + 1, sizeof(*seen));
 	p->peers = malloc((p->n ? p->n : 1) * sizeof(*p->peers));
 	if (!seen || !p->peers) {
@@ -36,10 +44,12 @@ static int plan_find_peers(struct coll_plan *p)
 		return -ENOMEM;
 	}
 	for (i = 0; i < p->n; i++) {
+		if (p->steps[i].op == COLL_LOCAL)
+			continue;
 		at = p->steps[i].peer - lo;
 		seen[at / 64] |= UINT64_C(1) << (at % 64);
 	}
-	for (i = 0; i <= (hi - lo) / 64; i++)
+	for (i = 0; lo <= hi && i <= (hi - lo) / 64; i++)
 		for (w = seen[i]; w; w &= w - 1)
 			p->peers[k++] = lo + i * 64 + (uint32_t)__builtin_ctzll(w);
 	free(seen);
@@ -59,12 +69,14 @@ int coll_plan_peer(const struct coll_plan *p, uint32_t rank)
  * for a channel's first). last is scratch of one entry per channel. */
 static void plan_fill_channels(struct coll_plan *p, uint32_t *last, uint32_t *prev)
 {
-	uint32_t nch = 2 * p->npeers, i, c;
+	uint32_t nch = plan_nch(p), i, c;
 
 	for (c = 0; c < nch; c++)
 		p->chan_first[c] = last[c] = COLL_PLAN_NONE;
 	for (i = 0; i < p->n; i++) {
-		c = 2 * (uint32_t)coll_plan_peer(p, p->steps[i].peer) + p->steps[i].op;
+		c = p->steps[i].op == COLL_LOCAL
+			    ? nch - 1
+			    : 2 * (uint32_t)coll_plan_peer(p, p->steps[i].peer) + p->steps[i].op;
 		p->node[i].len = p->steps[i].len;
 		p->node[i].phase = p->steps[i].phase;
 		p->node[i].op = p->steps[i].op;
@@ -199,9 +211,9 @@ int coll_plan_init(struct coll_plan *p, const struct coll_sched *s, uint32_t ran
 		return -ENOMEM;
 	p->node = calloc(p->n + 1, sizeof(*p->node));
 	p->need = calloc(p->n + 1, sizeof(*p->need));
-	p->chan_first = calloc(2 * p->npeers + 1, sizeof(*p->chan_first));
-	sc.last = calloc(2 * p->npeers + 1, sizeof(*sc.last));
-	sc.at = calloc(2 * p->npeers + 1, sizeof(*sc.at));
+	p->chan_first = calloc(plan_nch(p), sizeof(*p->chan_first));
+	sc.last = calloc(plan_nch(p), sizeof(*sc.last));
+	sc.at = calloc(plan_nch(p), sizeof(*sc.at));
 	sc.prev = malloc((p->n + 1) * sizeof(*sc.prev));
 	sc.mark = calloc(p->n + 1, sizeof(*sc.mark));
 	sc.kept = malloc(((size_t)plan_ndeps(p) + 1) * sizeof(*sc.kept));
@@ -242,7 +254,7 @@ void coll_plan_drop_sched(struct coll_plan *p)
 
 int coll_plan_run_init(struct coll_plan_run *r, struct coll_plan *p)
 {
-	uint32_t nch = 2 * p->npeers + 1;
+	uint32_t nch = plan_nch(p);
 
 	memset(r, 0, sizeof(*r));
 	r->p = p;
@@ -275,14 +287,14 @@ static void plan_run_consider(struct coll_plan_run *r, uint32_t c)
 		return;
 	ch->taken = 1;
 	slot = r->rd + r->nq++;
-	r->ready[slot < 2 * r->p->npeers ? slot : slot - 2 * r->p->npeers] = step;
+	r->ready[slot < plan_nch(r->p) ? slot : slot - plan_nch(r->p)] = step;
 }
 
 void coll_plan_run_reset(struct coll_plan_run *r)
 {
 	struct coll_plan_node *nd = r->p->node;
 	const struct coll_plan *p = r->p;
-	uint32_t i, nch = 2 * p->npeers;
+	uint32_t i, nch = plan_nch(p);
 
 	for (i = 0; i < p->n; i++)
 		nd[i].wait = p->need[i];
@@ -301,7 +313,7 @@ uint32_t coll_plan_run_take(struct coll_plan_run *r)
 	if (!r->nq)
 		return COLL_PLAN_NONE;
 	step = r->ready[r->rd];
-	if (++r->rd == 2 * r->p->npeers)
+	if (++r->rd == plan_nch(r->p))
 		r->rd = 0;
 	r->nq--;
 	return step;

@@ -92,6 +92,7 @@ static void job_msg_steps(struct ctl_job *m, const struct run_job *rj, const str
 
 	if (!s)
 		return;
+	m->coll.scratch = s->params.scratch; /* an imported MSCCL algorithm's, as read */
 	m->nsteps = s->ranks.v[k].step_n;
 	m->ndeps = coll_sched_rank_deps(s, k);
 	coll_sched_rank_slice(s, k, st, (uint32_t *)(uintptr_t)ctl_job_deps(m));
@@ -239,6 +240,8 @@ static int on_flows(struct run *r, const struct ctl_rec_flows *m, size_t len)
 	for (i = 0; i < m->n; i++) {
 		struct run_flow f = {m->job, m->rank, m->flows[i]};
 
+		if (f.f.dir == COLL_LOCAL) /* a local step: no message */
+			continue;
 		if (vec_push(&run_emu(r)->raw, f))
 			return -ENOMEM;
 	}

@@ -88,7 +88,7 @@ static void test_expect(void **state)
 		p.bytes = 4 * 300 * n;
 		t_compare(&p);
 	}
-	p = (struct coll_params){COLL_ALLREDUCE, COLL_SHARD_RINGS, 12, 4 * 1500, 4, 3, {0}};
+	p = (struct coll_params){COLL_ALLREDUCE, COLL_SHARD_RINGS, 12, 4 * 1500, 4, 3, {0}, 0};
 	t_compare(&p);
 	p.algo = COLL_HIER_RING;
 	t_compare(&p);
@@ -98,7 +98,7 @@ static void test_expect(void **state)
  * the rank's chunk of a reduce-scatter is nobody's business. */
 static void test_check(void **state)
 {
-	struct coll_params p = {COLL_REDUCESCATTER, COLL_RING, 4, 4 * 1001, 4, 0, {0}};
+	struct coll_params p = {COLL_REDUCESCATTER, COLL_RING, 4, 4 * 1001, 4, 0, {0}, 0};
 	struct verify_sums vs;
 	float *res = malloc(p.bytes);
 	char why[160];
@@ -128,7 +128,7 @@ static void test_check(void **state)
  * the sum and no more. */
 static void test_rounding(void **state)
 {
-	struct coll_params p = {COLL_ALLREDUCE, COLL_RING, COLL_MAX_RANKS, 4 * 4, 4, 0, {0}};
+	struct coll_params p = {COLL_ALLREDUCE, COLL_RING, COLL_MAX_RANKS, 4 * 4, 4, 0, {0}, 0};
 	struct verify_sums vs;
 	float res[4];
 	char why[160];
@@ -166,7 +166,7 @@ static void test_fill(void **state)
 static void test_md_shares(void **state)
 {
 	static const uint32_t owner[4] = {0, 2, 1, 3};
-	struct coll_params p = {COLL_ALLGATHER, COLL_MULTIDIM, 4, 4 * 4, 4, 0, {0}};
+	struct coll_params p = {COLL_ALLGATHER, COLL_MULTIDIM, 4, 4 * 4, 4, 0, {0}, 0};
 	struct verify_sums vs;
 	uint32_t i, k;
 	double v;

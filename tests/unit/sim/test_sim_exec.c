@@ -363,7 +363,7 @@ static void test_spine_failure(void **state)
 static void t_hd_run(struct rec_run *out, uint32_t channels)
 {
 	static const uint32_t eps[] = {0, 5, 2, 7, 4, 1};
-	struct coll_params p = {COLL_ALLREDUCE, COLL_HD, 6, 6 * MB, 4, 0, {0}};
+	struct coll_params p = {COLL_ALLREDUCE, COLL_HD, 6, 6 * MB, 4, 0, {0}, 0};
 	struct coll_sched s = {0};
 	struct t_world w;
 	struct diag d = {0};

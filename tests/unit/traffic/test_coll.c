@@ -628,18 +628,18 @@ static void test_determinism(void **state)
 	struct t_size sz = {4099 * 4, 4}, a2a = {12 * 100 * 4, 4};
 
 	(void)state;
-	t_same(&(struct coll_params){COLL_ALLREDUCE, COLL_RING, 13, sz.bytes, 4, 0, {0}});
-	t_same(&(struct coll_params){COLL_ALLGATHER, COLL_RING, 13, sz.bytes, 4, 0, {0}});
-	t_same(&(struct coll_params){COLL_ALLREDUCE, COLL_HD, 13, sz.bytes, 4, 0, {0}});
-	t_same(&(struct coll_params){COLL_ALLTOALL, COLL_PAIRWISE, 12, a2a.bytes, 4, 0, {0}});
-	t_same(&(struct coll_params){COLL_ALLREDUCE, COLL_HIER_RING, 12, sz.bytes, 4, 4, {0}});
-	t_same(&(struct coll_params){COLL_ALLREDUCE, COLL_SHARD_RINGS, 12, sz.bytes, 4, 3, {0}});
+	t_same(&(struct coll_params){COLL_ALLREDUCE, COLL_RING, 13, sz.bytes, 4, 0, {0}, 0});
+	t_same(&(struct coll_params){COLL_ALLGATHER, COLL_RING, 13, sz.bytes, 4, 0, {0}, 0});
+	t_same(&(struct coll_params){COLL_ALLREDUCE, COLL_HD, 13, sz.bytes, 4, 0, {0}, 0});
+	t_same(&(struct coll_params){COLL_ALLTOALL, COLL_PAIRWISE, 12, a2a.bytes, 4, 0, {0}, 0});
+	t_same(&(struct coll_params){COLL_ALLREDUCE, COLL_HIER_RING, 12, sz.bytes, 4, 4, {0}, 0});
+	t_same(&(struct coll_params){COLL_ALLREDUCE, COLL_SHARD_RINGS, 12, sz.bytes, 4, 3, {0}, 0});
 }
 
 /* Paper-scale shapes build quickly and have the expected sizes (not simulated). */
 static void test_scale(void **state)
 {
-	struct coll_params p = {COLL_ALLREDUCE, COLL_HD, 1000, 1000 * 4096, 4, 0, {0}};
+	struct coll_params p = {COLL_ALLREDUCE, COLL_HD, 1000, 1000 * 4096, 4, 0, {0}, 0};
 	struct diag d = {0};
 	struct coll_sched s;
 
@@ -648,12 +648,12 @@ static void test_scale(void **state)
 	assert_int_equal(s.ranks.v[0].step_n, 1 + 2 * 2 * 9 + 1); /* core 512, 488 extras */
 	assert_int_equal(s.ranks.v[999].step_n, 2);
 	coll_sched_done(&s);
-	p = (struct coll_params){COLL_ALLREDUCE, COLL_RING, 256, 1 << 20, 4, 0, {0}};
+	p = (struct coll_params){COLL_ALLREDUCE, COLL_RING, 256, 1 << 20, 4, 0, {0}, 0};
 	assert_int_equal(coll_sched_build(&p, &s, &d), 0);
 	assert_int_equal(s.steps.n, 256 * 4 * 255);
 	assert_int_equal(coll_sched_bytes_sent(&s, 7), 2 * 255 * (1 << 20) / 256);
 	coll_sched_done(&s);
-	p = (struct coll_params){COLL_ALLREDUCE, COLL_HIER_RING, 512, 1 << 20, 4, 8, {0}};
+	p = (struct coll_params){COLL_ALLREDUCE, COLL_HIER_RING, 512, 1 << 20, 4, 8, {0}, 0};
 	assert_int_equal(coll_sched_build(&p, &s, &d), 0);
 	assert_int_equal(s.ranks.v[9].step_n, 4 * 7 + 4 * 63);
 	coll_sched_done(&s);

@@ -26,7 +26,7 @@ struct t_hstep {
 static void t_build(struct coll_sched *s, enum coll_kind k, enum coll_algo a, uint32_t n,
 		    uint64_t bytes)
 {
-	struct coll_params p = {k, a, n, bytes, T_E, 0, {0}};
+	struct coll_params p = {k, a, n, bytes, T_E, 0, {0}, 0};
 	struct diag d = {0};
 
 	assert_int_equal(coll_sched_build(&p, s, &d), 0);
@@ -41,7 +41,7 @@ static void t_hand(struct coll_sched *s, enum coll_kind k, uint32_t n, uint64_t 
 	size_t i;
 
 	memset(s, 0, sizeof(*s));
-	s->params = (struct coll_params){k, COLL_RING, n, bytes, T_E, 0, {0}};
+	s->params = (struct coll_params){k, COLL_RING, n, bytes, T_E, 0, {0}, 0};
 	for (i = 0; i < n; i++) {
 		cr = vec_grow(&s->ranks);
 		assert_non_null(cr);

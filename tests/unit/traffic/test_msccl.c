@@ -555,12 +555,13 @@ static void test_refused_content(void **state)
 	      "a threadblock of gpu 0 with itself");
 	t_bad(t, " chan=\"0\"", "", "5:5: <tb> lacks attribute chan");
 	t_bad(t, "type=\"rcs\"", "type=\"xyz\"", "7:19: unsupported step type 'xyz'");
-	t_bad(t, "type=\"rcs\"", "type=\"rrs\"", "unsupported step type rrs");
-	t_bad(t, "type=\"rcs\"", "type=\"re\"", "unsupported step type re");
+	t_bad(t, "type=\"rcs\"", "type=\"rrs\"", "a rrs step reduces, but an allgather copies");
+	t_bad(t, "type=\"rcs\"", "type=\"re\"", "a re step reduces, but an allgather copies");
 	t_bad(t, "cnt=\"1\"", "cnt=\"two\"", "6:72: cnt=\"two\": expected an integer");
 	t_bad(t, "hasdep=\"0\"", "hasdep=\"2\"", "hasdep=\"2\": expected an integer from 0 to 1");
 	t_bad(t, "srcoff=\"0\"", "srcoff=\"4\"", "chunks 4 to 4 of buffer o: it has 4 chunks");
-	t_bad(t, "srcbuf=\"o\"", "srcbuf=\"s\"", "srcbuf=\"s\": a scratch buffer");
+	t_bad(t, "srcbuf=\"o\"", "srcbuf=\"s\"",
+	      "chunks 0 to 0 of buffer s: it has 0 chunks (s_chunks)");
 	t_bad(t, "srcbuf=\"o\"", "srcbuf=\"x\"", "MSCCL's buffers are i, o and s");
 	t_bad(t, "srcbuf=\"o\" srcoff=\"0\"", "srcbuf=\"i\" srcoff=\"1\"",
 	      "chunks 1 to 1 of buffer i: it has 1 chunks");
@@ -580,8 +581,9 @@ static void test_refused_content(void **state)
 	t_bad(t, "srcoff=\"2\" dstbuf=\"o\" dstoff=\"2\" cnt=\"1\"",
 	      "srcoff=\"2\" dstbuf=\"o\" dstoff=\"2\" cnt=\"2\"",
 	      "17:7: this receive takes 8 bytes, its send (at 8:7) 16");
+	/* a local copy where gpu 0 forwarded: it no longer sends what gpu 1 waits for */
 	t_bad(t, "type=\"rcs\" srcbuf=\"o\" srcoff=\"3\"", "type=\"cpy\" srcbuf=\"o\" srcoff=\"2\"",
-	      "7:7: cpy of chunk 2 to chunk 3: testbed's steps have no local copy");
+	      "17:7: receive 3 at gpu 1 from gpu 0 has no send: gpu 0 sends 2 to gpu 1");
 }
 
 static void test_refused_deps(void **state)

@@ -489,7 +489,7 @@ static void test_all_algorithms(void **state)
 			t_sim(&p);
 		}
 		p = (struct coll_params){
-			COLL_ALLTOALL, COLL_PAIRWISE, ns[i], 4 * 37 * ns[i], 4, 0, {0}};
+			COLL_ALLTOALL, COLL_PAIRWISE, ns[i], 4 * 37 * ns[i], 4, 0, {0}, 0};
 		t_sim(&p);
 	}
 }
