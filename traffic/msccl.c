@@ -100,756 +100,19 @@
  * size runs at another. */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/sbuf.h"
 #include "lib/vec.h"
 #include "traffic/msccl.h"
+#include "traffic/msccl_int.h"
 #include "traffic/msccl_order.h"
 
-#define NONE UINT32_MAX
-#define TBS_PER_CHAN 32 /* MSCCL_MAX_NUM_THREAD_BLOCKS_PER_CHANNEL */
-#define NAME_MAX_LEN 63 /* MSCCL_MAX_ALGO_NAME */
+#define NONE MSCCL_NONE
 #define SEQ_NONE UINT64_MAX
-
-/* How MSCCL's i and o sit in our buffers (the table above). */
-enum bufmap {
-	BM_SAME, /* allreduce, custom: i and o are our buffer */
-	BM_AG, /* allgather: o is our buffer, i the rank's share of it */
-	BM_RS, /* reducescatter: i is our buffer, o the rank's share of it */
-	BM_A2A, /* alltoall: i is in, o is out */
-};
-
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
-/* ---- Export ---- */
-
-/* Whether p's all-gather or reduce-scatter shares are MSCCL's: chunk r of N equal ones. */
-static bool equal_shares(const struct coll_params *p)
-{
-	return p->algo != COLL_MULTIDIM && (p->bytes / p->elem) % p->nranks == 0;
-}
-
-static enum bufmap export_map(const struct coll_params *p)
-{
-	if (p->kind == COLL_ALLTOALL)
-		return BM_A2A;
-	if (p->kind == COLL_ALLGATHER && equal_shares(p))
-		return BM_AG;
-	if (p->kind == COLL_REDUCESCATTER && equal_shares(p))
-		return BM_RS;
-	return BM_SAME;
-}
-
-static const char *export_coll(const struct coll_params *p, enum bufmap m)
-{
-	static const char *const names[] = {
-		[BM_AG] = "allgather", [BM_RS] = "reducescatter", [BM_A2A] = "alltoall"};
-
-	if (m == BM_SAME)
-		return p->kind == COLL_ALLREDUCE ? "allreduce" : "custom";
-	return names[m];
-}
-
-/* The buffer a step of op names on its own rank. */
-static char own_buf(const struct coll_params *p, uint8_t op)
-{
-	if (p->kind == COLL_ALLTOALL)
-		return op == COLL_SEND ? 'i' : 'o';
-	return p->kind == COLL_ALLGATHER ? 'o' : 'i';
-}
-
-/* A rank's step i, sorted into threadblocks by key: receives before sends, then by peer. */
-struct ex_ent {
-	uint64_t key;
-	uint32_t i;
-};
-
-/* Where global step g went: threadblock id, MSCCL step s, index among its threadblock's
- * steps without nops, whether some step depends on it. */
-struct ex_step {
-	uint32_t tb, s, ord;
-	uint8_t hasdep;
-};
-
-struct ex {
-	const struct coll_sched *sc;
-	const struct coll_params *p;
-	struct ex_ent *ent; /* rank r's at ranks.v[r].step_off, sorted */
-	struct ex_step *st; /* by global step index */
-	enum bufmap map;
-	uint64_t chunk; /* bytes */
-	uint64_t n; /* chunks in a buffer */
-	uint32_t nchan;
-	bool a2a_copy; /* each gpu starts with the all-to-all's own-block cpy threadblock */
-};
-
-static uint64_t ex_key(uint8_t op, uint32_t peer)
-{
-	return ((uint64_t)(op == COLL_SEND) << 32) | peer;
-}
-
-static int ex_cmp(const void *a, const void *b)
-{
-	const struct ex_ent *x = a, *y = b;
-
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
-}
-
-/* Chunk size in elements: every cut point of the buffer is a multiple. */
-static uint64_t ex_chunk_elems(const struct coll_sched *s, enum bufmap m)
-{
-	const struct coll_params *p = &s->params;
-	uint64_t e = p->elem, g = p->bytes / e;
-	size_t i;
-
-	if (m != BM_SAME) /* shares and blocks are whole chunks */
-		g = gcd64(g, p->bytes / e / p->nranks);
-	for (i = 0; i < s->steps.n; i++)
-		g = gcd64(gcd64(g, s->steps.v[i].off / e), s->steps.v[i].len / e);
-	return g ? g : 1;
-}
-
-/* The channel of the connection sender -> receiver (see the threadblock notes above). */
-static uint32_t ex_chan(const struct ex *x, uint32_t sender, uint32_t receiver)
-{
-	uint32_t n = x->p->nranks;
-
-	return (uint32_t)(((uint64_t)receiver + n - sender) % n / TBS_PER_CHAN);
-}
-
-static void ex_index_rank(struct ex *x, uint32_t r)
-{
-	const struct coll_rank *rk = &x->sc->ranks.v[r];
-	const struct coll_step *v = x->sc->steps.v + rk->step_off;
-	struct ex_ent *ent = x->ent + rk->step_off;
-	struct ex_step *st = x->st + rk->step_off;
-	uint32_t i, j, next_tb = x->a2a_copy, tb = 0, s = 0, ord = 0, k, c;
-
-	for (i = 0; i < rk->step_n; i++)
-		ent[i] = (struct ex_ent){ex_key(v[i].op, v[i].peer), i};
-	qsort(ent, rk->step_n, sizeof(*ent), ex_cmp);
-	for (j = 0; j < rk->step_n; j++) {
-		i = ent[j].i;
-		if (!j || ent[j].key != ent[j - 1].key) {
-			tb = next_tb++, s = 0, ord = 0;
-			c = v[i].op == COLL_SEND ? ex_chan(x, r, v[i].peer)
-						 : ex_chan(x, v[i].peer, r);
-			x->nchan = c + 1 > x->nchan ? c + 1 : x->nchan;
-		}
-		k = v[i].dep_n ? v[i].dep_n : 1; /* k - 1 nops, then the step */
-		st[i].tb = tb, st[i].s = s + k - 1, st[i].ord = ord++;
-		s += k;
-		for (k = 0; k < v[i].dep_n; k++)
-			if (x->sc->deps.v[v[i].dep_off + k] < rk->step_n)
-				st[x->sc->deps.v[v[i].dep_off + k]].hasdep = 1;
-	}
-}
-
-static void ex_done(struct ex *x)
-{
-	free(x->ent);
-	free(x->st);
-}
-
-static int ex_init(struct ex *x, const struct coll_sched *s)
-{
-	uint32_t r;
-
-	memset(x, 0, sizeof(*x));
-	x->sc = s, x->p = &s->params, x->nchan = 1;
-	if (!x->p->elem || !x->p->nranks || s->ranks.n < x->p->nranks)
-		return -EINVAL;
-	x->map = export_map(x->p);
-	x->chunk = ex_chunk_elems(s, x->map) * x->p->elem;
-	x->n = x->p->bytes / x->chunk;
-	x->a2a_copy = x->map == BM_A2A && x->n;
-	x->ent = calloc(s->steps.n + 1, sizeof(*x->ent));
-	x->st = calloc(s->steps.n + 1, sizeof(*x->st));
-	if (!x->ent || !x->st) {
-		ex_done(x);
-		return -ENOMEM;
-	}
-	for (r = 0; r < x->p->nranks; r++)
-		ex_index_rank(x, r);
-	return 0;
-}
-
-/* The step that rank r's step st (ord-th of its threadblock) matches at its peer: the peer's
- * ord-th step of the other direction with r, by FIFO; NULL if there is none. */
-static const struct coll_step *ex_match(const struct ex *x, uint32_t r, const struct coll_step *st,
-					uint32_t ord)
-{
-	const struct coll_rank *pk;
-	const struct ex_ent *ent;
-	uint64_t key = ex_key(st->op == COLL_SEND ? COLL_RECV : COLL_SEND, r);
-	size_t lo = 0, hi, mid;
-
-	if (st->peer >= x->p->nranks)
-		return NULL;
-	pk = &x->sc->ranks.v[st->peer];
-	ent = x->ent + pk->step_off;
-	hi = pk->step_n;
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (ent[mid].key < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo + ord >= pk->step_n || ent[lo + ord].key != key)
-		return NULL;
-	return &x->sc->steps.v[pk->step_off + ent[lo + ord].i];
-}
-
-static void put_name(struct sbuf *o, const struct coll_params *p, const char *name)
-{
-	char b[NAME_MAX_LEN + 1];
-	size_t i;
-
-	if (!name || !*name) {
-		snprintf(b, sizeof(b), "%s_%s", coll_algo_name(p->algo), coll_kind_name(p->kind));
-		name = b;
-	}
-	for (i = 0; name[i] && i < NAME_MAX_LEN; i++) {
-		char c = name[i];
-		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			  (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '+' || c == '-';
-
-		sbuf_put(o, "%c", ok ? c : '_');
-	}
-}
-
-static void put_algo(struct sbuf *o, const struct ex *x, const char *name)
-{
-	const struct coll_params *p = x->p;
-	bool a2a = x->map == BM_A2A;
-
-	/* no "--" may appear in a comment: the names have single hyphens */
-	sbuf_put(o,
-		 "<!-- testbed: %s %s over %u ranks, %" PRIu64 " bytes of %u-byte elements, "
-		 "chunks of %" PRIu64
-		 " bytes; seq and phase are testbed attributes -->\n<algo name=\"",
-		 coll_algo_name(p->algo), coll_kind_name(p->kind), p->nranks, p->bytes, p->elem,
-		 x->chunk);
-	put_name(o, p, name);
-	sbuf_put(o,
-		 "\" proto=\"Simple\" nchannels=\"%u\" nchunksperloop=\"%" PRIu64
-		 "\" ngpus=\"%u\" coll=\"%s\" inplace=\"%d\" outofplace=\"%d\" minBytes=\"0\" "
-		 "maxBytes=\"0\">\n",
-		 x->nchan, x->n, p->nranks, export_coll(p, x->map), !a2a, a2a);
-}
-
-/* The all-to-all's own block, which our out holds from the start and MSCCL's must copy. */
-static void put_a2a_copy(struct sbuf *o, const struct ex *x, uint32_t r)
-{
-	uint64_t b = x->n / x->p->nranks;
-
-	sbuf_put(o,
-		 "    <tb id=\"0\" send=\"-1\" recv=\"-1\" chan=\"0\">\n"
-		 "      <step s=\"0\" type=\"cpy\" srcbuf=\"i\" srcoff=\"%" PRIu64
-		 "\" dstbuf=\"o\" dstoff=\"%" PRIu64 "\" cnt=\"%" PRIu64
-		 "\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n"
-		 "    </tb>\n",
-		 r * b, r * b, b);
-}
-
-static void put_tb(struct sbuf *o, const struct ex *x, uint32_t r, const struct coll_step *st,
-		   uint32_t tb)
-{
-	bool send = st->op == COLL_SEND;
-
-	sbuf_put(o, "    <tb id=\"%u\" send=\"%d\" recv=\"%d\" chan=\"%u\">\n", tb,
-		 send ? (int)st->peer : -1, send ? -1 : (int)st->peer,
-		 send ? ex_chan(x, r, st->peer) : ex_chan(x, st->peer, r));
-}
-
-static const char *step_type(const struct coll_step *st)
-{
-	if (st->op == COLL_SEND)
-		return "s";
-	return st->flags == COLL_F_REDUCE ? "rrc" : "r";
-}
-
-/* Step i of rank r: its extra dependencies as nops, then the step with its last. */
-static void put_step(struct sbuf *o, const struct ex *x, uint32_t r, uint32_t i)
-{
-	const struct coll_rank *rk = &x->sc->ranks.v[r];
-	const struct coll_step *st = &x->sc->steps.v[rk->step_off + i];
-	const struct ex_step *es = &x->st[rk->step_off + i];
-	const uint32_t *dv = st->dep_n ? x->sc->deps.v + st->dep_off : NULL;
-	const struct coll_step *m = ex_match(x, r, st, es->ord);
-	uint64_t own = st->off / x->chunk, peer = (m ? m->off : st->off) / x->chunk;
-	bool send = st->op == COLL_SEND;
-	/* rrc adds src into dst, both its own: the sender's chunks only where they are not read */
-	uint64_t src = send || st->flags == COLL_F_REDUCE ? own : peer;
-	int depid = -1, deps = -1;
-	uint32_t k;
-
-	for (k = 0; k < st->dep_n; k++) {
-		const struct ex_step *t = &x->st[rk->step_off + (dv[k] < rk->step_n ? dv[k] : 0)];
-
-		if (k + 1 == st->dep_n) {
-			depid = (int)t->tb, deps = (int)t->s;
-			break;
-		}
-		sbuf_put(
-			o,
-			"      <step s=\"%u\" type=\"nop\" srcbuf=\"i\" srcoff=\"-1\" dstbuf=\"o\" "
-			"dstoff=\"-1\" cnt=\"0\" depid=\"%u\" deps=\"%u\" hasdep=\"0\"/>\n",
-			es->s - (st->dep_n - 1) + k, t->tb, t->s);
-	}
-	sbuf_put(o,
-		 "      <step s=\"%u\" type=\"%s\" srcbuf=\"%c\" srcoff=\"%" PRIu64
-		 "\" dstbuf=\"%c\" dstoff=\"%" PRIu64 "\" cnt=\"%" PRIu64
-		 "\" depid=\"%d\" deps=\"%d\" hasdep=\"%u\" seq=\"%u\" phase=\"%u\"/>\n",
-		 es->s, step_type(st), own_buf(x->p, COLL_SEND), src, own_buf(x->p, COLL_RECV),
-		 send ? peer : own, st->len / x->chunk, depid, deps, es->hasdep, i, st->phase);
-}
-
-static void put_gpu(struct sbuf *o, const struct ex *x, uint32_t r)
-{
-	const struct coll_rank *rk = &x->sc->ranks.v[r];
-	const struct ex_ent *ent = x->ent + rk->step_off;
-	uint64_t share = x->n / x->p->nranks;
-	uint32_t j;
-
-	sbuf_put(o,
-		 "  <gpu id=\"%u\" i_chunks=\"%" PRIu64 "\" o_chunks=\"%" PRIu64
-		 "\" s_chunks=\"0\"",
-		 r, x->map == BM_AG ? share : x->n, x->map == BM_RS ? share : x->n);
-	if (!rk->step_n && !x->a2a_copy) {
-		sbuf_put(o, "/>\n");
-		return;
-	}
-	sbuf_put(o, ">\n");
-	if (x->a2a_copy)
-		put_a2a_copy(o, x, r);
-	for (j = 0; j < rk->step_n; j++) {
-		uint32_t i = ent[j].i;
-
-		if (!j || ent[j].key != ent[j - 1].key) {
-			if (j)
-				sbuf_put(o, "    </tb>\n");
-			put_tb(o, x, r, &x->sc->steps.v[rk->step_off + i],
-			       x->st[rk->step_off + i].tb);
-		}
-		put_step(o, x, r, i);
-	}
-	if (rk->step_n)
-		sbuf_put(o, "    </tb>\n");
-	sbuf_put(o, "  </gpu>\n");
-}
-
-bool msccl_local(const struct coll_sched *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->steps.n; i++)
-		if (s->steps.v[i].op == COLL_LOCAL || (s->steps.v[i].flags & COLL_F_SCRATCH))
-			return true;
-	return s->params.scratch != 0;
-}
-
-size_t msccl_format(const struct coll_sched *s, const char *name, char *buf, size_t size)
-{
-	struct sbuf o = {buf, size, 0};
-	struct ex x;
-	uint32_t r;
-
-	if (buf && size)
-		buf[0] = '\0';
-	if (msccl_local(s) || ex_init(&x, s))
-		return 0;
-	put_algo(&o, &x, name);
-	for (r = 0; r < x.p->nranks; r++)
-		put_gpu(&o, &x, r);
-	sbuf_put(&o, "</algo>\n");
-	ex_done(&x);
-	return o.len;
-}
-
-/* ---- A small XML reader: the whole text into elements and attributes ---- */
-
-struct xat {
-	size_t pos, klen; /* its name: offset (where it starts) and length */
-	size_t val, vlen; /* its value, inside the quotes */
-};
-
-struct xel {
-	size_t pos, name, nlen;
-	uint32_t at0, nat; /* its attributes: at[at0 .. at0 + nat) */
-	uint32_t parent, child, last, next; /* first and last child, next sibling; NONE */
-	uint32_t nchild;
-};
-
-struct xdoc {
-	const char *t;
-	size_t n, p; /* length, cursor */
-	size_t tag; /* where the tag being read starts */
-	uint32_t root, cur; /* the root, the innermost open element; NONE */
-	VEC(struct xel) el;
-	VEC(struct xat) at;
-	struct diag *d;
-};
-
-static void xpos(const char *t, size_t pos, unsigned *line, unsigned *col)
-{
-	size_t i, bol = 0;
-
-	*line = 1;
-	for (i = 0; i < pos; i++)
-		if (t[i] == '\n')
-			(*line)++, bol = i + 1;
-	*col = (unsigned)(pos - bol + 1);
-}
-
-static int xbad(const struct xdoc *x, size_t pos, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* -EINVAL with "MSCCL XML line:column: " and the message. */
-static int xbad(const struct xdoc *x, size_t pos, const char *fmt, ...)
-{
-	char msg[768];
-	unsigned line, col;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	xpos(x->t, pos, &line, &col);
-	return diag_set(x->d, -EINVAL, "MSCCL XML %u:%u: %s", line, col, msg);
-}
-
-static int xnomem(const struct xdoc *x)
-{
-	return diag_set(x->d, -ENOMEM, "MSCCL XML: out of memory");
-}
-
-static bool is_ws(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
-static bool is_name_start(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
-}
-
-static bool is_name_char(char c)
-{
-	return is_name_start(c) || (c >= '0' && c <= '9') || c == '-' || c == '.';
-}
-
-/* Skips white space; whether there was any. */
-static bool skip_ws(struct xdoc *x)
-{
-	size_t p0 = x->p;
-
-	while (x->p < x->n && is_ws(x->t[x->p]))
-		x->p++;
-	return x->p > p0;
-}
-
-static bool at_str(const struct xdoc *x, const char *s)
-{
-	size_t k = strlen(s);
-
-	return x->n - x->p >= k && !memcmp(x->t + x->p, s, k);
-}
-
-static int ends_in_tag(const struct xdoc *x)
-{
-	return xbad(x, x->tag, "the text ends inside this tag");
-}
-
-/* Past a comment or processing instruction: open is its opening, close its end. */
-static int skip_markup(struct xdoc *x, const char *open, const char *close, const char *what)
-{
-	const char *e;
-
-	x->tag = x->p;
-	x->p += strlen(open);
-	e = memmem(x->t + x->p, x->n - x->p, close, strlen(close));
-	if (!e)
-		return xbad(x, x->tag, "%s never ends (no '%s' follows)", what, close);
-	x->p = (size_t)(e - x->t) + strlen(close);
-	return 0;
-}
-
-static int lex_name(struct xdoc *x, size_t *name, size_t *len, const char *what)
-{
-	if (x->p >= x->n)
-		return ends_in_tag(x);
-	if (!is_name_start(x->t[x->p]))
-		return xbad(x, x->p, "expected %s, found '%c'", what, x->t[x->p]);
-	*name = x->p;
-	while (x->p < x->n && is_name_char(x->t[x->p]))
-		x->p++;
-	*len = x->p - *name;
-	return 0;
-}
-
-static bool span_eq(const struct xdoc *x, size_t a, size_t alen, size_t b, size_t blen)
-{
-	return alen == blen && !memcmp(x->t + a, x->t + b, alen);
-}
-
-/* name="value" or name='value' at the cursor, for the element whose attributes start at at0. */
-static int lex_attr(struct xdoc *x, uint32_t at0)
-{
-	struct xat a = {0};
-	const char *end;
-	size_t i;
-	char q;
-	int err = lex_name(x, &a.pos, &a.klen, "an attribute name, '>' or '/>'");
-
-	if (err)
-		return err;
-	skip_ws(x);
-	if (x->p >= x->n)
-		return ends_in_tag(x);
-	if (x->t[x->p] != '=')
-		return xbad(x, x->p, "expected '=' after %.*s", (int)a.klen, x->t + a.pos);
-	x->p++;
-	skip_ws(x);
-	if (x->p >= x->n)
-		return ends_in_tag(x);
-	q = x->t[x->p];
-	if (q != '"' && q != '\'')
-		return xbad(x, x->p, "the value of %.*s must be in quotes", (int)a.klen,
-			    x->t + a.pos);
-	end = memchr(x->t + x->p + 1, q, x->n - x->p - 1);
-	if (!end)
-		return ends_in_tag(x);
-	a.val = x->p + 1;
-	a.vlen = (size_t)(end - x->t) - a.val;
-	if (memchr(x->t + a.val, '<', a.vlen))
-		return xbad(x, a.val, "'<' in the value of %.*s", (int)a.klen, x->t + a.pos);
-	x->p = (size_t)(end - x->t) + 1;
-	for (i = at0; i < x->at.n; i++)
-		if (span_eq(x, x->at.v[i].pos, x->at.v[i].klen, a.pos, a.klen))
-			return xbad(x, a.pos, "attribute %.*s appears twice", (int)a.klen,
-				    x->t + a.pos);
-	return vec_push(&x->at, a) ? xnomem(x) : 0;
-}
-
-/* Links element idx under the open element (or as the root). */
-static int link_el(struct xdoc *x, uint32_t idx)
-{
-	struct xel *e = &x->el.v[idx], *par;
-
-	if (x->cur == NONE) {
-		if (x->root != NONE)
-			return xbad(x, e->pos,
-				    "a second root element <%.*s>: the document is one <algo>",
-				    (int)e->nlen, x->t + e->name);
-		x->root = idx;
-		return 0;
-	}
-	par = &x->el.v[x->cur];
-	if (par->last != NONE)
-		x->el.v[par->last].next = idx;
-	else
-		par->child = idx;
-	par->last = idx;
-	par->nchild++;
-	return 0;
-}
-
-/* "<name attr="v" ...>" or "<name .../>" at the cursor. */
-static int lex_start(struct xdoc *x)
-{
-	struct xel e = {.pos = x->p, .parent = x->cur, .child = NONE, .last = NONE, .next = NONE};
-	bool self = false, ws;
-	int err;
-
-	x->tag = x->p++;
-	err = lex_name(x, &e.name, &e.nlen, "an element name");
-	e.at0 = (uint32_t)x->at.n;
-	while (!err) {
-		ws = skip_ws(x);
-		if (x->p >= x->n)
-			return ends_in_tag(x);
-		if (x->t[x->p] == '>' || at_str(x, "/>")) {
-			self = x->t[x->p] == '/';
-			x->p += self ? 2 : 1;
-			break;
-		}
-		if (!ws)
-			return xbad(x, x->p, "expected white space, '>' or '/>' in <%.*s>",
-				    (int)e.nlen, x->t + e.name);
-		err = lex_attr(x, e.at0);
-	}
-	if (err)
-		return err;
-	e.nat = (uint32_t)x->at.n - e.at0;
-	if (vec_push(&x->el, e))
-		return xnomem(x);
-	err = link_el(x, (uint32_t)x->el.n - 1);
-	if (!err && !self)
-		x->cur = (uint32_t)x->el.n - 1;
-	return err;
-}
-
-/* "</name>" at the cursor: closes the innermost open element, which must be name. */
-static int lex_end(struct xdoc *x)
-{
-	const struct xel *o;
-	size_t pos = x->p, name, len;
-	unsigned line, col;
-	int err;
-
-	x->tag = pos;
-	x->p += 2;
-	err = lex_name(x, &name, &len, "an element name");
-	if (err)
-		return err;
-	skip_ws(x);
-	if (x->p >= x->n)
-		return ends_in_tag(x);
-	if (x->t[x->p++] != '>')
-		return xbad(x, x->p - 1, "expected '>' to end </%.*s", (int)len, x->t + name);
-	if (x->cur == NONE)
-		return xbad(x, pos, "</%.*s> closes no element", (int)len, x->t + name);
-	o = &x->el.v[x->cur];
-	if (!span_eq(x, o->name, o->nlen, name, len)) {
-		xpos(x->t, o->pos, &line, &col);
-		return xbad(x, pos, "</%.*s> where <%.*s> (opened at %u:%u) must close", (int)len,
-			    x->t + name, (int)o->nlen, x->t + o->name, line, col);
-	}
-	x->cur = o->parent;
-	return 0;
-}
-
-static int xml_read(struct xdoc *x)
-{
-	const struct xel *o;
-	unsigned line, col;
-	int err = 0;
-
-	while (!err) {
-		skip_ws(x);
-		if (x->p >= x->n)
-			break;
-		if (x->t[x->p] != '<')
-			err = xbad(x, x->p, "text outside a tag (the format has none)");
-		else if (at_str(x, "<!--"))
-			err = skip_markup(x, "<!--", "-->", "this comment");
-		else if (at_str(x, "<?"))
-			err = skip_markup(x, "<?", "?>", "this processing instruction");
-		else if (at_str(x, "<!"))
-			err = xbad(x, x->p, "unsupported markup '<!' (a DTD or CDATA)");
-		else if (at_str(x, "</"))
-			err = lex_end(x);
-		else
-			err = lex_start(x);
-	}
-	if (err)
-		return err;
-	if (x->cur != NONE) {
-		o = &x->el.v[x->cur];
-		xpos(x->t, x->n, &line, &col);
-		return xbad(x, o->pos, "<%.*s> is never closed: the text ends at %u:%u",
-			    (int)o->nlen, x->t + o->name, line, col);
-	}
-	if (x->root == NONE)
-		return xbad(x, x->p, "no element: expected <algo>");
-	return 0;
-}
-
-/* ---- Attributes ---- */
-
-static bool el_is(const struct xdoc *x, const struct xel *e, const char *name)
-{
-	return e->nlen == strlen(name) && !memcmp(x->t + e->name, name, e->nlen);
-}
-
-static const struct xat *xattr(const struct xdoc *x, const struct xel *e, const char *key)
-{
-	uint32_t i;
-
-	for (i = 0; i < e->nat; i++) {
-		const struct xat *a = &x->at.v[e->at0 + i];
-
-		if (a->klen == strlen(key) && !memcmp(x->t + a->pos, key, a->klen))
-			return a;
-	}
-	return NULL;
-}
-
-static bool val_is(const struct xdoc *x, const struct xat *a, const char *s)
-{
-	return a->vlen == strlen(s) && !memcmp(x->t + a->val, s, a->vlen);
-}
-
-static int xneed(const struct xdoc *x, const struct xel *e, const char *key, const struct xat **a)
-{
-	*a = xattr(x, e, key);
-	if (!*a)
-		return xbad(x, e->pos, "<%.*s> lacks attribute %s", (int)e->nlen, x->t + e->name,
-			    key);
-	return 0;
-}
-
-/* A decimal integer, optionally negative; false if the text is not one or is too large. */
-static bool parse_int(const char *s, size_t n, int64_t *v)
-{
-	bool neg = n && s[0] == '-';
-	uint64_t u = 0;
-	size_t i;
-
-	if (n == (size_t)neg)
-		return false;
-	for (i = neg; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9' || u > (INT64_MAX - 9) / 10)
-			return false;
-		u = u * 10 + (uint64_t)(s[i] - '0');
-	}
-	*v = neg ? -(int64_t)u : (int64_t)u;
-	return true;
-}
-
-/* Attribute key of e as an integer in [lo, hi]; absent: dflt if optional, else an error. */
-static int xint_or(const struct xdoc *x, const struct xel *e, const char *key, int64_t lo,
-		   int64_t hi, bool optional, int64_t dflt, int64_t *v)
-{
-	const struct xat *a = xattr(x, e, key);
-
-	if (!a && optional) {
-		*v = dflt;
-		return 0;
-	}
-	if (!a)
-		return xneed(x, e, key, &a);
-	if (!parse_int(x->t + a->val, a->vlen, v) || *v < lo || *v > hi)
-		return xbad(x, a->pos,
-			    "%s=\"%.*s\": expected an integer from %" PRId64 " to %" PRId64, key,
-			    (int)a->vlen, x->t + a->val, lo, hi);
-	return 0;
-}
-
-static int xint(const struct xdoc *x, const struct xel *e, const char *key, int64_t lo, int64_t hi,
-		int64_t *v)
-{
-	return xint_or(x, e, key, lo, hi, false, 0, v);
-}
 
 /* ---- Reading the algorithm ---- */
 
@@ -961,27 +224,27 @@ static int read_coll(struct ps *ps, const struct xel *e)
 	const struct xdoc *x = ps->x;
 	const struct xat *a;
 	size_t i;
-	int err = xneed(x, e, "coll", &a);
+	int err = msccl_xneed(x, e, "coll", &a);
 
 	if (err)
 		return err;
-	if (val_is(x, a, "custom") && ps->p->kind != COLL_ALLTOALL) {
+	if (msccl_val_is(x, a, "custom") && ps->p->kind != COLL_ALLTOALL) {
 		ps->map = BM_SAME;
 		ps->custom = true;
 		return 0;
 	}
 	for (i = 0; i < sizeof(colls) / sizeof(colls[0]); i++) {
-		if (!val_is(x, a, colls[i].name))
+		if (!msccl_val_is(x, a, colls[i].name))
 			continue;
 		if (colls[i].kind != ps->p->kind)
 			break;
 		ps->map = colls[i].map;
 		return 0;
 	}
-	return xbad(x, a->pos,
-		    "coll=\"%.*s\", but the job's collective is %s (read: allreduce, "
-		    "allgather, reducescatter, alltoall; custom for all but alltoall)",
-		    (int)a->vlen, x->t + a->val, coll_kind_name(ps->p->kind));
+	return msccl_xbad(x, a->pos,
+			  "coll=\"%.*s\", but the job's collective is %s (read: allreduce, "
+			  "allgather, reducescatter, alltoall; custom for all but alltoall)",
+			  (int)a->vlen, x->t + a->val, coll_kind_name(ps->p->kind));
 }
 
 /* inplace and outofplace: ours are in place but for all-to-all's two buffers. */
@@ -990,20 +253,21 @@ static int read_place(struct ps *ps, const struct xel *e)
 	const struct xdoc *x = ps->x;
 	bool a2a = ps->p->kind == COLL_ALLTOALL;
 	int64_t in, out;
-	int err = xint(x, e, "inplace", 0, 1, &in);
+	int err = msccl_xint(x, e, "inplace", 0, 1, &in);
 
 	if (!err)
-		err = xint_or(x, e, "outofplace", 0, 1, true, !in, &out);
+		err = msccl_xint_or(x, e, "outofplace", 0, 1, true, !in, &out);
 	if (err)
 		return err;
 	if (a2a && !out)
-		return xbad(x, e->pos,
-			    "an in-place alltoall: testbed's has separate in and out "
-			    "buffers (outofplace=\"1\")");
+		return msccl_xbad(x, e->pos,
+				  "an in-place alltoall: testbed's has separate in and out "
+				  "buffers (outofplace=\"1\")");
 	if (!a2a && !in)
-		return xbad(x, e->pos,
-			    "an out-of-place %s: testbed's works in one buffer (inplace=\"1\")",
-			    coll_kind_name(ps->p->kind));
+		return msccl_xbad(
+			x, e->pos,
+			"an out-of-place %s: testbed's works in one buffer (inplace=\"1\")",
+			coll_kind_name(ps->p->kind));
 	return 0;
 }
 
@@ -1013,7 +277,7 @@ static int read_chunks(struct ps *ps, const struct xel *e)
 	const struct xdoc *x = ps->x;
 	const struct coll_params *p = ps->p;
 	int64_t n;
-	int err = xint(x, e, "nchunksperloop", 0, INT64_MAX, &n);
+	int err = msccl_xint(x, e, "nchunksperloop", 0, INT64_MAX, &n);
 
 	if (err)
 		return err;
@@ -1021,10 +285,10 @@ static int read_chunks(struct ps *ps, const struct xel *e)
 	if (!n && !p->bytes)
 		return 0;
 	if (!n || p->bytes % ps->n || (p->bytes / ps->n) % p->elem)
-		return xbad(x, e->pos,
-			    "nchunksperloop=\"%" PRId64 "\" does not cut %" PRIu64
-			    " bytes into equal chunks of whole %u-byte elements",
-			    n, p->bytes, p->elem);
+		return msccl_xbad(x, e->pos,
+				  "nchunksperloop=\"%" PRId64 "\" does not cut %" PRIu64
+				  " bytes into equal chunks of whole %u-byte elements",
+				  n, p->bytes, p->elem);
 	ps->chunk = p->bytes / ps->n;
 	return 0;
 }
@@ -1037,30 +301,32 @@ static int read_algo(struct ps *ps)
 	int64_t v;
 	int err;
 
-	if (!el_is(x, e, "algo"))
-		return xbad(x, e->pos, "the root element is <%.*s>, expected <algo>", (int)e->nlen,
-			    x->t + e->name);
-	err = xneed(x, e, "name", &a);
+	if (!msccl_el_is(x, e, "algo"))
+		return msccl_xbad(x, e->pos, "the root element is <%.*s>, expected <algo>",
+				  (int)e->nlen, x->t + e->name);
+	err = msccl_xneed(x, e, "name", &a);
 	if (!err)
-		err = xneed(x, e, "proto", &a);
-	if (!err && !val_is(x, a, "Simple") && !val_is(x, a, "LL") && !val_is(x, a, "LL128"))
-		err = xbad(x, a->pos, "proto=\"%.*s\": MSCCL's are Simple, LL and LL128",
-			   (int)a->vlen, x->t + a->val);
+		err = msccl_xneed(x, e, "proto", &a);
+	if (!err && !msccl_val_is(x, a, "Simple") && !msccl_val_is(x, a, "LL") &&
+	    !msccl_val_is(x, a, "LL128"))
+		err = msccl_xbad(x, a->pos, "proto=\"%.*s\": MSCCL's are Simple, LL and LL128",
+				 (int)a->vlen, x->t + a->val);
 	if (!err)
-		err = xint(x, e, "nchannels", 0, INT32_MAX, &v);
+		err = msccl_xint(x, e, "nchannels", 0, INT32_MAX, &v);
 	if (!err)
-		err = xint(x, e, "ngpus", 1, INT32_MAX, &v);
+		err = msccl_xint(x, e, "ngpus", 1, INT32_MAX, &v);
 	if (!err && v != ps->p->nranks)
-		err = xbad(x, e->pos, "<algo> names %" PRId64 " ranks (ngpus), the job has %u", v,
-			   ps->p->nranks);
+		err = msccl_xbad(x, e->pos,
+				 "<algo> names %" PRId64 " ranks (ngpus), the job has %u", v,
+				 ps->p->nranks);
 	if (!err)
 		err = read_coll(ps, e);
 	if (!err)
 		err = read_place(ps, e);
 	if (!err)
-		err = xint_or(x, e, "minBytes", 0, INT64_MAX, true, 0, &v);
+		err = msccl_xint_or(x, e, "minBytes", 0, INT64_MAX, true, 0, &v);
 	if (!err)
-		err = xint_or(x, e, "maxBytes", 0, INT64_MAX, true, 0, &v);
+		err = msccl_xint_or(x, e, "maxBytes", 0, INT64_MAX, true, 0, &v);
 	return err ? err : read_chunks(ps, e);
 }
 
@@ -1078,27 +344,28 @@ static int read_gpu_ids(struct ps *ps)
 		ps->gpu_el[r] = NONE;
 	for (i = a->child; i != NONE; i = e->next) {
 		e = &x->el.v[i];
-		if (!el_is(x, e, "gpu"))
-			return xbad(x, e->pos, "<%.*s> in <algo>: expected <gpu>", (int)e->nlen,
-				    x->t + e->name);
-		err = xint(x, e, "id", 0, INT32_MAX, &id);
+		if (!msccl_el_is(x, e, "gpu"))
+			return msccl_xbad(x, e->pos, "<%.*s> in <algo>: expected <gpu>",
+					  (int)e->nlen, x->t + e->name);
+		err = msccl_xint(x, e, "id", 0, INT32_MAX, &id);
 		if (err)
 			return err;
 		if (id >= ps->p->nranks)
-			return xbad(x, e->pos,
-				    "gpu id %" PRId64 " is out of range: the job has %u ranks", id,
-				    ps->p->nranks);
+			return msccl_xbad(x, e->pos,
+					  "gpu id %" PRId64
+					  " is out of range: the job has %u ranks",
+					  id, ps->p->nranks);
 		if (ps->gpu_el[id] != NONE) {
-			xpos(x->t, x->el.v[ps->gpu_el[id]].pos, &line, &col);
-			return xbad(x, e->pos,
-				    "a second <gpu id=\"%" PRId64 "\"> (the first at %u:%u)", id,
-				    line, col);
+			msccl_xpos(x->t, x->el.v[ps->gpu_el[id]].pos, &line, &col);
+			return msccl_xbad(x, e->pos,
+					  "a second <gpu id=\"%" PRId64 "\"> (the first at %u:%u)",
+					  id, line, col);
 		}
 		ps->gpu_el[id] = i;
 	}
 	for (r = 0; r < ps->p->nranks; r++)
 		if (ps->gpu_el[r] == NONE)
-			return xbad(x, a->pos, "no <gpu id=\"%u\">: every rank needs one", r);
+			return msccl_xbad(x, a->pos, "no <gpu id=\"%u\">: every rank needs one", r);
 	return 0;
 }
 
@@ -1114,12 +381,13 @@ static int same_conn(struct ps *ps, const struct xat *a, uint32_t t, int32_t pee
 		o = &ps->tb.v[i];
 		if (i != t && o->el != NONE && (send ? o->send : o->recv) == peer &&
 		    o->chan == b->chan)
-			return xbad(ps->x, a->pos,
-				    "%s=\"%d\": threadblock %u has this connection already (%s gpu "
-				    "%d on channel %u); a second threadblock to one peer needs "
-				    "another chan",
-				    send ? "send" : "recv", peer, i,
-				    send ? "sends to" : "receives from", peer, b->chan);
+			return msccl_xbad(
+				ps->x, a->pos,
+				"%s=\"%d\": threadblock %u has this connection already (%s gpu "
+				"%d on channel %u); a second threadblock to one peer needs "
+				"another chan",
+				send ? "send" : "recv", peer, i,
+				send ? "sends to" : "receives from", peer, b->chan);
 	}
 	return 0;
 }
@@ -1132,20 +400,21 @@ static int read_peer(struct ps *ps, const struct xel *e, uint32_t t, bool send, 
 	uint32_t *conn = send ? ps->send_tb : ps->recv_tb;
 	const struct xat *a;
 	int64_t peer;
-	int err = xint(x, e, key, -1, INT32_MAX, &peer);
+	int err = msccl_xint(x, e, key, -1, INT32_MAX, &peer);
 
 	if (err || peer < 0) {
 		*v = -1;
 		return err;
 	}
-	a = xattr(x, e, key);
+	a = msccl_xattr(x, e, key);
 	if (peer >= ps->p->nranks)
-		return xbad(x, a->pos,
-			    "%s=\"%" PRId64 "\": peer out of range, the job has %u ranks", key,
-			    peer, ps->p->nranks);
+		return msccl_xbad(x, a->pos,
+				  "%s=\"%" PRId64 "\": peer out of range, the job has %u ranks",
+				  key, peer, ps->p->nranks);
 	if (peer == ps->rank)
-		return xbad(x, a->pos, "%s=\"%" PRId64 "\": a threadblock of gpu %u with itself",
-			    key, peer, ps->rank);
+		return msccl_xbad(x, a->pos,
+				  "%s=\"%" PRId64 "\": a threadblock of gpu %u with itself", key,
+				  peer, ps->rank);
 	*v = (int32_t)peer;
 	if (conn[peer] == NONE) {
 		conn[peer] = t;
@@ -1160,15 +429,16 @@ static int read_tb(struct ps *ps, uint32_t el)
 	const struct xel *e = &x->el.v[el];
 	struct ptb *t;
 	int64_t id, chan;
-	int err = xint(x, e, "id", 0, INT32_MAX, &id);
+	int err = msccl_xint(x, e, "id", 0, INT32_MAX, &id);
 
 	if (!err && id >= (int64_t)ps->tb.n)
-		err = xbad(x, e->pos, "threadblock id %" PRId64 ": gpu %u has %zu, so ids 0 to %zu",
-			   id, ps->rank, ps->tb.n, ps->tb.n - 1);
+		err = msccl_xbad(x, e->pos,
+				 "threadblock id %" PRId64 ": gpu %u has %zu, so ids 0 to %zu", id,
+				 ps->rank, ps->tb.n, ps->tb.n - 1);
 	if (!err && ps->tb.v[id].el != NONE)
-		err = xbad(x, e->pos, "a second threadblock id %" PRId64, id);
+		err = msccl_xbad(x, e->pos, "a second threadblock id %" PRId64, id);
 	if (!err)
-		err = xint(x, e, "chan", 0, INT32_MAX, &chan);
+		err = msccl_xint(x, e, "chan", 0, INT32_MAX, &chan);
 	if (err)
 		return err;
 	t = &ps->tb.v[id];
@@ -1188,16 +458,16 @@ static int read_tbs(struct ps *ps, const struct xel *g)
 
 	ps->tb.n = 0;
 	if (vec_reserve(&ps->tb, g->nchild))
-		return xnomem(x);
+		return msccl_xnomem(x);
 	ps->tb.n = g->nchild;
 	for (i = 0; i < g->nchild; i++)
 		ps->tb.v[i] = (struct ptb){.el = NONE, .send = -1, .recv = -1};
 	for (i = g->child; i != NONE; i = x->el.v[i].next) {
 		const struct xel *e = &x->el.v[i];
 
-		if (!el_is(x, e, "tb"))
-			return xbad(x, e->pos, "<%.*s> in <gpu>: expected <tb>", (int)e->nlen,
-				    x->t + e->name);
+		if (!msccl_el_is(x, e, "tb"))
+			return msccl_xbad(x, e->pos, "<%.*s> in <gpu>: expected <tb>", (int)e->nlen,
+					  x->t + e->name);
 		err = read_tb(ps, i);
 		if (err)
 			return err;
@@ -1205,7 +475,7 @@ static int read_tbs(struct ps *ps, const struct xel *g)
 	for (i = 0; i < ps->tb.n; i++)
 		ps->tb.v[i].st0 = st0, st0 += ps->tb.v[i].nst;
 	ps->upto.n = 0;
-	return vec_reserve(&ps->upto, st0 + 1) ? xnomem(x) : 0;
+	return vec_reserve(&ps->upto, st0 + 1) ? msccl_xnomem(x) : 0;
 }
 
 static void clear_conns(struct ps *ps)
@@ -1232,46 +502,48 @@ static int read_type(struct ps *ps, struct pstep *st)
 	const struct xdoc *x = ps->x;
 	const struct xat *a;
 	size_t i;
-	int err = xneed(x, st->e, "type", &a);
+	int err = msccl_xneed(x, st->e, "type", &a);
 
 	if (err)
 		return err;
 	for (i = 0; i < sizeof(mtype_names) / sizeof(mtype_names[0]); i++)
-		if (val_is(x, a, mtype_names[i])) {
+		if (msccl_val_is(x, a, mtype_names[i])) {
 			st->type = (enum mtype)i;
 			return 0;
 		}
-	if (val_is(x, a, "re") || val_is(x, a, "ra"))
-		return xbad(x, a->pos,
-			    "unsupported step type %.*s: a local reduction, which testbed's steps "
-			    "do not have",
-			    (int)a->vlen, x->t + a->val);
-	return xbad(x, a->pos,
-		    "unsupported step type '%.*s' (read: s, r, rrc, rcs, rrcs, rrs, nop, cpy)",
-		    (int)a->vlen, x->t + a->val);
+	if (msccl_val_is(x, a, "re") || msccl_val_is(x, a, "ra"))
+		return msccl_xbad(
+			x, a->pos,
+			"unsupported step type %.*s: a local reduction, which testbed's steps "
+			"do not have",
+			(int)a->vlen, x->t + a->val);
+	return msccl_xbad(
+		x, a->pos,
+		"unsupported step type '%.*s' (read: s, r, rrc, rcs, rrcs, rrs, nop, cpy)",
+		(int)a->vlen, x->t + a->val);
 }
 
 /* depid/deps: a step of this gpu, checked now that every threadblock's length is known. */
 static int read_dep(struct ps *ps, struct pstep *st)
 {
 	const struct xdoc *x = ps->x;
-	int err = xint(x, st->e, "depid", -1, INT32_MAX, &st->depid);
+	int err = msccl_xint(x, st->e, "depid", -1, INT32_MAX, &st->depid);
 
 	if (!err)
-		err = xint(x, st->e, "deps", -1, INT32_MAX, &st->deps);
+		err = msccl_xint(x, st->e, "deps", -1, INT32_MAX, &st->deps);
 	if (err || st->depid < 0)
 		return err;
 	if (st->depid >= (int64_t)ps->tb.n)
-		return xbad(x, xattr(x, st->e, "depid")->pos,
-			    "depends on threadblock %" PRId64 ", gpu %u has %zu", st->depid,
-			    ps->rank, ps->tb.n);
+		return msccl_xbad(x, msccl_xattr(x, st->e, "depid")->pos,
+				  "depends on threadblock %" PRId64 ", gpu %u has %zu", st->depid,
+				  ps->rank, ps->tb.n);
 	if (st->deps < 0 || st->deps >= ps->tb.v[st->depid].nst)
-		return xbad(x, xattr(x, st->e, "deps")->pos,
-			    "depends on step %" PRId64 " of threadblock %" PRId64
-			    ", which has %u steps",
-			    st->deps, st->depid, ps->tb.v[st->depid].nst);
+		return msccl_xbad(x, msccl_xattr(x, st->e, "deps")->pos,
+				  "depends on step %" PRId64 " of threadblock %" PRId64
+				  ", which has %u steps",
+				  st->deps, st->depid, ps->tb.v[st->depid].nst);
 	return vec_push(&ps->raw, ((struct praw){(uint32_t)st->depid, (uint32_t)st->deps}))
-		       ? xnomem(x)
+		       ? msccl_xnomem(x)
 		       : 0;
 }
 
@@ -1279,27 +551,27 @@ static int read_step_fields(struct ps *ps, struct pstep *st, uint32_t k)
 {
 	const struct xdoc *x = ps->x;
 	const struct xel *e = st->e;
-	int err = xint(x, e, "s", 0, INT32_MAX, &st->s);
+	int err = msccl_xint(x, e, "s", 0, INT32_MAX, &st->s);
 
 	if (!err && st->s != k)
-		err = xbad(x, e->pos,
-			   "s=\"%" PRId64 "\", but it is step %u of its threadblock "
-			   "(s counts the steps from 0)",
-			   st->s, k);
+		err = msccl_xbad(x, e->pos,
+				 "s=\"%" PRId64 "\", but it is step %u of its threadblock "
+				 "(s counts the steps from 0)",
+				 st->s, k);
 	if (!err)
 		err = read_type(ps, st);
 	if (!err)
-		err = xint(x, e, "cnt", 0, INT32_MAX, &st->cnt);
+		err = msccl_xint(x, e, "cnt", 0, INT32_MAX, &st->cnt);
 	if (!err && !st->cnt && st->type != MT_NOP)
-		err = xbad(x, xattr(x, e, "cnt")->pos, "cnt=\"0\": a %s step moves chunks",
-			   mtype_names[st->type]);
+		err = msccl_xbad(x, msccl_xattr(x, e, "cnt")->pos,
+				 "cnt=\"0\": a %s step moves chunks", mtype_names[st->type]);
 	if (!err)
-		err = xint(x, e, "hasdep", 0, 1, &st->hasdep);
+		err = msccl_xint(x, e, "hasdep", 0, 1, &st->hasdep);
 	if (!err)
-		err = xint_or(x, e, "seq", 0, UINT32_MAX, true, -1, &st->seq);
+		err = msccl_xint_or(x, e, "seq", 0, UINT32_MAX, true, -1, &st->seq);
 	if (!err)
-		err = xint_or(x, e, "phase", 0, UINT16_MAX, true,
-			      st->s < UINT16_MAX ? st->s : UINT16_MAX, &st->phase);
+		err = msccl_xint_or(x, e, "phase", 0, UINT16_MAX, true,
+				    st->s < UINT16_MAX ? st->s : UINT16_MAX, &st->phase);
 	return err ? err : read_dep(ps, st);
 }
 
@@ -1314,28 +586,29 @@ static int own_chunks(struct ps *ps, const struct pstep *st, const char *bkey, c
 	uint64_t base = 0, lim = ps->n, share = ps->n / ps->p->nranks;
 	int64_t off;
 	char c;
-	int err = xneed(x, st->e, bkey, &b);
+	int err = msccl_xneed(x, st->e, bkey, &b);
 
 	if (!err)
-		err = xint(x, st->e, okey, -1, INT32_MAX, &off);
+		err = msccl_xint(x, st->e, okey, -1, INT32_MAX, &off);
 	if (err)
 		return err;
-	o = xattr(x, st->e, okey);
+	o = msccl_xattr(x, st->e, okey);
 	c = b->vlen == 1 ? x->t[b->val] : '?';
 	*scr = c == 's';
 	if (c != 'i' && c != 'o' && c != 's')
-		return xbad(x, b->pos, "%s=\"%.*s\": MSCCL's buffers are i, o and s", bkey,
-			    (int)b->vlen, x->t + b->val);
+		return msccl_xbad(x, b->pos, "%s=\"%.*s\": MSCCL's buffers are i, o and s", bkey,
+				  (int)b->vlen, x->t + b->val);
 	if (ps->map == BM_A2A && c != a2a && c != 's')
-		return xbad(x, b->pos,
-			    "%s=\"%c\": an alltoall's sends read i (or s) and receives write o "
-			    "(or s)",
-			    bkey, c);
+		return msccl_xbad(
+			x, b->pos,
+			"%s=\"%c\": an alltoall's sends read i (or s) and receives write o "
+			"(or s)",
+			bkey, c);
 	if (c == 's')
 		lim = ps->s_chunks;
 	if ((ps->map == BM_AG && c == 'i') || (ps->map == BM_RS && c == 'o')) {
 		if (ps->n % ps->p->nranks)
-			return xbad(
+			return msccl_xbad(
 				x, b->pos,
 				"%s=\"%c\" is 1/ngpus of the buffer, but nchunksperloop=%" PRIu64
 				" is not a multiple of ngpus",
@@ -1343,10 +616,10 @@ static int own_chunks(struct ps *ps, const struct pstep *st, const char *bkey, c
 		base = ps->rank * share, lim = share;
 	}
 	if (off < 0 || (uint64_t)off + (uint64_t)st->cnt > lim)
-		return xbad(x, o->pos,
-			    "chunks %" PRId64 " to %" PRId64 " of buffer %c: it has %" PRIu64
-			    " chunks%s",
-			    off, off + st->cnt - 1, c, lim, c == 's' ? " (s_chunks)" : "");
+		return msccl_xbad(x, o->pos,
+				  "chunks %" PRId64 " to %" PRId64 " of buffer %c: it has %" PRIu64
+				  " chunks%s",
+				  off, off + st->cnt - 1, c, lim, c == 's' ? " (s_chunks)" : "");
 	*c0 = base + (uint64_t)off;
 	return 0;
 }
@@ -1400,7 +673,7 @@ static int find_impl(struct ps *ps, const struct tbrun *run, struct pop *o)
 		q = &ps->op.v[j];
 		if (q->op != COLL_LOCAL && q->op != o->op && pops_conflict(ps, o, q)) {
 			if (vec_push(&ps->impl, j))
-				return xnomem(ps->x);
+				return msccl_xnomem(ps->x);
 			o->impln++;
 			break;
 		}
@@ -1409,7 +682,7 @@ static int find_impl(struct ps *ps, const struct tbrun *run, struct pop *o)
 		q = &ps->op.v[j];
 		if ((o->op == COLL_LOCAL || q->op == COLL_LOCAL) && pops_conflict(ps, o, q)) {
 			if (vec_push(&ps->impl, j))
-				return xnomem(ps->x);
+				return msccl_xnomem(ps->x);
 			o->impln++;
 		}
 	}
@@ -1433,7 +706,7 @@ static int emit(struct ps *ps, struct tbrun *run, const struct pstep *st, uint8_
 	run->pend = (uint32_t)ps->raw.n;
 	err = find_impl(ps, run, &o);
 	if (err || vec_push(&ps->op, o))
-		return err ? err : xnomem(ps->x);
+		return err ? err : msccl_xnomem(ps->x);
 	run->last = (uint32_t)ps->op.n - 1;
 	if (op == COLL_SEND)
 		run->nsend++;
@@ -1450,8 +723,8 @@ static int need_peer(struct ps *ps, const struct pstep *st, uint32_t t, bool sen
 
 	if ((send ? b->send : b->recv) >= 0)
 		return 0;
-	return xbad(ps->x, st->e->pos, "a %s step in a threadblock with %s=\"-1\"",
-		    mtype_names[st->type], send ? "send" : "recv");
+	return msccl_xbad(ps->x, st->e->pos, "a %s step in a threadblock with %s=\"-1\"",
+			  mtype_names[st->type], send ? "send" : "recv");
 }
 
 /* The flag rules of coll.h's kinds for what lands in the buffer: all-gather and all-to-all
@@ -1461,11 +734,12 @@ static int check_flags(struct ps *ps, const struct pstep *st, uint8_t flags, boo
 	enum coll_kind k = ps->p->kind;
 
 	if (flags == COLL_F_REDUCE && (k == COLL_ALLTOALL || (k == COLL_ALLGATHER && !scr)))
-		return xbad(ps->x, st->e->pos, "a %s step reduces, but an %s copies",
-			    mtype_names[st->type], coll_kind_name(k));
+		return msccl_xbad(ps->x, st->e->pos, "a %s step reduces, but an %s copies",
+				  mtype_names[st->type], coll_kind_name(k));
 	if (flags == COLL_F_COPY && k == COLL_REDUCESCATTER && !scr && st->type != MT_CPY)
-		return xbad(ps->x, st->e->pos, "a %s step copies, but a reducescatter reduces",
-			    mtype_names[st->type]);
+		return msccl_xbad(ps->x, st->e->pos,
+				  "a %s step copies, but a reducescatter reduces",
+				  mtype_names[st->type]);
 	return 0;
 }
 
@@ -1478,11 +752,11 @@ static int same_chunks(struct ps *ps, const struct pstep *st, uint64_t dst, bool
 
 	if (err || (src == dst && sscr == dscr))
 		return err;
-	return xbad(ps->x, st->e->pos,
-		    "%s adds chunk %" PRIu64 "%s into chunk %" PRIu64
-		    "%s: testbed's receives reduce in place",
-		    mtype_names[st->type], src, sscr ? " of scratch" : "", dst,
-		    dscr ? " of scratch" : "");
+	return msccl_xbad(ps->x, st->e->pos,
+			  "%s adds chunk %" PRIu64 "%s into chunk %" PRIu64
+			  "%s: testbed's receives reduce in place",
+			  mtype_names[st->type], src, sscr ? " of scratch" : "", dst,
+			  dscr ? " of scratch" : "");
 }
 
 /* cpy and re: a local step, src onto (re: added into) dst. A cpy onto the same bytes is no
@@ -1504,7 +778,7 @@ static int read_local(struct ps *ps, struct tbrun *run, const struct pstep *st)
 	    (ps->map != BM_A2A || (src >= lo && src + (uint64_t)st->cnt <= lo + b)))
 		return 0;
 	if (reduce && src == dst && sscr == dscr)
-		return xbad(ps->x, st->e->pos, "re adds chunk %" PRIu64 " to itself", src);
+		return msccl_xbad(ps->x, st->e->pos, "re adds chunk %" PRIu64 " to itself", src);
 	flags |= (sscr ? COLL_F_SRC_SCRATCH : 0) | (dscr ? COLL_F_DST_SCRATCH : 0);
 	return emit(ps, run, st, COLL_LOCAL, flags, dst, src);
 }
@@ -1561,11 +835,12 @@ static int read_tb_steps(struct ps *ps, uint32_t t)
 	for (i = x->el.v[b->el].child; i != NONE; i = x->el.v[i].next, k++) {
 		const struct xel *e = &x->el.v[i];
 
-		if (!el_is(x, e, "step"))
-			return xbad(x, e->pos,
-				    "<%.*s> in <tb>: expected <step> (MSCCL's format; msccl-tools' "
-				    "newer <op> is not read)",
-				    (int)e->nlen, x->t + e->name);
+		if (!msccl_el_is(x, e, "step"))
+			return msccl_xbad(
+				x, e->pos,
+				"<%.*s> in <tb>: expected <step> (MSCCL's format; msccl-tools' "
+				"newer <op> is not read)",
+				(int)e->nlen, x->t + e->name);
 		err = read_step(ps, &run, e, k);
 		if (err)
 			return err;
@@ -1581,7 +856,7 @@ static int add_dep(struct ps *ps, struct pop *o, uint32_t self, uint32_t j)
 		return 0;
 	ps->mark.v[j] = self + 1;
 	if (vec_push(&ps->dep, j))
-		return xnomem(ps->x);
+		return msccl_xnomem(ps->x);
 	o->depn++;
 	return 0;
 }
@@ -1667,7 +942,7 @@ static int resolve_deps(struct ps *ps)
 {
 	bool exact = lists_all(ps);
 	uint32_t t, i, *front = malloc((NKINDS * ps->tb.n + 1) * sizeof(*front));
-	int err = !front || vec_reserve(&ps->mark, ps->op.n + 1) ? xnomem(ps->x) : 0;
+	int err = !front || vec_reserve(&ps->mark, ps->op.n + 1) ? msccl_xnomem(ps->x) : 0;
 
 	if (!err)
 		memset(ps->mark.v, 0, (ps->op.n + 1) * sizeof(uint32_t));
@@ -1733,7 +1008,7 @@ static int build_waits(struct ps *ps)
 	    vec_reserve(&ps->rev, ps->dep.n + 1) || vec_reserve(&ps->newidx, n + 1) ||
 	    vec_reserve(&ps->order, n + 1) || vec_reserve(&ps->heap, ps->tb.n + 1) ||
 	    vec_reserve(&ps->cursor, ps->tb.n + 1))
-		return xnomem(ps->x);
+		return msccl_xnomem(ps->x);
 	memset(ps->rs.v, 0, (n + 1) * sizeof(uint32_t));
 	for (i = 0; i < n; i++) {
 		ps->miss.v[i] = ps->op.v[i].depn;
@@ -1779,10 +1054,10 @@ static int order_ops(struct ps *ps)
 	}
 	for (t = 0; k < ps->op.n && t < ps->tb.n; t++)
 		if (ps->cursor.v[t] < ps->tb.v[t].op0 + ps->tb.v[t].nop)
-			return xbad(ps->x, ps->op.v[ps->cursor.v[t]].pos,
-				    "gpu %u: this step of threadblock %u waits in a cycle of "
-				    "dependencies",
-				    ps->rank, t);
+			return msccl_xbad(ps->x, ps->op.v[ps->cursor.v[t]].pos,
+					  "gpu %u: this step of threadblock %u waits in a cycle of "
+					  "dependencies",
+					  ps->rank, t);
 	return 0;
 }
 
@@ -1810,10 +1085,10 @@ static int put_rank(struct ps *ps, struct coll_sched *out)
 
 		for (j = 0; j < o->depn; j++)
 			if (vec_push(&out->deps, ps->newidx.v[ps->dep.v[o->dep0 + j]]))
-				return xnomem(ps->x);
+				return msccl_xnomem(ps->x);
 		if (vec_push(&out->steps, st) || vec_push(&ps->spos, o->pos) ||
 		    vec_push(&ps->schan, ps->tb.v[o->tb].chan))
-			return xnomem(ps->x);
+			return msccl_xnomem(ps->x);
 	}
 	return 0;
 }
@@ -1827,11 +1102,11 @@ static int read_gpu(struct ps *ps, uint32_t r, struct coll_sched *out)
 
 	ps->rank = r;
 	ps->op.n = ps->raw.n = 0;
-	err = xint(ps->x, g, "i_chunks", 0, INT32_MAX, &v);
+	err = msccl_xint(ps->x, g, "i_chunks", 0, INT32_MAX, &v);
 	if (!err)
-		err = xint(ps->x, g, "o_chunks", 0, INT32_MAX, &v);
+		err = msccl_xint(ps->x, g, "o_chunks", 0, INT32_MAX, &v);
 	if (!err)
-		err = xint(ps->x, g, "s_chunks", 0, INT32_MAX, &v);
+		err = msccl_xint(ps->x, g, "s_chunks", 0, INT32_MAX, &v);
 	ps->s_chunks = err ? 0 : (uint64_t)v;
 	if (ps->s_chunks > ps->s_most)
 		ps->s_most = ps->s_chunks;
@@ -1928,13 +1203,13 @@ static int unmatched(struct ps *ps, const struct mend *x)
 	size_t pos = ps->spos.v[x->step];
 
 	if (x->send)
-		return xbad(
+		return msccl_xbad(
 			ps->x, pos,
 			"send %u from gpu %u to gpu %u has no receive: gpu %u takes %u from gpu %u",
 			x->k + 1, x->from, x->to, x->to, x->k, x->from);
-	return xbad(ps->x, pos,
-		    "receive %u at gpu %u from gpu %u has no send: gpu %u sends %u to gpu %u",
-		    x->k + 1, x->to, x->from, x->from, x->k, x->to);
+	return msccl_xbad(ps->x, pos,
+			  "receive %u at gpu %u from gpu %u has no send: gpu %u sends %u to gpu %u",
+			  x->k + 1, x->to, x->from, x->from, x->k, x->to);
 }
 
 /* Every send meets its receive: as many per ordered pair of ranks, and the same length. */
@@ -1948,7 +1223,7 @@ static int check_pairs(struct ps *ps, const struct coll_sched *out)
 	int err = 0;
 
 	if (!ns || !nr || !m)
-		err = xnomem(ps->x);
+		err = msccl_xnomem(ps->x);
 	if (!err)
 		k = list_ends(out, m, ns, nr);
 	for (i = 0; !err && i < k; i += 2) {
@@ -1960,11 +1235,11 @@ static int check_pairs(struct ps *ps, const struct coll_sched *out)
 		}
 		a = &out->steps.v[x->step], b = &out->steps.v[y->step];
 		if (a->len != b->len) {
-			xpos(ps->x->t, ps->spos.v[x->step], &line, &col);
-			err = xbad(ps->x, ps->spos.v[y->step],
-				   "this receive takes %" PRIu64
-				   " bytes, its send (at %u:%u) %" PRIu64,
-				   b->len, line, col, a->len);
+			msccl_xpos(ps->x->t, ps->spos.v[x->step], &line, &col);
+			err = msccl_xbad(ps->x, ps->spos.v[y->step],
+					 "this receive takes %" PRIu64
+					 " bytes, its send (at %u:%u) %" PRIu64,
+					 b->len, line, col, a->len);
 		}
 	}
 	free(ns);
@@ -1982,32 +1257,35 @@ static int order_channels(struct ps *ps, struct coll_sched *out)
 	int err = msccl_order_channels(out, ps->schan.v, ps->spos.v, &e);
 
 	if (err != -EINVAL)
-		return err == -ENOMEM ? xnomem(ps->x) : err;
+		return err == -ENOMEM ? msccl_xnomem(ps->x) : err;
 	a = &out->steps.v[e.step];
 	if (e.other != NONE)
-		xpos(ps->x->t, ps->spos.v[e.other], &line, &col);
+		msccl_xpos(ps->x->t, ps->spos.v[e.other], &line, &col);
 	switch (e.why) {
 	case MSCCL_ORDER_NO_RECV:
-		return xbad(ps->x, ps->spos.v[e.step],
-			    "send %u to gpu %u on channel %u has no receive there", e.k + 1,
-			    a->peer, ps->schan.v[e.step]);
+		return msccl_xbad(ps->x, ps->spos.v[e.step],
+				  "send %u to gpu %u on channel %u has no receive there", e.k + 1,
+				  a->peer, ps->schan.v[e.step]);
 	case MSCCL_ORDER_NO_SEND:
-		return xbad(ps->x, ps->spos.v[e.step],
-			    "receive %u from gpu %u on channel %u has no send there", e.k + 1,
-			    a->peer, ps->schan.v[e.step]);
+		return msccl_xbad(ps->x, ps->spos.v[e.step],
+				  "receive %u from gpu %u on channel %u has no send there", e.k + 1,
+				  a->peer, ps->schan.v[e.step]);
 	case MSCCL_ORDER_LEN:
 		b = &out->steps.v[e.other];
-		return xbad(ps->x, ps->spos.v[e.step],
-			    "this receive takes %" PRIu64 " bytes, its send (at %u:%u) %" PRIu64,
-			    a->len, line, col, b->len);
+		return msccl_xbad(ps->x, ps->spos.v[e.step],
+				  "this receive takes %" PRIu64
+				  " bytes, its send (at %u:%u) %" PRIu64,
+				  a->len, line, col, b->len);
 	default:
 		if (e.other == NONE)
-			return xbad(ps->x, ps->spos.v[e.step],
-				    "this step never starts: its dependencies wait in a cycle");
-		return xbad(ps->x, ps->spos.v[e.step],
-			    "this %s never goes: its other end (at %u:%u) waits for steps that "
-			    "wait for it (a deadlock over the channels)",
-			    a->op == COLL_SEND ? "send" : "receive", line, col);
+			return msccl_xbad(
+				ps->x, ps->spos.v[e.step],
+				"this step never starts: its dependencies wait in a cycle");
+		return msccl_xbad(
+			ps->x, ps->spos.v[e.step],
+			"this %s never goes: its other end (at %u:%u) waits for steps that "
+			"wait for it (a deadlock over the channels)",
+			a->op == COLL_SEND ? "send" : "receive", line, col);
 	}
 }
 
@@ -2020,7 +1298,7 @@ static int read_ranks(struct ps *ps, struct coll_sched *out)
 	ps->send_tb = malloc(n * sizeof(uint32_t));
 	ps->recv_tb = malloc(n * sizeof(uint32_t));
 	if (!ps->gpu_el || !ps->send_tb || !ps->recv_tb || vec_reserve(&out->ranks, n))
-		return xnomem(ps->x);
+		return msccl_xnomem(ps->x);
 	memset(ps->send_tb, 0xff, n * sizeof(uint32_t)); /* NONE */
 	memset(ps->recv_tb, 0xff, n * sizeof(uint32_t));
 	memset(out->ranks.v, 0, n * sizeof(*out->ranks.v));
@@ -2059,8 +1337,8 @@ static int prove(struct ps *ps, const struct coll_sched *out)
 	if (where == UINT32_MAX || where >= ps->spos.n)
 		return diag_set(ps->d, err, "MSCCL XML: not the %s %s: %s",
 				coll_kind_name(ps->p->kind), says, pd.msg);
-	return xbad(ps->x, ps->spos.v[where], "not the %s %s: %s", coll_kind_name(ps->p->kind),
-		    says, pd.msg);
+	return msccl_xbad(ps->x, ps->spos.v[where], "not the %s %s: %s",
+			  coll_kind_name(ps->p->kind), says, pd.msg);
 }
 
 static int parse(const char *text, size_t len, const struct coll_params *p, struct coll_sched *out,
@@ -2074,7 +1352,7 @@ static int parse(const char *text, size_t len, const struct coll_params *p, stru
 	memset(out, 0, sizeof(*out));
 	err = check_job(p, d);
 	if (!err)
-		err = xml_read(&x);
+		err = msccl_xml_read(&x);
 	if (!err)
 		err = read_algo(&ps);
 	if (!err) {
@@ -2093,108 +1371,6 @@ static int parse(const char *text, size_t len, const struct coll_params *p, stru
 		memset(out, 0, sizeof(*out));
 	}
 	return err;
-}
-
-/* ---- Choosing among algorithms ---- */
-
-/* The kind coll= names (custom: -1), or -EINVAL. */
-static int head_kind(const struct xdoc *x, const struct xat *a, int *kind)
-{
-	static const char *const names[] = {"allreduce", "allgather", "reducescatter", "alltoall",
-					    "reduce_scatter"};
-	static const int kinds[] = {COLL_ALLREDUCE, COLL_ALLGATHER, COLL_REDUCESCATTER,
-				    COLL_ALLTOALL, COLL_REDUCESCATTER};
-	size_t i;
-
-	*kind = -1;
-	if (val_is(x, a, "custom"))
-		return 0;
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (val_is(x, a, names[i])) {
-			*kind = kinds[i];
-			return 0;
-		}
-	return xbad(x, a->pos,
-		    "coll=\"%.*s\": read are allreduce, allgather, reducescatter, "
-		    "alltoall and custom",
-		    (int)a->vlen, x->t + a->val);
-}
-
-static int read_head(const struct xdoc *x, struct msccl_head *h)
-{
-	const struct xel *e = &x->el.v[x->root];
-	const struct xat *a;
-	int64_t v[6];
-	int err;
-
-	if (!el_is(x, e, "algo"))
-		return xbad(x, e->pos, "the root element is <%.*s>, expected <algo>", (int)e->nlen,
-			    x->t + e->name);
-	err = xint(x, e, "ngpus", 1, INT32_MAX, &v[0]);
-	if (!err)
-		err = xint(x, e, "nchunksperloop", 0, INT32_MAX, &v[1]);
-	if (!err)
-		err = xint(x, e, "inplace", 0, 1, &v[2]);
-	if (!err)
-		err = xint_or(x, e, "outofplace", 0, 1, true, !v[2], &v[3]);
-	if (!err)
-		err = xint_or(x, e, "minBytes", 0, INT64_MAX, true, 0, &v[4]);
-	if (!err)
-		err = xint_or(x, e, "maxBytes", 0, INT64_MAX, true, 0, &v[5]);
-	if (!err)
-		err = xneed(x, e, "coll", &a);
-	if (!err)
-		err = head_kind(x, a, &h->kind);
-	if (err)
-		return err;
-	h->ngpus = (uint32_t)v[0], h->nchunks = (uint64_t)v[1];
-	h->inplace = v[2], h->outofplace = v[3];
-	h->min_bytes = (uint64_t)v[4], h->max_bytes = (uint64_t)v[5];
-	return 0;
-}
-
-int msccl_head(const char *text, size_t len, struct msccl_head *h, struct diag *d)
-{
-	struct xdoc x = {
-		.t = text ? text : "", .n = text ? len : 0, .root = NONE, .cur = NONE, .d = d};
-	int err = xml_read(&x);
-
-	memset(h, 0, sizeof(*h));
-	if (!err)
-		err = read_head(&x, h);
-	vec_free(&x.el);
-	vec_free(&x.at);
-	return err;
-}
-
-bool msccl_head_takes(const struct msccl_head *h, enum coll_kind kind, uint32_t nranks,
-		      uint64_t bytes)
-{
-	bool a2a = kind == COLL_ALLTOALL;
-
-	if (h->ngpus != nranks || (h->kind < 0 ? a2a : h->kind != (int)kind))
-		return false;
-	return (a2a ? h->outofplace : h->inplace) && msccl_head_range(h, bytes);
-}
-
-bool msccl_head_range(const struct msccl_head *h, uint64_t bytes)
-{
-	return bytes >= h->min_bytes && (!h->max_bytes || bytes <= h->max_bytes);
-}
-
-uint64_t msccl_head_bytes(const struct msccl_head *h, enum coll_kind kind, uint32_t nranks,
-			  uint32_t elem, uint64_t bytes)
-{
-	uint64_t unit = (h->nchunks ? h->nchunks : 1) * (uint64_t)elem, g, k;
-
-	if (kind == COLL_ALLTOALL) { /* also whole blocks of the ranks */
-		g = gcd64(unit, (uint64_t)nranks * elem);
-		unit = unit / g * ((uint64_t)nranks * elem);
-	}
-	if (!bytes)
-		return 0;
-	k = (bytes + unit / 2) / unit;
-	return (k ? k : 1) * unit;
 }
 
 int msccl_parse(const char *text, size_t len, const struct coll_params *p, struct coll_sched *out,

@@ -80,7 +80,7 @@ static int orun_alloc(struct orun *o, struct coll_sched *s)
 	return 0;
 }
 
-static void set_ranks(struct orun *o)
+static void rank_of_steps(struct orun *o)
 {
 	const struct coll_sched *s = o->s;
 	uint32_t r, i;
@@ -182,7 +182,7 @@ static int build_succ(struct orun *o)
 	return 0;
 }
 
-static void commit(struct orun *o, uint32_t g)
+static void go(struct orun *o, uint32_t g)
 {
 	uint32_t k;
 
@@ -195,7 +195,7 @@ static void commit(struct orun *o, uint32_t g)
 
 /* The rendezvous run: a step whose dependencies are done is armed; a message goes once both
  * its ends are. */
-static void run(struct orun *o)
+static void rendezvous(struct orun *o)
 {
 	uint32_t g, p;
 
@@ -207,18 +207,18 @@ static void run(struct orun *o)
 		o->armed[g] = 1;
 		p = o->partner[g];
 		if (p == NONE) { /* a local step */
-			commit(o, g);
+			go(o, g);
 			continue;
 		}
 		if (!o->armed[p])
 			continue;
-		commit(o, o->s->steps.v[g].op == COLL_SEND ? g : p);
-		commit(o, o->s->steps.v[g].op == COLL_SEND ? p : g);
+		go(o, o->s->steps.v[g].op == COLL_SEND ? g : p);
+		go(o, o->s->steps.v[g].op == COLL_SEND ? p : g);
 	}
 }
 
 /* The first step left waiting, preferring one armed (its other end is what waits). */
-static void stuck(const struct orun *o, struct msccl_order_err *err)
+static void first_stuck(const struct orun *o, struct msccl_order_err *err)
 {
 	uint32_t g, first = NONE;
 
@@ -234,7 +234,7 @@ static void stuck(const struct orun *o, struct msccl_order_err *err)
 }
 
 /* s's steps, their dependencies and pos in the new order. */
-static int rewrite(struct orun *o, size_t *pos)
+static int reorder(struct orun *o, size_t *pos)
 {
 	struct coll_sched *s = o->s;
 	struct coll_step *st = malloc((o->n + 1) * sizeof(*st));
@@ -273,20 +273,20 @@ int msccl_order_channels(struct coll_sched *s, const uint32_t *chan, size_t *pos
 	int err = orun_alloc(&o, s);
 
 	if (!err) {
-		set_ranks(&o);
+		rank_of_steps(&o);
 		err = match_ends(&o, chan, e);
 	}
 	if (!err)
 		err = build_succ(&o);
 	if (!err) {
-		run(&o);
+		rendezvous(&o);
 		if (o.done < o.n) {
-			stuck(&o, e);
+			first_stuck(&o, e);
 			err = -EINVAL;
 		}
 	}
 	if (!err)
-		err = rewrite(&o, pos);
+		err = reorder(&o, pos);
 	orun_free(&o);
 	return err;
 }
