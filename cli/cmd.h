@@ -63,6 +63,11 @@ struct cmd_opt {
 int cmd_opts_parse(const char *cmd, int argc, char **argv, const struct cmd_opt *opts,
 		   bool first_only, bool *help);
 
+/* --jobs (-j) N: runs of a sweep at once, 1 to CMD_JOBS_MAX; NULL: this machine's cores.
+ * 0, or -EINVAL for anything else. */
+#define CMD_JOBS_MAX 256
+int cmd_jobs(const char *arg, uint32_t *n);
+
 /* Whether -q asked for quiet: progress and notes off, warnings, errors and results on. */
 bool cmd_quiet(void);
 

@@ -5,7 +5,9 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/log.h"
 #include "cli/cmd.h"
@@ -57,23 +59,39 @@ static int refused(const char *cmd, int c, char **argv)
 	return -EINVAL;
 }
 
+/* The table's entry named name, or -1. */
+static int find_opt(const struct cmd_opt *opts, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(opts[i].name, name))
+			return (int)i;
+	return -1;
+}
+
 int cmd_opts_parse(const char *cmd, int argc, char **argv, const struct cmd_opt *opts,
 		   bool first_only, bool *help)
 {
 	struct option lo[CMD_OPTS_MAX + 4];
 	size_t n = long_table(opts, lo, CMD_OPTS_MAX + 4);
+	int jobs = find_opt(opts, n, "jobs"); /* -j N is --jobs N (make's spelling) */
+	const char *shorts = first_only ? (jobs >= 0 ? "+:qvhj:" : "+:qvh")
+					: (jobs >= 0 ? ":qvhj:" : ":qvh");
 	int c, i, r = 0;
 
 	*help = false;
 	optind = 0; /* glibc: start afresh */
 	opterr = 0;
-	while (!r && (c = getopt_long(argc, argv, first_only ? "+:qvh" : ":qvh", lo, NULL)) != -1) {
+	while (!r && (c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
 		if (c == 'q')
 			log_level = LOG_ERR;
 		else if (c == 'v')
 			log_level = LOG_DEBUG;
 		else if (c == 'h')
 			*help = true;
+		else if (c == 'j')
+			r = apply(cmd, &opts[jobs]);
 		else if (c >= OPT_BASE && (size_t)(c - OPT_BASE) < n)
 			r = apply(cmd, &opts[c - OPT_BASE]);
 		else
@@ -84,6 +102,24 @@ int cmd_opts_parse(const char *cmd, int argc, char **argv, const struct cmd_opt 
 	for (i = optind; i < argc; i++) /* the operands, in order, from argv[1] */
 		argv[1 + i - optind] = argv[i];
 	return argc - optind;
+}
+
+int cmd_jobs(const char *arg, uint32_t *n)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	char *end;
+	unsigned long v;
+
+	if (!arg) {
+		*n = cores < 1 ? 1 : cores > CMD_JOBS_MAX ? CMD_JOBS_MAX : (uint32_t)cores;
+		return 0;
+	}
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || !v || v > CMD_JOBS_MAX)
+		return -EINVAL;
+	*n = (uint32_t)v;
+	return 0;
 }
 
 bool cmd_quiet(void)

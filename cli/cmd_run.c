@@ -285,6 +285,26 @@ static void tally_run(const struct run *r, const struct cmd_run_opts *o, bool de
 			tally_job(t, o->label, &r->jobs[j]);
 }
 
+void cmd_run_tally_add(struct cmd_run_tally *to, const struct cmd_run_tally *from)
+{
+	size_t n = strlen(to->bad);
+	const char *p, *nl;
+
+	to->runs += from->runs;
+	to->jobs += from->jobs;
+	to->bad_jobs += from->bad_jobs;
+	to->degraded += from->degraded;
+	to->strict = to->strict || from->strict;
+	for (p = from->bad; (nl = strchr(p, '\n')); p = nl + 1) {
+		if (n + (size_t)(nl + 1 - p) >= sizeof(to->bad))
+			break;
+		memcpy(to->bad + n, p, (size_t)(nl + 1 - p));
+		n += (size_t)(nl + 1 - p);
+		to->bad[n] = '\0';
+		to->listed++;
+	}
+}
+
 int cmd_run_tally_exit(const char *who, const struct cmd_run_tally *t)
 {
 	const char *p, *nl;

@@ -73,6 +73,9 @@ struct run;
 int cmd_run_on(struct run *r, const struct cmd_run_opts *o, struct cmd_run_out *out,
 	       struct diag *d);
 
+/* from's counts added to to's (a sweep run's, from its own process), its bad jobs' lines after
+ * to's as far as they fit. */
+void cmd_run_tally_add(struct cmd_run_tally *to, const struct cmd_run_tally *from);
 /* The exit code for what t counts (CMD_OK, CMD_FAIL, CMD_DEGRADED), after saying on stderr,
  * as the last lines, each job that did not end well and why, or which runs were degraded. */
 int cmd_run_tally_exit(const char *who, const struct cmd_run_tally *t);

@@ -27,7 +27,7 @@ static void on_signal(int sig)
 static void sim_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: testbed sim [--name NAME] [--strict] [--results DIR] FILE\n\n"
+		"Usage: testbed sim [--name NAME] [--strict] [--results DIR] [-j N] FILE\n\n"
 		"Runs the scenario's workload in virtual time: flows share links by max-min\n"
 		"fairness over the paths the emulation's kernel would give them (the same ECMP\n"
 		"hash, seeds and source ports), with the same placements, collective schedules\n"
@@ -35,7 +35,9 @@ static void sim_usage(FILE *f)
 		"runs the papers' full scale. Emulation-only fields (rate_scale, size_scale,\n"
 		"shaping) are ignored. Writes <results>/<NAME>/<run>/ as 'testbed up' does, with\n"
 		"\"backend\": \"sim\" in summary.json; NAME defaults to the scenario's name.\n"
-		"A sweep runs every variant and compares them.\n\n"
+		"A sweep runs every variant and compares them, N runs at once (-j N, --jobs N;\n"
+		"default: this machine's cores), each in a process of its own, with the same\n"
+		"records as one at a time.\n\n"
 		"Exit status: 0 when every job ended well; 1 when a job failed or did not start,\n"
 		"or the command failed; 2 for bad input (--strict is accepted for symmetry with\n"
 		"'testbed up': virtual time has no fidelity verdict to fail on).\n");
@@ -113,10 +115,10 @@ static int sim_single(struct world *w, struct cmd_run_tally *t, struct diag *d)
 	return r;
 }
 
-static int sim_file(const char *path, const char *name, const char *results,
+static int sim_file(const char *path, const char *name, const char *results, uint32_t par,
 		    struct cmd_run_tally *t, struct diag *d)
 {
-	const struct cmd_sweep sw = {"testbed sim", true, sim_one, NULL, &stop_requested, t};
+	const struct cmd_sweep sw = {"testbed sim", true, sim_one, NULL, &stop_requested, t, par};
 	struct world w;
 	int r;
 
@@ -143,13 +145,15 @@ static int sim_file(const char *path, const char *name, const char *results,
 
 int cmd_sim(int argc, char **argv)
 {
-	const char *name = NULL, *results = NULL, *why;
+	const char *name = NULL, *results = NULL, *jobs = NULL, *why;
 	struct diag d = {0};
 	struct cmd_run_tally tally = {0};
 	const struct cmd_opt opts[] = {{"name", &name, NULL},
 				       {"results", &results, NULL},
 				       {"strict", NULL, &tally.strict},
+				       {"jobs", &jobs, NULL},
 				       {NULL, NULL, NULL}};
+	uint32_t par;
 	char buf[32];
 	bool help;
 	int r = cmd_opts_parse("sim", argc, argv, opts, false, &help), code;
@@ -169,9 +173,14 @@ int cmd_sim(int argc, char **argv)
 			SCN_YAML_NAME_LEN, name, why);
 		return CMD_USAGE;
 	}
+	if (cmd_jobs(jobs, &par)) {
+		fprintf(stderr, "testbed sim: --jobs: expected 1 to %u runs at once, found '%s'\n",
+			CMD_JOBS_MAX, jobs);
+		return CMD_USAGE;
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	r = sim_file(argv[1], name, results, &tally, &d);
+	r = sim_file(argv[1], name, results, par, &tally, &d);
 	if (stop_requested && !d.msg[0])
 		diag_set(&d, -EINTR, "stopped by the user; what ran so far was written");
 	code = cmd_run_tally_exit("testbed sim", &tally);

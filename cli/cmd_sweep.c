@@ -2,9 +2,12 @@
 /* A scenario's sweep for `testbed up` and `testbed sim` (cmd_sweep.h): the plan, each run in
  * its folder with the values it set noted in its scenario.yaml, and the comparison. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli/cmd_sweep.h"
 #include "run/run.h"
@@ -50,6 +53,157 @@ static int sweep_one(const struct cmd_sweep *sw, const char *path, const struct 
 	return r;
 }
 
+/* What a process running one run of the sweep tells the sweep. */
+struct sweep_res {
+	int32_t r;
+	char error[256];
+	struct cmd_run_tally tally;
+};
+
+/* In the run's own process: run k of the sweep, its result down fd, and exit. */
+static void child_run(const struct cmd_sweep *sw, const char *path, struct world *w,
+		      const struct wdir *sdir, struct sweep_plan *p, uint32_t k, int fd)
+{
+	struct sweep_res res = {0};
+	struct cmd_sweep mine = *sw;
+	uint32_t *choice = calloc(w->e.sweep.axes.n + 1, sizeof(*choice));
+	struct diag d = {0};
+
+	res.tally.strict = sw->tally && sw->tally->strict;
+	mine.tally = sw->tally ? &res.tally : NULL;
+	if (!choice) {
+		res.r = -ENOMEM;
+		snprintf(res.error, sizeof(res.error), "out of memory");
+	} else {
+		exp_sweep_choice(&w->e.sweep, k, choice);
+		res.r = sweep_one(&mine, path, sdir, p, k, choice, w->e.run.results, &d);
+		if (res.r)
+			snprintf(res.error, sizeof(res.error), "%s", p->runs.v[k].error);
+	}
+	fflush(NULL);
+	if (write(fd, &res, sizeof(res)) != (ssize_t)sizeof(res))
+		_exit(1);
+	_exit(0);
+}
+
+/* A run of the sweep going in a process of its own. */
+struct sweep_slot {
+	pid_t pid;
+	int fd;
+	uint32_t k;
+};
+
+/* Starts run k in a process of its own. 0 or -errno. */
+static int slot_start(const struct cmd_sweep *sw, const char *path, struct world *w,
+		      const struct wdir *sdir, struct sweep_plan *p, uint32_t k,
+		      struct sweep_slot *s)
+{
+	int fds[2];
+
+	if (pipe2(fds, O_CLOEXEC))
+		return -errno;
+	fflush(NULL); /* nothing buffered is written twice */
+	s->pid = fork();
+	if (s->pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -errno;
+	}
+	if (!s->pid) {
+		close(fds[0]);
+		child_run(sw, path, w, sdir, p, k, fds[1]);
+	}
+	close(fds[1]);
+	s->fd = fds[0];
+	s->k = k;
+	return 0;
+}
+
+/* The result of the run in s, whose process ended with status st. */
+static void slot_end(struct sweep_slot *s, int st, struct sweep_res *res)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < sizeof(*res) && (n = read(s->fd, (char *)res + got, sizeof(*res) - got)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		got += (size_t)n;
+	}
+	close(s->fd);
+	s->pid = 0;
+	if (got == sizeof(*res))
+		return;
+	memset(res, 0, sizeof(*res));
+	res->r = -EIO;
+	snprintf(res->error, sizeof(res->error), "its process ended (%s %d) without a result",
+		 WIFSIGNALED(st) ? "signal" : "status",
+		 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+}
+
+/* Waits for one of the n slots' runs to end: its slot, or NULL (no child, or an error). */
+static struct sweep_slot *slot_wait(struct sweep_slot *s, uint32_t n, int *st)
+{
+	pid_t pid;
+	uint32_t i;
+
+	do
+		pid = waitpid(-1, st, 0);
+	while (pid < 0 && errno == EINTR);
+	for (i = 0; pid > 0 && i < n; i++)
+		if (s[i].pid == pid)
+			return &s[i];
+	return NULL;
+}
+
+/* The sweep's runs, sw->par at once, each in a process of its own (virtual time: a run is
+ * one thread, and runs share nothing but the sweep's folder). The runs' counts are added in
+ * run order, whatever order they end in. 0 or -errno (the sweep's own failures). */
+static int sweep_par(const struct cmd_sweep *sw, const char *path, struct world *w,
+		     const struct wdir *sdir, struct sweep_plan *p, uint32_t *failed,
+		     uint32_t *ran, struct diag *d)
+{
+	uint32_t n = (uint32_t)p->runs.n, next = 0, active = 0, k;
+	struct sweep_slot *s = calloc(sw->par, sizeof(*s)), *e;
+	struct sweep_res *res = calloc(n + 1, sizeof(*res));
+	int r = s && res ? 0 : diag_set(d, -ENOMEM, "out of memory"), st;
+
+	while (!r && (next < n || active)) {
+		for (k = 0; k < sw->par && next < n && !*sw->stop && !r; k++)
+			if (!s[k].pid) {
+				r = slot_start(sw, path, w, sdir, p, next, &s[k]);
+				if (r)
+					r = diag_set(d, r, "a process for run %u: %s", next + 1,
+						     strerror(-r));
+				else
+					next++, active++;
+			}
+		if (!active || !(e = slot_wait(s, sw->par, &st)))
+			break;
+		slot_end(e, st, &res[e->k]);
+		active--;
+		p->runs.v[e->k].status = res[e->k].r ? SWEEP_FAILED : SWEEP_OK;
+		snprintf(p->runs.v[e->k].error, sizeof(p->runs.v[e->k].error), "%s",
+			 res[e->k].error);
+		if (res[e->k].r) {
+			fprintf(stderr, "%s: %s: %s\n", sw->who, p->runs.v[e->k].dir,
+				res[e->k].error);
+			(*failed)++;
+		}
+		r = sweep_plan_write(sdir, p, d);
+	}
+	while (active && (e = slot_wait(s, sw->par, &st))) /* after an error: theirs are lost */
+		slot_end(e, st, &res[e->k]), active--;
+	for (k = 0; sw->tally && k < next; k++)
+		cmd_run_tally_add(sw->tally, &res[k].tally);
+	*ran = next;
+	free(s);
+	free(res);
+	return r;
+}
+
 int cmd_sweep_run(const struct cmd_sweep *sw, const char *path, struct world *w, struct diag *d)
 {
 	uint32_t *choice, k, failed = 0;
@@ -70,10 +224,16 @@ int cmd_sweep_run(const struct cmd_sweep *sw, const char *path, struct world *w,
 	}
 	r = cmd_run_folder_open(&f, &w->e, "-sweep", d);
 	r = r ? r : sweep_plan_write(&f.run, &p, d);
-	if (!r)
+	if (!r && sw->par > 1)
+		cmd_note("%s: sweep of %zu variants x %zu seeds into %s, %u runs at once\n", sw->who,
+			 p.variants.n, p.seeds.n, f.run.path, sw->par);
+	else if (!r)
 		cmd_note("%s: sweep of %zu variants x %zu seeds into %s\n", sw->who, p.variants.n,
 			 p.seeds.n, f.run.path);
-	for (k = 0; !r && k < p.runs.n && !*sw->stop; k++) {
+	k = 0;
+	if (!r && sw->par > 1)
+		r = sweep_par(sw, path, w, &f.run, &p, &failed, &k, d);
+	for (; !r && sw->par <= 1 && k < p.runs.n && !*sw->stop; k++) {
 		struct diag dd = {0};
 
 		exp_sweep_choice(&w->e.sweep, k, choice);

@@ -263,7 +263,8 @@ static int up_sweep(const char *path, struct world *w, const char *name, bool ke
 		    struct cmd_run_tally *t, struct diag *d)
 {
 	struct up_one u = {name};
-	const struct cmd_sweep sw = {"testbed up", false, up_one, &u, &stop_requested, t};
+	/* one run at a time: an emulated run must own the machine */
+	const struct cmd_sweep sw = {"testbed up", false, up_one, &u, &stop_requested, t, 1};
 
 	if (keep)
 		fprintf(stderr,
@@ -304,10 +305,12 @@ int cmd_up(int argc, char **argv)
 	struct diag d = {0};
 	const char *name = NULL, *results = NULL, *why;
 	bool keep = false, help, strict = false;
+	const char *jobs = NULL;
 	const struct cmd_opt opts[] = {{"name", &name, NULL},
 				       {"results", &results, NULL},
 				       {"keep", NULL, &keep},
 				       {"strict", NULL, &strict},
+				       {"jobs", &jobs, NULL},
 				       {NULL, NULL, NULL}};
 	char buf[32], wall[256];
 	int r = cmd_opts_parse("up", argc, argv, opts, false, &help), code;
@@ -316,6 +319,13 @@ int cmd_up(int argc, char **argv)
 	if (help) {
 		up_usage(stdout);
 		return CMD_OK;
+	}
+	if (jobs && strcmp(jobs, "1")) {
+		fprintf(stderr, "testbed up: --jobs %s: emulated runs go one at a time, each owning "
+				"the machine (its cores, its timing); 'testbed sim -j N' runs a "
+				"sweep's runs at once in virtual time\n",
+			jobs);
+		return CMD_USAGE;
 	}
 	if (r != 1) {
 		up_usage(stderr);

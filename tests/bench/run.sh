@@ -9,7 +9,8 @@
 #   7. the cost of a spine failure; 8. testbed sim on 512 GPUs, on the vClos paper's
 #      CLUSTER512 and on the greedy routing paper's 2,048 NICs (events per second), and one
 #      decision of the greedy controller at that scale; 9. what the simulator's physics
-#      checks cost, with them against without, on CLUSTER512 and Themis's 3D-FC_Ring_SW.
+#      checks cost, with them against without, on CLUSTER512 and Themis's 3D-FC_Ring_SW;
+#      10. CLUSTER512's whole sweep with -j 1 against -j <cores> (sim_jobs.sh).
 # Usage: run.sh BUILD_DIR
 set -eu
 BUILD=$(cd "${1:-build}" && pwd)
@@ -136,3 +137,4 @@ echo "bench: the virtual-time backend on 512 to 2,048 GPUs: 300 jobs, the vClos 
 echo
 echo "bench: the simulator's physics checks, with against without, on CLUSTER512 and Themis's 3D-FC_Ring_SW (issue 34)"
 "$ROOT/tests/bench/sim_checks.sh" "$BUILD"
+"$ROOT/tests/bench/sim_jobs.sh" "$BUILD"
