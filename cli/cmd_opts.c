@@ -76,8 +76,8 @@ int cmd_opts_parse(const char *cmd, int argc, char **argv, const struct cmd_opt 
 	struct option lo[CMD_OPTS_MAX + 4];
 	size_t n = long_table(opts, lo, CMD_OPTS_MAX + 4);
 	int jobs = find_opt(opts, n, "jobs"); /* -j N is --jobs N (make's spelling) */
-	const char *shorts = first_only ? (jobs >= 0 ? "+:qvhj:" : "+:qvh")
-					: (jobs >= 0 ? ":qvhj:" : ":qvh");
+	const char *shorts =
+		first_only ? (jobs >= 0 ? "+:qvhj:" : "+:qvh") : (jobs >= 0 ? ":qvhj:" : ":qvh");
 	int c, i, r = 0;
 
 	*help = false;

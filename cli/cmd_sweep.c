@@ -125,7 +125,8 @@ static void slot_end(struct sweep_slot *s, int st, struct sweep_res *res)
 	size_t got = 0;
 	ssize_t n;
 
-	while (got < sizeof(*res) && (n = read(s->fd, (char *)res + got, sizeof(*res) - got)) != 0) {
+	while (got < sizeof(*res) &&
+	       (n = read(s->fd, (char *)res + got, sizeof(*res) - got)) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -162,8 +163,8 @@ static struct sweep_slot *slot_wait(struct sweep_slot *s, uint32_t n, int *st)
  * one thread, and runs share nothing but the sweep's folder). The runs' counts are added in
  * run order, whatever order they end in. 0 or -errno (the sweep's own failures). */
 static int sweep_par(const struct cmd_sweep *sw, const char *path, struct world *w,
-		     const struct wdir *sdir, struct sweep_plan *p, uint32_t *failed,
-		     uint32_t *ran, struct diag *d)
+		     const struct wdir *sdir, struct sweep_plan *p, uint32_t *failed, uint32_t *ran,
+		     struct diag *d)
 {
 	uint32_t n = (uint32_t)p->runs.n, next = 0, active = 0, k;
 	struct sweep_slot *s = calloc(sw->par, sizeof(*s)), *e;
@@ -225,8 +226,8 @@ int cmd_sweep_run(const struct cmd_sweep *sw, const char *path, struct world *w,
 	r = cmd_run_folder_open(&f, &w->e, "-sweep", d);
 	r = r ? r : sweep_plan_write(&f.run, &p, d);
 	if (!r && sw->par > 1)
-		cmd_note("%s: sweep of %zu variants x %zu seeds into %s, %u runs at once\n", sw->who,
-			 p.variants.n, p.seeds.n, f.run.path, sw->par);
+		cmd_note("%s: sweep of %zu variants x %zu seeds into %s, %u runs at once\n",
+			 sw->who, p.variants.n, p.seeds.n, f.run.path, sw->par);
 	else if (!r)
 		cmd_note("%s: sweep of %zu variants x %zu seeds into %s\n", sw->who, p.variants.n,
 			 p.seeds.n, f.run.path);

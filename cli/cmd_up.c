@@ -306,12 +306,9 @@ int cmd_up(int argc, char **argv)
 	const char *name = NULL, *results = NULL, *why;
 	bool keep = false, help, strict = false;
 	const char *jobs = NULL;
-	const struct cmd_opt opts[] = {{"name", &name, NULL},
-				       {"results", &results, NULL},
-				       {"keep", NULL, &keep},
-				       {"strict", NULL, &strict},
-				       {"jobs", &jobs, NULL},
-				       {NULL, NULL, NULL}};
+	const struct cmd_opt opts[] = {{"name", &name, NULL}, {"results", &results, NULL},
+				       {"keep", NULL, &keep}, {"strict", NULL, &strict},
+				       {"jobs", &jobs, NULL}, {NULL, NULL, NULL}};
 	char buf[32], wall[256];
 	int r = cmd_opts_parse("up", argc, argv, opts, false, &help), code;
 	struct cmd_run_tally tally = {0};
@@ -321,9 +318,10 @@ int cmd_up(int argc, char **argv)
 		return CMD_OK;
 	}
 	if (jobs && strcmp(jobs, "1")) {
-		fprintf(stderr, "testbed up: --jobs %s: emulated runs go one at a time, each owning "
-				"the machine (its cores, its timing); 'testbed sim -j N' runs a "
-				"sweep's runs at once in virtual time\n",
+		fprintf(stderr,
+			"testbed up: --jobs %s: emulated runs go one at a time, each owning "
+			"the machine (its cores, its timing); 'testbed sim -j N' runs a "
+			"sweep's runs at once in virtual time\n",
 			jobs);
 		return CMD_USAGE;
 	}
