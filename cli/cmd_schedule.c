@@ -13,7 +13,7 @@
 #include "kernel/wdir.h"
 #include "scenario/scenario_sweep.h"
 #include "policy/torus_order.h"
-#include "traffic/msccl.h"
+#include "traffic/msccl/msccl.h"
 #include "traffic/tacos.h"
 #include "traffic/themis.h"
 

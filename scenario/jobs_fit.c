@@ -12,7 +12,7 @@
 #include "scenario/input.h"
 #include "scenario/jobs.h"
 #include "traffic/coll.h"
-#include "traffic/msccl.h"
+#include "traffic/msccl/msccl.h"
 
 void jobs_tacos_inputs(const struct experiment *e, const struct job_spec *j, const struct topo *t,
 		       const uint32_t *eps, struct tacos_topo_in *in, struct tacos_cfg *cfg)

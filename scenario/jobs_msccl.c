@@ -10,7 +10,7 @@
 #include "lib/sbuf.h"
 #include "scenario/input.h"
 #include "scenario/jobs.h"
-#include "traffic/msccl.h"
+#include "traffic/msccl/msccl.h"
 
 /* The files j chooses from: its own, or the workload's. */
 static char *const *candidates(const struct experiment *e, const struct job_spec *j, uint32_t *n)

@@ -6,7 +6,7 @@
 
 #include "traffic/coll_build.h"
 #include "traffic/coll_hx.h"
-#include "traffic/msccl.h"
+#include "traffic/msccl/msccl.h"
 #include "traffic/tacos.h"
 
 #define KIND_BIT(k) (1u << (k))

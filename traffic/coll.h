@@ -63,7 +63,7 @@
  *    {i, group + i, 2 * group + i, ...} and all-reduces its members' whole buffers.
  *  - HX_RINGS, TORUS2D: ALLREDUCE over a logical r x c torus, rank = row * group + column
  *    (HammingMesh §V-A2, traffic/coll_hx.h); every send goes to a torus neighbour.
- *  - MSCCL: any kind, as an MSCCL algorithm XML says (traffic/msccl.h), from coll_ext.
+ *  - MSCCL: any kind, as an MSCCL algorithm XML says (traffic/msccl/msccl.h), from coll_ext.
  *  - TACOS: ALLREDUCE, ALLGATHER and REDUCESCATTER as TACOS synthesized them (traffic/tacos.h) over
  * the job's NPUs, N * k chunks: only with the synthesis (coll_sched_build_ext); see coll_tacos.c.
  *  - MULTIDIM: ALLREDUCE, REDUCESCATTER and ALLGATHER over a P_0 x P_1 x ... platform
@@ -108,7 +108,7 @@ enum coll_algo {
 	COLL_TACOS, /* synthesized over the topology by TACOS (traffic/tacos.h): coll_ext */
 	COLL_HX_RINGS, /* HammingMesh: two rings on edge-disjoint Hamiltonian cycles, both ways */
 	COLL_TORUS2D, /* HammingMesh: row, column, row on one half, transposed on the other */
-	COLL_MSCCL, /* imported from an MSCCL algorithm XML (traffic/msccl.h): coll_ext */
+	COLL_MSCCL, /* imported from an MSCCL algorithm XML (traffic/msccl/msccl.h): coll_ext */
 };
 
 enum coll_op {

@@ -14,7 +14,7 @@
 
 #include "tests/fuzz/msccl_job.h"
 #include "traffic/coll.h"
-#include "traffic/msccl.h"
+#include "traffic/msccl/msccl.h"
 
 static void check_prove(const struct coll_sched *s)
 {

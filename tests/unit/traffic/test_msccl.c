@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Schedules as MSCCL algorithm XML (traffic/msccl.c): every algorithm the project builds goes
+/* Schedules as MSCCL algorithm XML (traffic/msccl/msccl.c): every algorithm the project builds goes
  * out and back in unchanged (steps, order, peers, bytes, flags, dependency lists, phases) on
  * uneven sizes with 4- and 8-byte elements, and what comes back passes the symbolic executor
  * (traffic/coll_prove.c); the text keeps to what MSCCL's reader takes; two hand-written 4-GPU ring
@@ -19,7 +19,7 @@
 
 #include "tests/unit/coll_sim.h"
 #include "traffic/coll.h"
-#include "traffic/msccl.h"
+#include "traffic/msccl/msccl.h"
 #include "traffic/tacos.h"
 
 /* s's text, after checking the snprintf contract: measuring, a short buffer, the exact one. */

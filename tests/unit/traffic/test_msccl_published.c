@@ -5,7 +5,7 @@
  * collective it says it is, at one element a chunk and at an uneven multiple; the generated
  * files that are not (two-stage pipelines, point-to-point "custom" patterns) are refused
  * saying why. Several threadblocks to one peer on different channels become one order both
- * ends agree on (traffic/msccl_order.c), and a deadlock across channels is refused; the
+ * ends agree on (traffic/msccl/msccl_order.c), and a deadlock across channels is refused; the
  * executor's choice among algorithms by size (minBytes, maxBytes) and the size the
  * emulation rounds to. */
 #include <errno.h>
@@ -21,7 +21,7 @@
 #include <cmocka.h>
 
 #include "traffic/coll.h"
-#include "traffic/msccl.h"
+#include "traffic/msccl/msccl.h"
 
 static char *t_read(const char *name, size_t *n)
 {

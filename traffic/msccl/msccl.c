@@ -107,9 +107,9 @@
 #include <string.h>
 
 #include "lib/vec.h"
-#include "traffic/msccl.h"
-#include "traffic/msccl_int.h"
-#include "traffic/msccl_order.h"
+#include "traffic/msccl/msccl.h"
+#include "traffic/msccl/msccl_int.h"
+#include "traffic/msccl/msccl_order.h"
 
 #define NONE MSCCL_NONE
 #define SEQ_NONE UINT64_MAX

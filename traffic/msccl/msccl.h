@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
+/* traffic/msccl/ owns MSCCL algorithm XML: reading, writing, choosing by size, its channels
+ * merged into one order. May include lib/ and traffic/ (coll.h, coll_prove); pure. */
 /* Collective schedules as MSCCL "algorithm XML" (microsoft/msccl, msccl-tools, the MSCCL
- * executor of NCCL and RCCL), out and in. traffic/msccl.c's opening comment says which subset
+ * executor of NCCL and RCCL), out and in. traffic/msccl/msccl.c's opening comment says which subset
  * of the format is read and written and how it maps onto coll.h's steps. Pure: no syscalls. */
 #ifndef TRAFFIC_MSCCL_H
 #define TRAFFIC_MSCCL_H

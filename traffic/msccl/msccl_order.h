@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* MSCCL channels onto testbed's one FIFO per ordered pair of ranks (traffic/msccl.c's
+/* MSCCL channels onto testbed's one FIFO per ordered pair of ranks (traffic/msccl/msccl.c's
  * reader): where an algorithm joins two ranks by several threadblocks on different `chan`s,
  * each channel is a connection of its own with its own order, and ours is one. A rendezvous
  * run of the schedule, each channel matched in its own order, fixes one order of the pair's

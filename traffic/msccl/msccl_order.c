@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traffic/msccl_order.h"
+#include "traffic/msccl/msccl_order.h"
 
 #define NONE UINT32_MAX
 

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "traffic/msccl_int.h"
+#include "traffic/msccl/msccl_int.h"
 
 #define NONE MSCCL_NONE
 

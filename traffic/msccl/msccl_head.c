@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "traffic/msccl.h"
-#include "traffic/msccl_int.h"
+#include "traffic/msccl/msccl.h"
+#include "traffic/msccl/msccl_int.h"
 
 /* The kind coll= names (custom: -1), or -EINVAL. */
 static int head_kind(const struct xdoc *x, const struct xat *a, int *kind)

@@ -11,8 +11,8 @@
 
 #include "lib/sbuf.h"
 #include "lib/vec.h"
-#include "traffic/msccl.h"
-#include "traffic/msccl_int.h"
+#include "traffic/msccl/msccl.h"
+#include "traffic/msccl/msccl_int.h"
 
 #define TBS_PER_CHAN 32 /* MSCCL_MAX_NUM_THREAD_BLOCKS_PER_CHANNEL */
 #define NAME_MAX_LEN 63 /* MSCCL_MAX_ALGO_NAME */
