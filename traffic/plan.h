@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* One rank's schedule prepared for execution, and its progress through one iteration
- * (coll.h's executor rules): steps grouped into channels, one per peer and direction, started
- * in list order one at a time per channel, each once its dependencies are done. The one
+ * (coll.h's executor rules): steps grouped into channels, one per peer and direction and one
+ * for the rank's local steps, started in list order one at a time per channel, each once its
+ * dependencies are done. The one
  * decision of which steps may be in flight: emu-node executes it over sockets and the
  * virtual-time backend (sim/exec.h) over modelled flows. Pure: no syscalls. */
 #ifndef TRAFFIC_PLAN_H
@@ -16,7 +17,8 @@
 
 /* A step as the executor sees it, in one record so that taking, starting and completing it
  * read one place (the schedule's steps are not read while a run goes on): what it moves (its
- * op, length and phase, from the coll_step), its channel (2 * peer index + op), its position
+ * op, length and phase, from the coll_step), its channel (2 * peer index + op; local steps:
+ * 2 * npeers), its position
  * in that channel (the k-th message), the channel's step after it (COLL_PLAN_NONE after the
  * last), where its successors start in coll_plan.succ (step i's are succ[node[i].succ_off ..
  * node[i + 1].succ_off)), and the run's count of its needed dependencies not yet completed. */
@@ -39,7 +41,7 @@ struct coll_plan {
 	struct coll_plan_node *node; /* n + 1 */
 	uint32_t *need; /* per step: the dependencies it waits for (fewer than its list: those
 			 * another step's completion implies are left out, see plan.c) */
-	uint32_t *chan_first; /* 2 * npeers: each channel's first step, or COLL_PLAN_NONE */
+	uint32_t *chan_first; /* 2 * npeers + 1: each channel's first step, or COLL_PLAN_NONE */
 	uint32_t *succ; /* the steps that wait for each step, grouped by step */
 };
 
