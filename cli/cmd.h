@@ -45,6 +45,10 @@ void cmd_emu_path(char *buf, size_t len);
  * executable (../share/testbed/scenarios). 0, or -ENOENT when there is no such folder. */
 int cmd_scenarios_dir(const char *given, char *out, size_t len);
 
+/* text into path (over a file of ours or yours, never through a link: wdir.h), or to standard
+ * output if path is NULL. 0, or -errno with d set. */
+int cmd_write_out(const char *path, const char *text, size_t len, struct diag *d);
+
 /* One option of a command, "--name": with arg it takes a value, kept in *arg (NULL until
  * given); set, if not NULL, is set true when it is given. A table ends with a NULL name. */
 struct cmd_opt {
@@ -67,6 +71,14 @@ int cmd_opts_parse(const char *cmd, int argc, char **argv, const struct cmd_opt 
  * 0, or -EINVAL for anything else. */
 #define CMD_JOBS_MAX 256
 int cmd_jobs(const char *arg, uint32_t *n);
+
+/* --shard I/N: the I-th (from 1) of N parts of a sweep or catalogue (report/sweep_report.h,
+ * sweep_shard_of); n 0: not sharded. */
+struct cmd_shard {
+	uint32_t i, n; /* 1 <= i <= n */
+};
+/* "I/N" into s (NULL arg: not sharded). 0, or -EINVAL for anything else. */
+int cmd_shard_parse(const char *arg, struct cmd_shard *s);
 
 /* Whether -q asked for quiet: progress and notes off, warnings, errors and results on. */
 bool cmd_quiet(void);
@@ -101,6 +113,7 @@ int cmd_report(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_schedule(int argc, char **argv);
 int cmd_reproduce(int argc, char **argv);
+int cmd_slurm(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 

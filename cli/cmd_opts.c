@@ -11,6 +11,7 @@
 
 #include "lib/log.h"
 #include "cli/cmd.h"
+#include "report/sweep_report.h"
 
 #define OPT_BASE 256 /* getopt_long's value of the table's option i: OPT_BASE + i */
 
@@ -119,6 +120,25 @@ int cmd_jobs(const char *arg, uint32_t *n)
 	if (errno || end == arg || *end || arg[0] == '-' || !v || v > CMD_JOBS_MAX)
 		return -EINVAL;
 	*n = (uint32_t)v;
+	return 0;
+}
+
+int cmd_shard_parse(const char *arg, struct cmd_shard *s)
+{
+	unsigned long i, n;
+	char *end;
+
+	*s = (struct cmd_shard){0, 0};
+	if (!arg)
+		return 0;
+	errno = 0;
+	i = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end != '/' || arg[0] == '-' || end[1] == '-')
+		return -EINVAL;
+	n = strtoul(end + 1, &end, 10);
+	if (errno || *end || !i || i > n || n > SWEEP_SHARDS_MAX)
+		return -EINVAL;
+	*s = (struct cmd_shard){(uint32_t)i, (uint32_t)n};
 	return 0;
 }
 

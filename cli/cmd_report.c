@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/cmd.h"
+#include "cli/cmd_repro.h"
 #include "cli/cmd_run.h"
 #include "report/results.h"
 #include "scenario/scenario_yaml.h"
@@ -22,7 +23,11 @@ static void report_usage(FILE *f)
 		"records, rewrites summary.json and summary.txt, renders the plots into\n"
 		"DIR/plots/ and prints the summary. For a sweep's folder, every run's and the\n"
 		"comparison. No root needed. A folder without summary.json takes its dilation\n"
-		"from scenario.yaml and its end from the records.\n");
+		"from scenario.yaml and its end from the records. A sharded sweep's folder\n"
+		"(testbed sim|up --shard) gets its shards' runs merged into sweep.json and\n"
+		"compared, and the shards or runs still missing named (exit 1). A sharded\n"
+		"reproduction's folder (testbed reproduce --shard) gets every sweep so merged\n"
+		"and its report.md written.\n");
 }
 
 /* The latest time in the records: a run's end when summary.json does not say it. */
@@ -97,6 +102,39 @@ static int report_run(const struct wdir *dir, struct diag *d)
 	return 0;
 }
 
+static int report_sweep(const struct wdir *dir, struct diag *d)
+{
+	char *txt = NULL;
+	struct diag warn = {0};
+	int r = sweep_report(dir, true, &txt, &warn, d);
+
+	sweep_report_print(dir, txt, &warn);
+	free(txt);
+	return r;
+}
+
+/* A sharded sweep's folder: the shards' files merged into sweep.json, the runs there
+ * compared, and what is missing named (and failing the command). */
+static int report_shards(const struct wdir *dir, struct diag *d)
+{
+	struct sweep_missing m;
+	struct diag dc = {0};
+	int r = sweep_shards_merge(dir, &m, d);
+
+	/* with runs missing, the comparison may lack what it needs (a baseline's run) */
+	if (!r && report_sweep(dir, m.runs ? &dc : d) && !m.runs)
+		r = d->err ? d->err : -EIO;
+	if (!r && dc.msg[0])
+		fprintf(stderr, "testbed report: no comparison yet: %s\n", dc.msg);
+	if (!r && m.runs)
+		r = diag_set(d, -ENODATA, "%u runs missing, %s: %s", m.runs,
+			     dc.msg[0] ? "no comparison yet" : "compared without them", m.text);
+	if (!r && m.failed)
+		r = diag_set(d, -EIO, "%u runs failed (see %s/%s)", m.failed, dir->path,
+			     SWEEP_FILE);
+	return r;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct diag d = {0};
@@ -113,14 +151,13 @@ int cmd_report(int argc, char **argv)
 		return CMD_USAGE;
 	}
 	r = wdir_open(&dir, argv[1], WDIR_GIVE, &d);
-	if (!r && wdir_has(&dir, SWEEP_FILE)) {
-		char *txt = NULL;
-		struct diag warn = {0};
-
-		r = sweep_report(&dir, true, &txt, &warn, &d);
-		sweep_report_print(&dir, txt, &warn);
-		free(txt);
-	} else if (!r)
+	if (!r && wdir_has(&dir, REPRO_SHARDS_FILE))
+		r = repro_shards_merge(&dir, &d);
+	else if (!r && wdir_has(&dir, SWEEP_SHARDS_FILE))
+		r = report_shards(&dir, &d);
+	else if (!r && wdir_has(&dir, SWEEP_FILE))
+		r = report_sweep(&dir, &d);
+	else if (!r)
 		r = report_run(&dir, &d);
 	wdir_close(&dir);
 	return r ? cmd_fail("report", r, &d) : CMD_OK;

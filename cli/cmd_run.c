@@ -13,6 +13,7 @@
 
 #include "kernel/mono.h"
 #include "cli/cmd_run.h"
+#include "report/sweep_report.h"
 #include "run/emu/emu_find.h"
 #include "report/results.h"
 #include "run/emu/run_emu.h"
@@ -128,6 +129,43 @@ int cmd_run_folder_open(struct cmd_run_folder *f, const struct experiment *e, co
 		return 0;
 	cmd_run_folder_close(f);
 	return cmd_results_refused(d);
+}
+
+int cmd_run_folder_fixed(struct cmd_run_folder *f, const struct experiment *e, const char *name,
+			 unsigned flags, struct diag *d)
+{
+	int r;
+
+	*f = (struct cmd_run_folder)CMD_RUN_FOLDER_INIT;
+	r = wdir_open(&f->root, e->run.results, WDIR_CREATE | WDIR_GIVE, d);
+	r = r ? r : wdir_sub(&f->scen, &f->root, e->s.name, WDIR_CREATE, d);
+	r = r ? r : wdir_sub(&f->run, &f->scen, name, WDIR_CREATE | flags, d);
+	r = r ? r : wdir_prove(&f->run, d);
+	if (!r)
+		return 0;
+	cmd_run_folder_close(f);
+	if (r != -EEXIST)
+		return cmd_results_refused(d);
+	diag_clear(d);
+	return diag_set(d, r,
+			"%s/%s/%s is there already (this shard ran before?): give --results "
+			"another folder",
+			e->run.results, e->s.name, name);
+}
+
+int cmd_run_folder_shard(struct cmd_run_folder *f, const struct experiment *e,
+			 const struct cmd_shard *s, const char *who, struct diag *d)
+{
+	uint32_t mine = sweep_shard_of(e->s.name, 0, s->n);
+
+	*f = (struct cmd_run_folder)CMD_RUN_FOLDER_INIT;
+	if (mine != s->i - 1) {
+		cmd_note("%s: shard %u/%u: %s is one run, which shard %u/%u runs: nothing to do "
+			 "here\n",
+			 who, s->i, s->n, e->s.name, mine + 1, s->n);
+		return 1;
+	}
+	return cmd_run_folder_fixed(f, e, SWEEP_SHARD_RUN_DIR, WDIR_EXCL, d);
 }
 
 void cmd_run_folder_close(struct cmd_run_folder *f)

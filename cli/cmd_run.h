@@ -51,6 +51,15 @@ struct cmd_run_folder {
  * who asked. 0, or -EINVAL with d naming the folder and the reason (bad input: exit 2). */
 int cmd_run_folder_open(struct cmd_run_folder *f, const struct experiment *e, const char *suffix,
 			struct diag *d);
+/* The same with a fixed name for the run's folder (a shard's, which the other shards share):
+ * made if missing, or with WDIR_EXCL in flags, refused (-EEXIST) if it is there. */
+int cmd_run_folder_fixed(struct cmd_run_folder *f, const struct experiment *e, const char *name,
+			 unsigned flags, struct diag *d);
+/* A scenario without a sweep under --shard s: 1 (said) when its one run falls to another
+ * shard, else 0 with f open on a new <results>/<scenario>/run/ (SWEEP_SHARD_RUN_DIR), or
+ * -errno with d set. */
+int cmd_run_folder_shard(struct cmd_run_folder *f, const struct experiment *e,
+			 const struct cmd_shard *s, const char *who, struct diag *d);
 /* Closes them; those made here and left empty (the run wrote nothing) are removed.
  * NULL-safe. */
 void cmd_run_folder_close(struct cmd_run_folder *f);

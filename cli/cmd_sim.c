@@ -12,6 +12,7 @@
 #include "cli/cmd.h"
 #include "cli/cmd_run.h"
 #include "cli/cmd_sweep.h"
+#include "report/sweep_report.h"
 #include "run/sim/run_sim.h"
 #include "scenario/scenario_yaml.h"
 #include "scenario/scenario_yaml_types.h"
@@ -27,7 +28,8 @@ static void on_signal(int sig)
 static void sim_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: testbed sim [--name NAME] [--strict] [--results DIR] [-j N] FILE\n\n"
+		"Usage: testbed sim [--name NAME] [--strict] [--results DIR] [-j N] [--shard I/N] "
+		"FILE\n\n"
 		"Runs the scenario's workload in virtual time: flows share links by max-min\n"
 		"fairness over the paths the emulation's kernel would give them (the same ECMP\n"
 		"hash, seeds and source ports), with the same placements, collective schedules\n"
@@ -37,7 +39,9 @@ static void sim_usage(FILE *f)
 		"\"backend\": \"sim\" in summary.json; NAME defaults to the scenario's name.\n"
 		"A sweep runs every variant and compares them, N runs at once (-j N, --jobs N;\n"
 		"default: this machine's cores), each in a process of its own, with the same\n"
-		"records as one at a time.\n\n"
+		"records as one at a time. --shard I/N runs only the I-th of N fixed parts of\n"
+		"the sweep, into <results>/<NAME>/sweep/, which the other parts share (run\n"
+		"them anywhere, then 'testbed report' on that folder compares them all).\n\n"
 		"Exit status: 0 when every job ended well; 1 when a job failed or did not start,\n"
 		"or the command failed; 2 for bad input (--strict is accepted for symmetry with\n"
 		"'testbed up': virtual time has no fidelity verdict to fail on).\n");
@@ -103,22 +107,28 @@ static int set_opts(struct world *w, const char *name, const char *results, stru
 	return 0;
 }
 
-/* One run, into its results folder made (and proven writable) before it starts. */
-static int sim_single(struct world *w, struct cmd_run_tally *t, struct diag *d)
+/* One run, into its results folder made (and proven writable) before it starts; under --shard
+ * only in the shard it falls to. */
+static int sim_single(struct world *w, const struct cmd_shard *sh, struct cmd_run_tally *t,
+		      struct diag *d)
 {
 	struct cmd_run_folder f;
 	struct cmd_run_opts ro = {.dir = &f.run, .tally = t};
-	int r = cmd_run_folder_open(&f, &w->e, "", d);
+	int r = sh->n ? cmd_run_folder_shard(&f, &w->e, sh, "testbed sim", d)
+		      : cmd_run_folder_open(&f, &w->e, "", d);
 
+	if (r == 1)
+		return 0;
 	r = r ? r : sim_one(NULL, w, &ro, NULL, d);
 	cmd_run_folder_close(&f);
 	return r;
 }
 
 static int sim_file(const char *path, const char *name, const char *results, uint32_t par,
-		    struct cmd_run_tally *t, struct diag *d)
+		    const struct cmd_shard *sh, struct cmd_run_tally *t, struct diag *d)
 {
-	const struct cmd_sweep sw = {"testbed sim", true, sim_one, NULL, &stop_requested, t, par};
+	const struct cmd_sweep sw = {"testbed sim",   true, sim_one, NULL,
+				     &stop_requested, t,    par,     *sh};
 	struct world w;
 	int r;
 
@@ -138,21 +148,20 @@ static int sim_file(const char *path, const char *name, const char *results, uin
 	if (!r)
 		cmd_trace_left(stderr, "testbed sim: ", &w.trace_left, false);
 	if (!r)
-		r = w.e.sweep.axes.n ? cmd_sweep_run(&sw, path, &w, d) : sim_single(&w, t, d);
+		r = w.e.sweep.axes.n ? cmd_sweep_run(&sw, path, &w, d) : sim_single(&w, sh, t, d);
 	world_done(&w);
 	return r;
 }
 
 int cmd_sim(int argc, char **argv)
 {
-	const char *name = NULL, *results = NULL, *jobs = NULL, *why;
+	const char *name = NULL, *results = NULL, *jobs = NULL, *shard = NULL, *why;
 	struct diag d = {0};
 	struct cmd_run_tally tally = {0};
-	const struct cmd_opt opts[] = {{"name", &name, NULL},
-				       {"results", &results, NULL},
-				       {"strict", NULL, &tally.strict},
-				       {"jobs", &jobs, NULL},
-				       {NULL, NULL, NULL}};
+	const struct cmd_opt opts[] = {{"name", &name, NULL},		{"results", &results, NULL},
+				       {"strict", NULL, &tally.strict}, {"jobs", &jobs, NULL},
+				       {"shard", &shard, NULL},		{NULL, NULL, NULL}};
+	struct cmd_shard sh;
 	uint32_t par;
 	char buf[32];
 	bool help;
@@ -178,9 +187,16 @@ int cmd_sim(int argc, char **argv)
 			CMD_JOBS_MAX, jobs);
 		return CMD_USAGE;
 	}
+	if (cmd_shard_parse(shard, &sh)) {
+		fprintf(stderr,
+			"testbed sim: --shard: expected I/N, the I-th of N parts (1 <= I <= N <= "
+			"%u), found '%s'\n",
+			SWEEP_SHARDS_MAX, shard);
+		return CMD_USAGE;
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	r = sim_file(argv[1], name, results, par, &tally, &d);
+	r = sim_file(argv[1], name, results, par, &sh, &tally, &d);
 	if (stop_requested && !d.msg[0])
 		diag_set(&d, -EINTR, "stopped by the user; what ran so far was written");
 	code = cmd_run_tally_exit("testbed sim", &tally);

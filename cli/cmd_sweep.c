@@ -53,6 +53,13 @@ static int sweep_one(const struct cmd_sweep *sw, const char *path, const struct 
 	return r;
 }
 
+/* The runs this command runs, in order: every run of the sweep, or its shard's; and the file
+ * their statuses go to (sweep.json, or the shard's own). */
+struct sweep_todo {
+	uint32_t *k, n;
+	char file[64];
+};
+
 /* What a process running one run of the sweep tells the sweep. */
 struct sweep_res {
 	int32_t r;
@@ -163,21 +170,21 @@ static struct sweep_slot *slot_wait(struct sweep_slot *s, uint32_t n, int *st)
  * one thread, and runs share nothing but the sweep's folder). The runs' counts are added in
  * run order, whatever order they end in. 0 or -errno (the sweep's own failures). */
 static int sweep_par(const struct cmd_sweep *sw, const char *path, struct world *w,
-		     const struct wdir *sdir, struct sweep_plan *p, uint32_t *failed, uint32_t *ran,
-		     struct diag *d)
+		     const struct wdir *sdir, struct sweep_plan *p, const struct sweep_todo *t,
+		     uint32_t *failed, uint32_t *ran, struct diag *d)
 {
-	uint32_t n = (uint32_t)p->runs.n, next = 0, active = 0, k;
+	uint32_t n = t->n, next = 0, active = 0, k;
 	struct sweep_slot *s = calloc(sw->par, sizeof(*s)), *e;
-	struct sweep_res *res = calloc(n + 1, sizeof(*res));
+	struct sweep_res *res = calloc(p->runs.n + 1, sizeof(*res));
 	int r = s && res ? 0 : diag_set(d, -ENOMEM, "out of memory"), st;
 
 	while (!r && (next < n || active)) {
 		for (k = 0; k < sw->par && next < n && !*sw->stop && !r; k++)
 			if (!s[k].pid) {
-				r = slot_start(sw, path, w, sdir, p, next, &s[k]);
+				r = slot_start(sw, path, w, sdir, p, t->k[next], &s[k]);
 				if (r)
-					r = diag_set(d, r, "a process for run %u: %s", next + 1,
-						     strerror(-r));
+					r = diag_set(d, r, "a process for run %u: %s",
+						     t->k[next] + 1, strerror(-r));
 				else
 					next++, active++;
 			}
@@ -193,22 +200,87 @@ static int sweep_par(const struct cmd_sweep *sw, const char *path, struct world 
 				res[e->k].error);
 			(*failed)++;
 		}
-		r = sweep_plan_write(sdir, p, d);
+		r = sweep_plan_write_as(sdir, t->file, p, d);
 	}
 	while (active && (e = slot_wait(s, sw->par, &st))) /* after an error: theirs are lost */
 		slot_end(e, st, &res[e->k]), active--;
 	for (k = 0; sw->tally && k < next; k++)
-		cmd_run_tally_add(sw->tally, &res[k].tally);
+		cmd_run_tally_add(sw->tally, &res[t->k[k]].tally);
 	*ran = next;
 	free(s);
 	free(res);
 	return r;
 }
 
+/* The runs sw runs of p, in run order. 0 or -ENOMEM. */
+static int todo_make(const struct cmd_sweep *sw, const struct sweep_plan *p, struct sweep_todo *t)
+{
+	uint32_t k;
+
+	t->n = 0;
+	t->k = calloc(p->runs.n + 1, sizeof(*t->k));
+	if (!t->k)
+		return -ENOMEM;
+	for (k = 0; k < p->runs.n; k++)
+		if (!sw->shard.n || sweep_shard_of(p->scenario, k, sw->shard.n) == sw->shard.i - 1)
+			t->k[t->n++] = k;
+	if (sw->shard.n)
+		sweep_shard_file(t->file, sizeof(t->file), sw->shard.i - 1, sw->shard.n);
+	else
+		snprintf(t->file, sizeof(t->file), "%s", SWEEP_FILE);
+	return 0;
+}
+
+/* The sweep's folder: a new one named by the time, or a shard's fixed one (shared with the
+ * other shards, its shards.json written or checked). */
+static int sweep_folder(const struct cmd_sweep *sw, const struct world *w,
+			const struct sweep_plan *p, const struct sweep_todo *t,
+			struct cmd_run_folder *f, struct diag *d)
+{
+	char shard[96], par[48];
+	int r;
+
+	if (!sw->shard.n)
+		r = cmd_run_folder_open(f, &w->e, "-sweep", d);
+	else
+		r = cmd_run_folder_fixed(f, &w->e, SWEEP_SHARD_DIR, 0, d);
+	if (!r && sw->shard.n)
+		r = sweep_shards_begin(&f->run, p, sw->shard.n, d);
+	r = r ? r : sweep_plan_write_as(&f->run, t->file, p, d);
+	if (r)
+		return r;
+	snprintf(shard, sizeof(shard), ", shard %u/%u: %u of its %zu runs", sw->shard.i,
+		 sw->shard.n, t->n, p->runs.n);
+	snprintf(par, sizeof(par), ", %u runs at once", sw->par);
+	cmd_note("%s: sweep of %zu variants x %zu seeds into %s%s%s\n", sw->who, p->variants.n,
+		 p->seeds.n, f->run.path, sw->shard.n ? shard : "", sw->par > 1 ? par : "");
+	return 0;
+}
+
+/* The comparison, or with a shard where the shards' runs are compared once all have run. */
+static int sweep_end(const struct cmd_sweep *sw, const struct cmd_run_folder *f, struct diag *d)
+{
+	char *txt = NULL;
+	struct diag warn = {0};
+	int r;
+
+	if (sw->shard.n) {
+		cmd_note("%s: shard %u/%u done; once every shard has run, 'testbed report %s' "
+			 "compares the runs\n",
+			 sw->who, sw->shard.i, sw->shard.n, f->run.path);
+		return 0;
+	}
+	r = sweep_report(&f->run, false, &txt, &warn, d);
+	sweep_report_print(&f->run, txt, &warn);
+	free(txt);
+	return r;
+}
+
 int cmd_sweep_run(const struct cmd_sweep *sw, const char *path, struct world *w, struct diag *d)
 {
 	uint32_t *choice, k, failed = 0;
-	struct cmd_run_folder f;
+	struct cmd_run_folder f = CMD_RUN_FOLDER_INIT;
+	struct sweep_todo t = {0};
 	struct sweep_plan p;
 	char sdir[WDIR_PATH_MAX] = "";
 	int r;
@@ -223,40 +295,29 @@ int cmd_sweep_run(const struct cmd_sweep *sw, const char *path, struct world *w,
 		free(choice);
 		return diag_set(d, -ENOMEM, "out of memory");
 	}
-	r = cmd_run_folder_open(&f, &w->e, "-sweep", d);
-	r = r ? r : sweep_plan_write(&f.run, &p, d);
-	if (!r && sw->par > 1)
-		cmd_note("%s: sweep of %zu variants x %zu seeds into %s, %u runs at once\n",
-			 sw->who, p.variants.n, p.seeds.n, f.run.path, sw->par);
-	else if (!r)
-		cmd_note("%s: sweep of %zu variants x %zu seeds into %s\n", sw->who, p.variants.n,
-			 p.seeds.n, f.run.path);
+	r = todo_make(sw, &p, &t) ? diag_set(d, -ENOMEM, "out of memory") : 0;
+	r = r ? r : sweep_folder(sw, w, &p, &t, &f, d);
 	k = 0;
 	if (!r && sw->par > 1)
-		r = sweep_par(sw, path, w, &f.run, &p, &failed, &k, d);
-	for (; !r && sw->par <= 1 && k < p.runs.n && !*sw->stop; k++) {
+		r = sweep_par(sw, path, w, &f.run, &p, &t, &failed, &k, d);
+	for (; !r && sw->par <= 1 && k < t.n && !*sw->stop; k++) {
 		struct diag dd = {0};
+		uint32_t run = t.k[k];
 
-		exp_sweep_choice(&w->e.sweep, k, choice);
-		if (sweep_one(sw, path, &f.run, &p, k, choice, w->e.run.results, &dd)) {
-			fprintf(stderr, "%s: %s: %s\n", sw->who, p.runs.v[k].dir, dd.msg);
+		exp_sweep_choice(&w->e.sweep, run, choice);
+		if (sweep_one(sw, path, &f.run, &p, run, choice, w->e.run.results, &dd)) {
+			fprintf(stderr, "%s: %s: %s\n", sw->who, p.runs.v[run].dir, dd.msg);
 			failed++;
 		}
-		r = sweep_plan_write(&f.run, &p, d);
+		r = sweep_plan_write_as(&f.run, t.file, &p, d);
 	}
-	if (!r) {
-		char *txt = NULL;
-		struct diag warn = {0};
-
-		r = sweep_report(&f.run, false, &txt, &warn, d);
-		sweep_report_print(&f.run, txt, &warn);
-		free(txt);
-	}
+	r = r ? r : sweep_end(sw, &f, d);
 	if (!r && failed)
 		snprintf(sdir, sizeof(sdir), "%s", f.run.path);
 	cmd_run_folder_close(&f);
 	sweep_plan_done(&p);
 	free(choice);
+	free(t.k);
 	if (!r && *sw->stop == RUN_STOP_DOWN)
 		r = diag_set(d, -ECANCELED,
 			     "taken down by 'testbed down'; the runs so far are "
@@ -264,7 +325,6 @@ int cmd_sweep_run(const struct cmd_sweep *sw, const char *path, struct world *w,
 	if (!r && *sw->stop)
 		r = diag_set(d, -EINTR, "stopped by the user; the runs so far are compared");
 	if (!r && failed)
-		r = diag_set(d, -EIO, "%u of %u runs failed (see %s/%s)", failed, k, sdir,
-			     SWEEP_FILE);
+		r = diag_set(d, -EIO, "%u of %u runs failed (see %s/%s)", failed, k, sdir, t.file);
 	return r;
 }

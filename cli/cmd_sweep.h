@@ -20,12 +20,15 @@ struct cmd_sweep {
 	volatile sig_atomic_t *stop; /* RUN_STOP_* (run.h): ends the sweep after the current run */
 	struct cmd_run_tally *tally; /* every run's jobs and verdict, counted (NULL: not) */
 	uint32_t par; /* runs at once, each in a process of its own (virtual time); 0, 1: one */
+	struct cmd_shard shard; /* --shard I/N: only the runs that fall to it (n 0: every run) */
 };
 
 /* Runs the sweep of the scenario at path (w: its file as loaded, for the sweep's axes and
  * results folder), sw->par runs at once. A run that fails is recorded and the sweep goes
- * on. The records are the same whatever sw->par. 0 or -errno with d set (-EIO: some runs
- * failed; -EINTR / -ECANCELED: stopped). */
+ * on. The records are the same whatever sw->par. With sw->shard, only the shard's runs, into
+ * <results>/<scenario>/sweep/ (SWEEP_SHARD_DIR) with its own plan file, and no comparison
+ * (`testbed report` makes it once every shard has run). 0 or -errno with d set (-EIO: some
+ * runs failed; -EINTR / -ECANCELED: stopped). */
 int cmd_sweep_run(const struct cmd_sweep *sw, const char *path, struct world *w, struct diag *d);
 
 #endif

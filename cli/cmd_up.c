@@ -15,6 +15,7 @@
 #include "cli/cmd.h"
 #include "cli/cmd_run.h"
 #include "cli/cmd_sweep.h"
+#include "report/sweep_report.h"
 #include "doctor/doctor_probe.h"
 #include "fabric/fabric.h"
 #include "scenario/input.h"
@@ -78,7 +79,8 @@ static void on_progress(void *arg, enum fabric_phase ph, size_t done, size_t tot
 static void up_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: testbed up [--name NAME] [--keep] [--strict] [--results DIR] FILE\n\n"
+		"Usage: testbed up [--name NAME] [--keep] [--strict] [--results DIR] [--shard I/N] "
+		"FILE\n\n"
 		"Builds the scenario's topology: one network namespace per node, shaped veth\n"
 		"links, routes, ECMP hashing. NAME (default: the scenario's name) tells testbeds\n"
 		"apart; 'testbed down NAME' removes everything. Needs root.\n\n"
@@ -87,7 +89,11 @@ static void up_usage(FILE *f)
 		"down (--keep: leaves it up). With a sweep it does so for every run on a fresh\n"
 		"testbed and compares the variants (docs/scenario.md, 'sweep'). The results go\n"
 		"under run.results, relative to the working directory (default 'results'), or\n"
-		"under DIR. 'testbed down NAME' during a run stops it and removes the testbed.\n\n"
+		"under DIR. 'testbed down NAME' during a run stops it and removes the testbed.\n"
+		"--shard I/N runs only the I-th of N fixed parts of a sweep, into\n"
+		"<results>/<scenario>/sweep/, which the other parts share; 'testbed report' on\n"
+		"that folder then compares them all. Runs go one at a time (-j is refused: an\n"
+		"emulated run owns the machine).\n\n"
 		"Exit status: 0 when every job ended well; 1 when a job failed (a wrong result\n"
 		"under verify too), was stopped or did not start, or the command failed; 2 for\n"
 		"bad input; 3 with --strict (or run.strict) when a run's fidelity verdict is\n"
@@ -260,11 +266,11 @@ static int up_one(void *arg, struct world *w, const struct cmd_run_opts *ro,
 }
 
 static int up_sweep(const char *path, struct world *w, const char *name, bool keep,
-		    struct cmd_run_tally *t, struct diag *d)
+		    const struct cmd_shard *sh, struct cmd_run_tally *t, struct diag *d)
 {
 	struct up_one u = {name};
 	/* one run at a time: an emulated run must own the machine */
-	const struct cmd_sweep sw = {"testbed up", false, up_one, &u, &stop_requested, t, 1};
+	const struct cmd_sweep sw = {"testbed up", false, up_one, &u, &stop_requested, t, 1, *sh};
 
 	if (keep)
 		fprintf(stderr,
@@ -273,14 +279,16 @@ static int up_sweep(const char *path, struct world *w, const char *name, bool ke
 }
 
 /* One run: its results folder made (and proven writable) before anything is built. */
-static int up_single(struct world *w, const char *name, bool keep, struct cmd_run_tally *t,
-		     struct diag *d)
+static int up_single(struct world *w, const char *name, bool keep, const struct cmd_shard *sh,
+		     struct cmd_run_tally *t, struct diag *d)
 {
 	struct cmd_run_folder f = CMD_RUN_FOLDER_INIT;
 	struct cmd_run_opts ro = {.dir = &f.run, .folders = {&f.root, &f.scen, &f.run}, .tally = t};
 	int r = 0;
 
-	if (exp_has_workload(&w->e))
+	if (sh->n && (r = cmd_run_folder_shard(&f, &w->e, sh, "testbed up", d)) == 1)
+		return 0; /* another shard's */
+	if (!sh->n && exp_has_workload(&w->e))
 		r = cmd_run_folder_open(&f, &w->e, "", d);
 	r = r ? r : build(w, name, keep, exp_has_workload(&w->e) ? &ro : NULL, NULL, d);
 	cmd_run_folder_close(&f);
@@ -305,10 +313,12 @@ int cmd_up(int argc, char **argv)
 	struct diag d = {0};
 	const char *name = NULL, *results = NULL, *why;
 	bool keep = false, help, strict = false;
-	const char *jobs = NULL;
+	const char *jobs = NULL, *shard = NULL;
 	const struct cmd_opt opts[] = {{"name", &name, NULL}, {"results", &results, NULL},
 				       {"keep", NULL, &keep}, {"strict", NULL, &strict},
-				       {"jobs", &jobs, NULL}, {NULL, NULL, NULL}};
+				       {"jobs", &jobs, NULL}, {"shard", &shard, NULL},
+				       {NULL, NULL, NULL}};
+	struct cmd_shard sh;
 	char buf[32], wall[256];
 	int r = cmd_opts_parse("up", argc, argv, opts, false, &help), code;
 	struct cmd_run_tally tally = {0};
@@ -327,6 +337,18 @@ int cmd_up(int argc, char **argv)
 	}
 	if (r != 1) {
 		up_usage(stderr);
+		return CMD_USAGE;
+	}
+	if (cmd_shard_parse(shard, &sh)) {
+		fprintf(stderr,
+			"testbed up: --shard: expected I/N, the I-th of N parts (1 <= I <= N <= "
+			"%u), found '%s'\n",
+			SWEEP_SHARDS_MAX, shard);
+		return CMD_USAGE;
+	}
+	if (sh.n && keep) {
+		fprintf(stderr, "testbed up: --keep and --shard: a shard's testbeds are torn down "
+				"after each run\n");
 		return CMD_USAGE;
 	}
 	if (name && (why = scn_yaml_name_why(name, SCN_YAML_NAME_LEN, buf, sizeof(buf)))) {
@@ -354,8 +376,8 @@ int cmd_up(int argc, char **argv)
 		catch_signals();
 		name = name ? name : w.e.s.name;
 		tally.strict = strict;
-		r = w.e.sweep.axes.n ? up_sweep(argv[1], &w, name, keep, &tally, &d)
-				     : up_single(&w, name, keep, &tally, &d);
+		r = w.e.sweep.axes.n ? up_sweep(argv[1], &w, name, keep, &sh, &tally, &d)
+				     : up_single(&w, name, keep, &sh, &tally, &d);
 	}
 	world_done(&w);
 	if (stop_requested == RUN_STOP_DOWN && !d.msg[0])

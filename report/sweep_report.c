@@ -206,10 +206,16 @@ static json_t *plan_json(const struct sweep_plan *p)
 
 int sweep_plan_write(const struct wdir *dir, const struct sweep_plan *p, struct diag *d)
 {
+	return sweep_plan_write_as(dir, SWEEP_FILE, p, d);
+}
+
+int sweep_plan_write_as(const struct wdir *dir, const char *name, const struct sweep_plan *p,
+			struct diag *d)
+{
 	json_t *j = plan_json(p);
 	char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
-	int r = text ? wdir_write(dir, SWEEP_FILE, text, strlen(text), WDIR_REPLACE, d)
-		     : diag_set(d, -ENOMEM, "out of memory for %s", SWEEP_FILE);
+	int r = text ? wdir_write(dir, name, text, strlen(text), WDIR_REPLACE, d)
+		     : diag_set(d, -ENOMEM, "out of memory for %s", name);
 
 	free(text);
 	json_decref(j);
@@ -339,13 +345,19 @@ static int plan_from(const json_t *j, struct sweep_plan *p)
 
 int sweep_plan_read(const struct wdir *dir, struct sweep_plan *p, struct diag *d)
 {
+	return sweep_plan_read_as(dir, SWEEP_FILE, p, d);
+}
+
+int sweep_plan_read_as(const struct wdir *dir, const char *name, struct sweep_plan *p,
+		       struct diag *d)
+{
 	char path[WDIR_PATH_MAX + 32];
 	json_t *j;
 	int err;
 
 	memset(p, 0, sizeof(*p));
-	wdir_join(path, sizeof(path), dir, SWEEP_FILE);
-	err = res_json_read(dir, SWEEP_FILE, &j, d);
+	wdir_join(path, sizeof(path), dir, name);
+	err = res_json_read(dir, name, &j, d);
 	if (err == -ENOENT)
 		return diag_set(d, err, "%s: %s", path, strerror(-err));
 	if (err)

@@ -48,6 +48,11 @@ int sweep_plan_make(const struct experiment *e, struct sweep_plan *p);
 /* dir/sweep.json, written (replacing the last) or read. 0 or -errno with d set. */
 int sweep_plan_write(const struct wdir *dir, const struct sweep_plan *p, struct diag *d);
 int sweep_plan_read(const struct wdir *dir, struct sweep_plan *p, struct diag *d);
+/* The same under another name in dir (a shard's file). */
+int sweep_plan_write_as(const struct wdir *dir, const char *name, const struct sweep_plan *p,
+			struct diag *d);
+int sweep_plan_read_as(const struct wdir *dir, const char *name, struct sweep_plan *p,
+		       struct diag *d);
 void sweep_plan_done(struct sweep_plan *p);
 
 /* "pending", "ok", "failed". */
@@ -81,5 +86,40 @@ int sweep_report(const struct wdir *dir, bool rerender, char **txt, struct diag 
 		 struct diag *d);
 /* What a command prints of a sweep_report: its warning, the comparison and where it is. */
 void sweep_report_print(const struct wdir *dir, const char *txt, const struct diag *warn);
+
+/* ---- shards (sweep_shard.c): a sweep cut into parts run apart, on other machines or at
+ * other times, each writing its runs into one folder that `testbed report` then compares ---- */
+
+#define SWEEP_SHARDS_FILE "shards.json" /* {schema, scenario, shards, runs} */
+#define SWEEP_SHARDS_SCHEMA "testbed-shards/1"
+#define SWEEP_SHARDS_MAX 10000
+#define SWEEP_SHARD_DIR "sweep" /* a sharded sweep's folder under <results>/<scenario>/ */
+#define SWEEP_SHARD_RUN_DIR "run" /* a sharded single run's folder, likewise */
+
+/* The shard (0 .. shards - 1) that runs run k of the scenario's sweep, shards >= 1. Pure and
+ * fixed: the runs are dealt round, so every shard gets within one run of an even share of any
+ * sweep, and the deal starts at a shard set by the scenario's name, so that the odd runs of
+ * the many small sweeps of a catalogue fall on different shards. */
+uint32_t sweep_shard_of(const char *scenario, uint32_t k, uint32_t shards);
+
+/* "shard-2-of-3.json": shard i's (0-based) own copy of sweep.json, its runs' statuses set. */
+void sweep_shard_file(char *buf, size_t len, uint32_t shard, uint32_t shards);
+
+/* Before shard i of n runs anything in dir: writes shards.json, or checks that the one there is
+ * this sweep's cut into n (-EEXIST with a message otherwise: the folder holds another). */
+int sweep_shards_begin(const struct wdir *dir, const struct sweep_plan *p, uint32_t shards,
+		       struct diag *d);
+
+/* What a merge found missing: the shards that wrote no file, and the runs no file says ended. */
+struct sweep_missing {
+	uint32_t shards_absent, runs; /* counts */
+	uint32_t failed; /* runs a shard says failed (their errors are in the comparison) */
+	char text[1024]; /* "shard 2/3 (shard-2-of-3.json): 4 runs (v1-s0, ...); ..." */
+};
+
+/* dir's shard files merged into sweep.json (each run's status from its own shard's file; a
+ * run whose shard wrote nothing stays pending), so that sweep_report compares what is there.
+ * 0 or -errno with d set (a shard's file of another sweep, or unreadable). */
+int sweep_shards_merge(const struct wdir *dir, struct sweep_missing *m, struct diag *d);
 
 #endif
