@@ -194,3 +194,26 @@ void cmd_said_foreign(const char *cmd, const struct fabric_down_info *in)
 		"make (first: %s); 'ip netns delete NAME' removes one if it is yours\n",
 		cmd, in->foreign, in->foreign == 1 ? "" : "s", in->first_foreign);
 }
+
+/* The text into path (over a file of ours or yours, never through a link: wdir.h), or to
+ * standard output if path is NULL. 0, or -errno with d set. */
+int cmd_write_out(const char *path, const char *text, size_t len, struct diag *d)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	char folder[WDIR_PATH_MAX];
+	struct wdir dir;
+	int r;
+
+	if (!path) {
+		r = fwrite(text, 1, len, stdout) == len && !fflush(stdout) ? 0
+		    : errno && errno != EINVAL				   ? -errno
+									   : -EIO;
+		return r ? diag_set(d, r, "writing standard output: %s", strerror(-r)) : 0;
+	}
+	snprintf(folder, sizeof(folder), "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+		 slash ? path : ".");
+	r = wdir_open(&dir, folder, WDIR_GIVE, d);
+	r = r ? r : wdir_write(&dir, slash ? slash + 1 : path, text, len, WDIR_REPLACE, d);
+	wdir_close(&dir);
+	return r;
+}

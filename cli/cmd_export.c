@@ -86,29 +86,6 @@ static void export_notes(const struct world *w)
 			w->e.s.emulation.rate_scale);
 }
 
-/* The text into path (over a file of ours or yours, never through a link: wdir.h), or to
- * standard output if path is NULL. 0, or -errno with d set. */
-static int export_write(const char *path, const char *text, size_t len, struct diag *d)
-{
-	const char *slash = path ? strrchr(path, '/') : NULL;
-	char folder[WDIR_PATH_MAX];
-	struct wdir dir;
-	int r;
-
-	if (!path) {
-		r = fwrite(text, 1, len, stdout) == len && !fflush(stdout) ? 0
-		    : errno && errno != EINVAL				   ? -errno
-									   : -EIO;
-		return r ? diag_set(d, r, "writing standard output: %s", strerror(-r)) : 0;
-	}
-	snprintf(folder, sizeof(folder), "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
-		 slash ? path : ".");
-	r = wdir_open(&dir, folder, WDIR_GIVE, d);
-	r = r ? r : wdir_write(&dir, slash ? slash + 1 : path, text, len, WDIR_REPLACE, d);
-	wdir_close(&dir);
-	return r;
-}
-
 /* The export of w in format fmt, written to out. 0, or -errno with d set. */
 static int export_world(const struct world *w, const struct export_args *a, struct diag *d)
 {
@@ -128,7 +105,7 @@ static int export_world(const struct world *w, const struct export_args *a, stru
 	if (r == -ENOMEM)
 		diag_set(d, r, "out of memory");
 	if (!r)
-		r = export_write(a->out, text, len, d);
+		r = cmd_write_out(a->out, text, len, d);
 	free(text);
 	col_text_done(&o);
 	topo_free(t);

@@ -19,8 +19,10 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
+#include "cli/cmd_repro.h"
 #include "report/repro.h"
 #include "report/results.h"
+#include "report/sweep_report.h"
 #include "kernel/wdir.h"
 
 static volatile sig_atomic_t repro_stop;
@@ -43,8 +45,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: testbed reproduce [--quick] [--sim] [--strict] [--results DIR] "
-		"[--scenarios DIR] "
-		"[PAPER...]\n\n"
+		"[--scenarios DIR] [--shard I/N] [PAPER...]\n\n"
 		"Runs each paper's reproduction scenarios (PAPER: greedy, vclos, tacos, themis,\n"
 		"hammingmesh; all by default): the emulated ones with `testbed up` (root), the\n"
 		"paper-scale ones with `testbed sim`, one after another, and writes report.md "
@@ -57,47 +58,66 @@ static void usage(FILE *f)
 		"(default ./scenarios, else the installed ones). Exit 0 if every scenario ran\n"
 		"and every job of it ended well, 1 if one failed or a job failed, was stopped or\n"
 		"did not start, 2 for bad arguments, 3 with --strict when a run's fidelity\n"
-		"verdict is degraded.\n");
+		"verdict is degraded.\n\n"
+		"--shard I/N (with --results DIR) runs only the I-th of N fixed parts: every\n"
+		"sweep's runs are dealt round the N parts, and each scenario of one run falls to\n"
+		"one part. Run the parts anywhere (testbed slurm writes a Slurm job array that\n"
+		"does), into the same DIR; then 'testbed report DIR' compares every sweep and\n"
+		"writes report.md, naming any part that has not run.\n");
 }
 
-struct opts {
-	bool quick, sim, strict;
-	const char *results, *scenarios;
-	const char *papers[8];
-	size_t np;
-};
-
 /* argv into o. 0, or -EINVAL (also for --help, with *help set). */
-static int parse(int argc, char **argv, struct opts *o, bool *help)
+static int parse(int argc, char **argv, struct repro_opts *o, bool *help)
 {
-	const struct cmd_opt opts[] = {
-		{"quick", NULL, &o->quick},	    {"sim", NULL, &o->sim},
-		{"strict", NULL, &o->strict},	    {"results", &o->results, NULL},
-		{"scenarios", &o->scenarios, NULL}, {NULL, NULL, NULL}};
+	const struct cmd_opt opts[] = {{"quick", NULL, &o->quick},
+				       {"sim", NULL, &o->sim},
+				       {"strict", NULL, &o->strict},
+				       {"results", &o->results, NULL},
+				       {"scenarios", &o->scenarios, NULL},
+				       {"shard", &o->shard_arg, NULL},
+				       {NULL, NULL, NULL}};
 	int n = cmd_opts_parse("reproduce", argc, argv, opts, false, help), i;
 
 	if (n < 0 || *help || (size_t)n > sizeof(o->papers) / sizeof(o->papers[0]))
 		return -EINVAL;
+	if (cmd_shard_parse(o->shard_arg, &o->shard)) {
+		fprintf(stderr,
+			"testbed reproduce: --shard: expected I/N, the I-th of N parts (1 <= I <= "
+			"N <= %u), found '%s'\n",
+			SWEEP_SHARDS_MAX, o->shard_arg);
+		return -EINVAL;
+	}
 	for (i = 0; i < n; i++)
 		o->papers[o->np++] = argv[1 + i];
 	return 0;
 }
 
-/* Runs `testbed up|sim --results dir file` with its output into log_fd; its exit code. The
- * child is this very executable (/proc/self/exe), also if a rebuild replaced its file. */
-static int run_child(enum repro_backend be, const char *dir, const char *file, int log_fd)
+/* Runs `testbed up|sim --results dir [--shard I/N] file` with its output into log_fd; its
+ * exit code. The child is this very executable (/proc/self/exe), also if a rebuild replaced
+ * its file. */
+static int run_child(enum repro_backend be, const char *dir, const char *file,
+		     const struct cmd_shard *sh, int log_fd)
 {
+	char shard[32];
+	const char *argv[] = {"testbed",
+			      be == REPRO_SIM ? "sim" : "up",
+			      "--results",
+			      dir,
+			      sh->n ? "--shard" : file,
+			      sh->n ? shard : NULL,
+			      file,
+			      NULL};
 	pid_t pid;
 	int st;
 
+	snprintf(shard, sizeof(shard), "%u/%u", sh->i, sh->n);
 	pid = fork();
 	if (pid < 0)
 		return -errno;
 	if (!pid) {
 		if (dup2(log_fd, 1) < 0 || dup2(log_fd, 2) < 0)
 			_exit(126);
-		execl("/proc/self/exe", "testbed", be == REPRO_SIM ? "sim" : "up", "--results", dir,
-		      file, (char *)NULL);
+		execv("/proc/self/exe", (char *const *)argv);
 		_exit(127);
 	}
 	while (waitpid(pid, &st, 0) < 0)
@@ -164,7 +184,7 @@ static json_t *load_json(const char *dir, const char *name)
 }
 
 /* The runs of a sweep and their verdicts (sweep.json, each run's summary.json). */
-static void read_runs(const char *dir, struct repro_result *r)
+void repro_read_runs(const char *dir, struct repro_result *r)
 {
 	char path[PATH_MAX];
 	json_t *sw, *runs, *run, *sum;
@@ -190,7 +210,7 @@ static void read_runs(const char *dir, struct repro_result *r)
 }
 
 /* One run's verdict (no sweep): its summary.json. */
-static void read_one(const char *dir, struct repro_result *r)
+void repro_read_one(const char *dir, struct repro_result *r)
 {
 	json_t *sum, *tot;
 	const char *verdict;
@@ -213,7 +233,7 @@ static double num(const json_t *v)
 }
 
 /* The comparison's figures the report lists (repro_row_wanted). */
-static int read_rows(const char *dir, struct repro_result *r)
+int repro_read_rows(const char *dir, struct repro_result *r)
 {
 	json_t *cmp, *vars, *v, *cell;
 	const char *metric;
@@ -248,7 +268,7 @@ static int read_rows(const char *dir, struct repro_result *r)
 }
 
 /* dir relative to the report's folder root, when it is inside it. */
-static void relative(const char *root, const char *dir, char *out, size_t len)
+void repro_relative(const char *root, const char *dir, char *out, size_t len)
 {
 	size_t n = strlen(root);
 
@@ -257,54 +277,63 @@ static void relative(const char *root, const char *dir, char *out, size_t len)
 	snprintf(out, len, "%s", dir);
 }
 
-/* Runs item k of n with its log in root (over an earlier run's), reads what it left. */
-static int run_item(const struct wdir *root, const char *scen, struct repro_result *r, uint32_t k,
-		    uint32_t n, struct diag *d)
+/* Runs item k of n with its log in root (over an earlier run's), reads what it left (a
+ * shard's part of a sweep is read once every shard has run: testbed report). */
+static int run_item(const struct wdir *root, const char *scen, const struct cmd_shard *sh,
+		    struct repro_result *r, uint32_t k, uint32_t n, struct diag *d)
 {
-	char dir[PATH_MAX], file[PATH_MAX], out[PATH_MAX], name[64], *text = NULL;
+	char dir[PATH_MAX], file[PATH_MAX], out[PATH_MAX], name[96], *text = NULL;
 	struct timespec t0, t1;
 	struct wdir pd;
 	struct wfile log;
 	bool sweep = false;
 	int err;
 
-	snprintf(name, sizeof(name), "%s-%u.log", r->it->paper, k + 1);
+	if (sh->n)
+		snprintf(name, sizeof(name), "%s-%u.shard-%u-of-%u.log", r->it->paper, k + 1, sh->i,
+			 sh->n);
+	else
+		snprintf(name, sizeof(name), "%s-%u.log", r->it->paper, k + 1);
 	if (join(dir, sizeof(dir), root->path, r->it->paper) ||
 	    join(file, sizeof(file), scen, r->it->file))
 		return diag_set(d, -ENAMETOOLONG, "%s: the name is too long", r->it->file);
 	snprintf(r->log, sizeof(r->log), "%s", name);
-	relative(root->path, file, r->file, sizeof(r->file));
-	err = wdir_sub(&pd, root, r->it->paper, WDIR_CREATE, d);
+	repro_relative(root->path, file, r->file, sizeof(r->file));
+	err = sh->n ? repro_shard_dir(file, r, d) : 0;
+	err = err ? err : wdir_sub(&pd, root, r->it->paper, WDIR_CREATE, d);
 	wdir_close(&pd);
 	err = err ? err : wfile_open(&log, root, name, WDIR_REPLACE, d);
 	if (err)
 		return err;
 	if (!cmd_quiet()) /* progress: one line an item, on stdout beside the report's path */
-		printf("[%u/%u] %s: testbed %s %s ...", k + 1, n, r->it->paper,
-		       r->be == REPRO_SIM ? "sim" : "up", file);
+		printf("[%u/%u] %s: testbed %s %s%s ...", k + 1, n, r->it->paper,
+		       r->be == REPRO_SIM ? "sim" : "up", sh->n ? "--shard ... " : "", file);
 	fflush(stdout);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	r->status = run_child(r->be, dir, file, log.fd);
+	r->status = run_child(r->be, dir, file, sh, log.fd);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	r->secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	text = log_text(log.fd);
+	text = sh->n ? NULL : log_text(log.fd);
 	err = wfile_commit(&log, d);
 	if (!err && r->status < 0)
 		err = diag_set(d, r->status, "%s: %s", r->it->file, strerror(-r->status));
 	if (!err && text && child_dir(text, out, sizeof(out), &sweep)) {
-		relative(root->path, out, r->dir, sizeof(r->dir));
+		repro_relative(root->path, out, r->dir, sizeof(r->dir));
 		if (sweep) {
-			read_runs(out, r);
-			if (read_rows(out, r))
+			repro_read_runs(out, r);
+			if (repro_read_rows(out, r))
 				err = diag_set(d, -ENOMEM, "out of memory");
 		} else {
-			read_one(out, r);
+			repro_read_one(out, r);
 		}
 	}
 	free(text);
 	if (err)
 		return err;
-	repro_verdict(r, out, sizeof(out));
+	if (sh->n)
+		snprintf(out, sizeof(out), "exit %d", r->status);
+	else
+		repro_verdict(r, out, sizeof(out));
 	if (!cmd_quiet())
 		printf(" %s, %.0f s (log %s/%s)\n", out, r->secs, root->path, name);
 	return 0;
@@ -328,7 +357,7 @@ static void say_failed(const struct repro_result *res, size_t n, const char *roo
 	}
 }
 
-static void header(char *buf, size_t len, const struct opts *o, const char *root)
+static void header(char *buf, size_t len, const struct repro_opts *o, const char *root)
 {
 	struct utsname u;
 	char when[64];
@@ -337,17 +366,26 @@ static void header(char *buf, size_t len, const struct opts *o, const char *root
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M", localtime(&now));
 	if (uname(&u))
 		snprintf(u.release, sizeof(u.release), "?");
-	snprintf(buf, len,
-		 "`testbed reproduce%s%s`, %s, into `%s`: %ld cores, kernel %s. Emulated runs "
-		 "carry the fidelity verdict of the machine they ran on; a degraded one measured "
-		 "the machine, not the network.",
-		 o->quick ? " --quick" : "", o->sim ? " --sim" : "", when, root,
-		 sysconf(_SC_NPROCESSORS_ONLN), u.release);
+	if (o->shard.n && !o->shard.i) /* merged by testbed report */
+		snprintf(buf, len,
+			 "`testbed reproduce%s%s` in %u shards (`--shard I/%u`, each on its own "
+			 "machine or at its own time), merged by `testbed report` %s, in `%s`. "
+			 "Emulated runs carry the fidelity verdict of the machine they ran on; a "
+			 "degraded one measured the machine, not the network.",
+			 o->quick ? " --quick" : "", o->sim ? " --sim" : "", o->shard.n, o->shard.n,
+			 when, root);
+	else
+		snprintf(buf, len,
+			 "`testbed reproduce%s%s`, %s, into `%s`: %ld cores, kernel %s. Emulated "
+			 "runs carry the fidelity verdict of the machine they ran on; a degraded "
+			 "one measured the machine, not the network.",
+			 o->quick ? " --quick" : "", o->sim ? " --sim" : "", when, root,
+			 sysconf(_SC_NPROCESSORS_ONLN), u.release);
 }
 
 /* report.md in root (over an earlier one). 0 or -errno with d set. */
-static int write_report(const struct wdir *root, const struct opts *o,
-			const struct repro_result *res, size_t n, struct diag *d)
+int repro_write_report(const struct wdir *root, const struct repro_opts *o,
+		       const struct repro_result *res, size_t n, struct diag *d)
 {
 	char head[PATH_MAX + 1024], *text = NULL;
 	size_t len = 0;
@@ -366,7 +404,7 @@ static int write_report(const struct wdir *root, const struct opts *o,
 
 /* The report's folder: DIR as given (made if missing), or a new results/reproduce/<date-time>;
  * proven to take files before anything runs. */
-static int open_root(const struct opts *o, struct wdir *root, struct diag *d)
+static int open_root(const struct repro_opts *o, struct wdir *root, struct diag *d)
 {
 	time_t now = time(NULL);
 	struct wdir parent;
@@ -387,10 +425,11 @@ static int open_root(const struct opts *o, struct wdir *root, struct diag *d)
 	return r ? cmd_results_refused(d) : 0;
 }
 
-static int prepare(const struct opts *o, const uint32_t *idx, size_t n, char *scen, size_t slen,
-		   struct wdir *root, struct diag *d)
+static int prepare(const struct repro_opts *o, const uint32_t *idx, size_t n, char *scen,
+		   size_t slen, struct wdir *root, struct diag *d)
 {
 	size_t i;
+	int r;
 
 	for (i = 0; i < n; i++)
 		if (repro_backend_of(&repro_items[idx[i]], o->quick, o->sim) == REPRO_UP &&
@@ -399,16 +438,24 @@ static int prepare(const struct opts *o, const uint32_t *idx, size_t n, char *sc
 					"%s is emulated, which needs root: run as root, or pass "
 					"--sim to run every scenario in virtual time",
 					repro_items[idx[i]].file);
+	if (o->shard.n && !o->results)
+		return diag_set(d, -EINVAL,
+				"--shard: give --results DIR, the folder every shard writes into "
+				"(and 'testbed report DIR' merges)");
 	if (cmd_scenarios_dir(o->scenarios, scen, slen))
 		return diag_set(d, -ENOENT, "no scenarios folder: %s (give --scenarios DIR)",
 				o->scenarios ? o->scenarios
 					     : "neither ./scenarios nor the installed one");
-	return open_root(o, root, d);
+	r = open_root(o, root, d);
+	r = r || !o->shard.n ? r : repro_shards_begin(root, o, d);
+	if (r)
+		wdir_close(root);
+	return r;
 }
 
 int cmd_reproduce(int argc, char **argv)
 {
-	struct opts o = {0};
+	struct repro_opts o = {0};
 	struct diag d = {0};
 	uint32_t idx[REPRO_ITEMS_MAX];
 	struct repro_result res[REPRO_ITEMS_MAX];
@@ -441,7 +488,7 @@ int cmd_reproduce(int argc, char **argv)
 		res[i].status = -1;
 		if (repro_stop)
 			continue;
-		r = run_item(&root, scen, &res[i], (uint32_t)i, (uint32_t)n, &d);
+		r = run_item(&root, scen, &o.shard, &res[i], (uint32_t)i, (uint32_t)n, &d);
 		if (r) {
 			if (!cmd_quiet())
 				printf("\n");
@@ -453,10 +500,11 @@ int cmd_reproduce(int argc, char **argv)
 		degraded += res[i].degraded;
 	}
 	/* what ran is reported, also when the rest could not run */
-	err = write_report(&root, &o, res, n, &d);
+	err = o.shard.n ? repro_shard_write(&root, &o, res, n, &d)
+			: repro_write_report(&root, &o, res, n, &d);
 	for (i = 0; i < n; i++)
 		vec_free(&res[i].rows);
-	if (!r && !err)
+	if (!r && !err && !o.shard.n)
 		printf("report: %s/report.md%s\n", root.path,
 		       repro_stop ? " (interrupted: the rest not run)" : "");
 	if (!r && !err && failed)

@@ -26,6 +26,8 @@ static const struct cmd commands[] = {
 	{"report", cmd_report, "Make a results folder's summary and plots again (no root needed)"},
 	{"reproduce", cmd_reproduce,
 	 "Run each paper's reproduction scenarios and write a report beside the paper's figures"},
+	{"slurm", cmd_slurm,
+	 "Write a script that runs a sweep or reproduction as a Slurm job array"},
 	{"sample", cmd_sample, NULL}, /* the sampling bench's driver (cmd_sample.c) */
 };
 

@@ -164,6 +164,9 @@ void repro_verdict(const struct repro_result *r, char *buf, size_t len)
 		snprintf(buf, len, "not run");
 	else if (!r->runs)
 		snprintf(buf, len, "failed (exit %d): see its log", r->status);
+	else if (r->missing)
+		snprintf(buf, len, "%u of %u runs missing (their shard has not run)", r->missing,
+			 r->runs);
 	else if (r->ok < r->runs)
 		snprintf(buf, len, "%u of %u runs failed", r->runs - r->ok, r->runs);
 	else if (r->degraded)

@@ -71,6 +71,7 @@ struct repro_result {
 	char dir[512]; /* its sweep (or run) folder, relative to the report */
 	char log[512]; /* its log, relative to the report */
 	uint32_t runs, ok, degraded; /* runs of the sweep, ended ok, fidelity degraded */
+	uint32_t missing; /* of the runs, those whose shard has not run (--shard) */
 	VEC(struct repro_row) rows;
 };
 
