@@ -171,14 +171,15 @@ static struct sweep_slot *slot_wait(struct sweep_slot *s, uint32_t n, int *st)
  * run order, whatever order they end in. 0 or -errno (the sweep's own failures). */
 static int sweep_par(const struct cmd_sweep *sw, const char *path, struct world *w,
 		     const struct wdir *sdir, struct sweep_plan *p, const struct sweep_todo *t,
-		     uint32_t *failed, uint32_t *ran, struct diag *d)
+		     struct sweep_acc *acc, uint32_t *failed, uint32_t *ran, struct diag *warn,
+		     struct diag *d)
 {
-	uint32_t n = t->n, next = 0, active = 0, k;
+	uint32_t n = t->n, next = 0, active = 0, k, load = UINT32_MAX;
 	struct sweep_slot *s = calloc(sw->par, sizeof(*s)), *e;
 	struct sweep_res *res = calloc(p->runs.n + 1, sizeof(*res));
 	int r = s && res ? 0 : diag_set(d, -ENOMEM, "out of memory"), st;
 
-	while (!r && (next < n || active)) {
+	while (!r && (next < n || active || load != UINT32_MAX)) {
 		for (k = 0; k < sw->par && next < n && !*sw->stop && !r; k++)
 			if (!s[k].pid) {
 				r = slot_start(sw, path, w, sdir, p, t->k[next], &s[k]);
@@ -188,7 +189,11 @@ static int sweep_par(const struct cmd_sweep *sw, const char *path, struct world 
 				else
 					next++, active++;
 			}
-		if (!active || !(e = slot_wait(s, sw->par, &st)))
+		/* the run that ended last, loaded for the comparison while the next ones go */
+		if (!r && load != UINT32_MAX && acc)
+			r = sweep_acc_add(acc, sdir, p, load, false, warn, d);
+		load = UINT32_MAX;
+		if (r || !active || !(e = slot_wait(s, sw->par, &st)))
 			break;
 		slot_end(e, st, &res[e->k]);
 		active--;
@@ -199,6 +204,8 @@ static int sweep_par(const struct cmd_sweep *sw, const char *path, struct world 
 			fprintf(stderr, "%s: %s: %s\n", sw->who, p->runs.v[e->k].dir,
 				res[e->k].error);
 			(*failed)++;
+		} else {
+			load = e->k;
 		}
 		r = sweep_plan_write_as(sdir, t->file, p, d);
 	}
@@ -257,11 +264,12 @@ static int sweep_folder(const struct cmd_sweep *sw, const struct world *w,
 	return 0;
 }
 
-/* The comparison, or with a shard where the shards' runs are compared once all have run. */
-static int sweep_end(const struct cmd_sweep *sw, const struct cmd_run_folder *f, struct diag *d)
+/* The comparison (of the runs acc has and the others), or with a shard where the shards' runs
+ * are compared once all have run. */
+static int sweep_end(const struct cmd_sweep *sw, const struct cmd_run_folder *f,
+		     struct sweep_acc *acc, struct diag *warn, struct diag *d)
 {
 	char *txt = NULL;
-	struct diag warn = {0};
 	int r;
 
 	if (sw->shard.n) {
@@ -270,8 +278,8 @@ static int sweep_end(const struct cmd_sweep *sw, const struct cmd_run_folder *f,
 			 sw->who, sw->shard.i, sw->shard.n, f->run.path);
 		return 0;
 	}
-	r = sweep_report(&f->run, false, &txt, &warn, d);
-	sweep_report_print(&f->run, txt, &warn);
+	r = sweep_report_acc(&f->run, acc, false, &txt, warn, d);
+	sweep_report_print(&f->run, txt, warn);
 	free(txt);
 	return r;
 }
@@ -281,6 +289,8 @@ int cmd_sweep_run(const struct cmd_sweep *sw, const char *path, struct world *w,
 	uint32_t *choice, k, failed = 0;
 	struct cmd_run_folder f = CMD_RUN_FOLDER_INIT;
 	struct sweep_todo t = {0};
+	struct sweep_acc acc = {0};
+	struct diag warn = {0};
 	struct sweep_plan p;
 	char sdir[WDIR_PATH_MAX] = "";
 	int r;
@@ -295,11 +305,14 @@ int cmd_sweep_run(const struct cmd_sweep *sw, const char *path, struct world *w,
 		free(choice);
 		return diag_set(d, -ENOMEM, "out of memory");
 	}
-	r = todo_make(sw, &p, &t) ? diag_set(d, -ENOMEM, "out of memory") : 0;
+	r = todo_make(sw, &p, &t) || sweep_acc_init(&acc, &p)
+		    ? diag_set(d, -ENOMEM, "out of memory")
+		    : 0;
 	r = r ? r : sweep_folder(sw, w, &p, &t, &f, d);
 	k = 0;
 	if (!r && sw->par > 1)
-		r = sweep_par(sw, path, w, &f.run, &p, &t, &failed, &k, d);
+		r = sweep_par(sw, path, w, &f.run, &p, &t, sw->shard.n ? NULL : &acc, &failed, &k,
+			      &warn, d);
 	for (; !r && sw->par <= 1 && k < t.n && !*sw->stop; k++) {
 		struct diag dd = {0};
 		uint32_t run = t.k[k];
@@ -311,11 +324,12 @@ int cmd_sweep_run(const struct cmd_sweep *sw, const char *path, struct world *w,
 		}
 		r = sweep_plan_write_as(&f.run, t.file, &p, d);
 	}
-	r = r ? r : sweep_end(sw, &f, d);
+	r = r ? r : sweep_end(sw, &f, &acc, &warn, d);
 	if (!r && failed)
 		snprintf(sdir, sizeof(sdir), "%s", f.run.path);
 	cmd_run_folder_close(&f);
 	sweep_plan_done(&p);
+	sweep_acc_done(&acc);
 	free(choice);
 	free(t.k);
 	if (!r && *sw->stop == RUN_STOP_DOWN)

@@ -376,31 +376,72 @@ int sweep_plan_read_as(const struct wdir *dir, const char *name, struct sweep_pl
 
 /* ---- the comparison ---- */
 
-/* Loads (or reports again) every run that finished, its metrics computed, and gathers its
- * FCTs into fct[its variant]; runs[i] stays zeroed for the others. A run's records are let
- * go once read, so that a sweep of many long runs holds one run's records at a time. */
-static int load_runs(const struct wdir *dir, const struct sweep_plan *p, bool rerender,
-		     struct res_run *runs, col_fcts *fct, struct diag *warn, struct diag *d)
+int sweep_acc_init(struct sweep_acc *a, const struct sweep_plan *p)
 {
+	a->nruns = p->runs.n;
+	a->nvariants = p->variants.n;
+	a->runs = calloc(a->nruns + 1, sizeof(*a->runs));
+	a->fct = calloc(a->nvariants + 1, sizeof(*a->fct));
+	a->have = calloc(a->nruns + 1, sizeof(*a->have));
+	if (a->runs && a->fct && a->have)
+		return 0;
+	sweep_acc_done(a);
+	return -ENOMEM;
+}
+
+void sweep_acc_done(struct sweep_acc *a)
+{
+	size_t i;
+
+	for (i = 0; a->runs && i < a->nruns; i++)
+		res_run_done(&a->runs[i]);
+	for (i = 0; a->fct && i < a->nvariants; i++)
+		vec_free(&a->fct[i]);
+	free(a->runs);
+	free(a->fct);
+	free(a->have);
+	memset(a, 0, sizeof(*a));
+}
+
+/* Loads (or reports again) run k, its metrics computed, and gathers its FCTs into fct[its
+ * variant] (the curves sort them: the order runs are added in does not matter). A run's
+ * records are let go once read, so that a sweep of many long runs holds one run's records at
+ * a time. */
+int sweep_acc_add(struct sweep_acc *a, const struct wdir *dir, const struct sweep_plan *p, size_t k,
+		  bool rerender, struct diag *warn, struct diag *d)
+{
+	struct res_run *x = &a->runs[k];
 	struct res_info info;
 	struct wdir rd;
+	int err;
+
+	if (k >= a->nruns || a->nruns != p->runs.n || a->have[k])
+		return k < a->nruns && a->have[k] ? 0
+						  : diag_set(d, -EINVAL, "run %zu: no such run", k);
+	err = wdir_sub(&rd, dir, p->runs.v[k].dir, 0, d);
+	err = err ? err : res_info_read(&rd, &info, d);
+	if (!err && rerender)
+		err = res_report(&rd, &info, NULL, x, NULL, warn, d);
+	else if (!err)
+		err = res_load(&rd, &info, NULL, x, d);
+	if (!err && col_fcts_add(&a->fct[p->runs.v[k].variant], &x->rec, &x->m))
+		err = diag_set(d, -ENOMEM, "out of memory for the flows of %s", rd.path);
+	rec_run_done(&x->rec);
+	wdir_close(&rd);
+	a->have[k] = !err;
+	return err;
+}
+
+/* Every run that finished and a has not yet, added to it. */
+static int load_runs(const struct wdir *dir, const struct sweep_plan *p, bool rerender,
+		     struct sweep_acc *a, struct diag *warn, struct diag *d)
+{
 	size_t i;
 	int err = 0;
 
-	for (i = 0; !err && i < p->runs.n; i++) {
-		if (p->runs.v[i].status != SWEEP_OK)
-			continue;
-		err = wdir_sub(&rd, dir, p->runs.v[i].dir, 0, d);
-		err = err ? err : res_info_read(&rd, &info, d);
-		if (!err && rerender)
-			err = res_report(&rd, &info, NULL, &runs[i], NULL, warn, d);
-		else if (!err)
-			err = res_load(&rd, &info, NULL, &runs[i], d);
-		if (!err && col_fcts_add(&fct[p->runs.v[i].variant], &runs[i].rec, &runs[i].m))
-			err = diag_set(d, -ENOMEM, "out of memory for the flows of %s", rd.path);
-		rec_run_done(&runs[i].rec);
-		wdir_close(&rd);
-	}
+	for (i = 0; !err && i < p->runs.n; i++)
+		if (p->runs.v[i].status == SWEEP_OK && !a->have[i])
+			err = sweep_acc_add(a, dir, p, i, rerender, warn, d);
 	return err;
 }
 
@@ -451,30 +492,31 @@ static int sweep_plots(const struct wdir *dir, const struct sweep_plan *p,
 int sweep_report(const struct wdir *dir, bool rerender, char **txt, struct diag *warn,
 		 struct diag *d)
 {
+	return sweep_report_acc(dir, NULL, rerender, txt, warn, d);
+}
+
+int sweep_report_acc(const struct wdir *dir, struct sweep_acc *acc, bool rerender, char **txt,
+		     struct diag *warn, struct diag *d)
+{
+	struct sweep_acc mine = {0}, *a = acc ? acc : &mine;
 	struct sweep_plan p;
-	struct res_run *runs;
 	struct diag pw = {0};
-	col_fcts *fct;
-	size_t i;
 	int err;
 
 	*txt = NULL;
 	err = sweep_plan_read(dir, &p, d);
 	if (err)
 		return err;
-	runs = calloc(p.runs.n + 1, sizeof(*runs));
-	fct = calloc(p.variants.n + 1, sizeof(*fct));
-	err = runs && fct ? load_runs(dir, &p, rerender, runs, fct, warn, d)
-			  : diag_set(d, -ENOMEM, "out of memory");
-	err = err ? err : sweep_compare_write(dir, &p, runs, txt, d);
-	if (!err && sweep_plots(dir, &p, runs, fct, &pw) && !warn->msg[0])
+	if (!acc && sweep_acc_init(&mine, &p))
+		err = diag_set(d, -ENOMEM, "out of memory");
+	else if (a->nruns != p.runs.n || a->nvariants != p.variants.n)
+		err = diag_set(d, -EINVAL, "%s/%s: not the sweep that ran", dir->path, SWEEP_FILE);
+	err = err ? err : load_runs(dir, &p, rerender, a, warn, d);
+	err = err ? err : sweep_compare_write(dir, &p, a->runs, txt, d);
+	if (!err && sweep_plots(dir, &p, a->runs, a->fct, &pw) && !warn->msg[0])
 		diag_set(warn, pw.err ? pw.err : -EIO, "sweep plots: %s", pw.msg);
-	for (i = 0; runs && i < p.runs.n; i++)
-		res_run_done(&runs[i]);
-	free(runs);
-	for (i = 0; fct && i < p.variants.n; i++)
-		vec_free(&fct[i]);
-	free(fct);
+	if (!acc)
+		sweep_acc_done(&mine);
 	if (err) {
 		free(*txt);
 		*txt = NULL;

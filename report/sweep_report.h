@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "collect/plot.h"
 #include "lib/diag.h"
 #include "lib/vec.h"
 #include "scenario/experiment.h"
@@ -84,6 +85,24 @@ void sweep_names_done(struct sweep_names *n);
  * that could not be made in warn (the first; the rest were made). 0 or -errno with d set. */
 int sweep_report(const struct wdir *dir, bool rerender, char **txt, struct diag *warn,
 		 struct diag *d);
+/* A sweep's runs loaded as they end, so that the comparison at its end need not load them all
+ * then (a sweep's runs at once: the loading overlaps the runs still going). */
+struct sweep_acc {
+	struct res_run *runs; /* [run]: the metrics of those loaded */
+	col_fcts *fct; /* [variant]: the FCTs of its runs loaded (the plots use them up) */
+	bool *have; /* [run]: loaded */
+	size_t nruns, nvariants;
+};
+/* For p's runs, none loaded. 0 or -ENOMEM. */
+int sweep_acc_init(struct sweep_acc *a, const struct sweep_plan *p);
+/* Run k of p (ended ok, in dir) loaded into a (its reports made again first if rerender). 0 or
+ * -errno with d set. */
+int sweep_acc_add(struct sweep_acc *a, const struct wdir *dir, const struct sweep_plan *p, size_t k,
+		  bool rerender, struct diag *warn, struct diag *d);
+void sweep_acc_done(struct sweep_acc *a);
+/* sweep_report with the runs a has loaded already (NULL: none), the others loaded into it. */
+int sweep_report_acc(const struct wdir *dir, struct sweep_acc *a, bool rerender, char **txt,
+		     struct diag *warn, struct diag *d);
 /* What a command prints of a sweep_report: its warning, the comparison and where it is. */
 void sweep_report_print(const struct wdir *dir, const char *txt, const struct diag *warn);
 
