@@ -208,10 +208,10 @@ static int plan(const struct slurm_opts *o, struct slurm_plan *p, struct diag *d
 /* s as one shell word: in single quotes, each ' as '\''. */
 static void word(struct col_text *t, const char *s)
 {
-	col_text_printf(&t[0], "'");
+	col_text_printf(t, "'");
 	for (; *s; s++)
-		col_text_printf(&t[0], *s == '\'' ? "'\\''" : "%c", *s);
-	col_text_printf(&t[0], "'");
+		col_text_printf(t, *s == '\'' ? "'\\''" : "%c", *s);
+	col_text_printf(t, "'");
 }
 
 /* The sbatch options both jobs take. */
@@ -250,6 +250,22 @@ static void task_cmd(struct col_text *t, const struct slurm_opts *o, const struc
 		word(t, o->papers[i]);
 	}
 	col_text_printf(t, "\n");
+}
+
+/* The task's command in the array's here-document, its $ escaped: $( and $VAR are the
+ * task's, not the submitting shell's. */
+static void task_body(struct col_text *t, const struct slurm_opts *o, const struct slurm_plan *p)
+{
+	struct col_text c = {0};
+	char *body, *s;
+
+	task_cmd(&c, o, p);
+	body = col_text_take(&c, NULL);
+	for (s = body; s && *s; s++)
+		col_text_printf(t, *s == '$' ? "\\$" : "%c", *s);
+	if (!body)
+		t->err = -ENOMEM;
+	free(body);
 }
 
 /* The script: variables, the array's submission, the report's after it. */
@@ -299,17 +315,7 @@ static void script(struct col_text *t, const struct slurm_opts *o, const struct 
 			   "RESULTS=$(printf %%q \"$RESULTS\") SHARDS=$SHARDS\n"
 			   "SLURM_ARRAY_TASK_ID=\\${SLURM_ARRAY_TASK_ID:?not a task of a job "
 			   "array}\n");
-	{
-		struct col_text c = {0};
-		char *body;
-
-		task_cmd(&c, o, p);
-		body = col_text_take(&c, NULL);
-		/* $( and $VAR of the task stay the task's: escaped for this here-document */
-		for (char *s = body; s && *s; s++)
-			col_text_printf(t, *s == '$' ? "\\$" : "%c", *s);
-		free(body);
-	}
+	task_body(t, o, p);
 	col_text_printf(t, "EOF\n)\narray=${array%%%%;*}\n\n");
 	col_text_printf(t,
 			"report=$(sbatch --parsable --job-name=%s-report "

@@ -6,7 +6,9 @@
 # whole, byte for byte but for measured wall times (routing.csv's decision time, cpu.csv, and
 # summary.json's decision times); report names a shard that has not run and its runs (exit
 # 1); a shard run again, or a folder holding another cut, is refused; a scenario of one run
-# runs in one shard only; --shard values that are not I/N are refused (exit 2).
+# runs in one shard only; `testbed up --shard` does the same emulated; a reproduction in 2
+# shards is merged by report, which names the one missing; --shard values that are not I/N
+# are refused (exit 2).
 . "$(dirname "$0")/lib.sh"
 s=scenarios/sweep-baseline.yaml
 "$TB" sim -q -j 1 --results "$TB_TMP/whole" $s >"$TB_TMP/whole.out" 2>&1 || fail "sim: $(tail -3 "$TB_TMP/whole.out")"
@@ -80,6 +82,17 @@ done
 rc=0
 out=$("$TB" up --keep --shard 1/2 $s 2>&1) || rc=$?
 [ "$rc" = 2 ] || fail "up --keep --shard: exit $rc, not 2: $out"
+# emulated: scenarios/msccl-mesh.yaml's 2 runs as `testbed up --shard 1/2` and `2/2`
+for i in 1 2; do
+	"$TB" up --shard $i/2 --results "$TB_TMP/emu" scenarios/msccl-mesh.yaml >"$TB_TMP/emu$i.out" 2>&1 ||
+		fail "up --shard $i/2: $(tail -3 "$TB_TMP/emu$i.out")"
+	grep -q "shard $i/2: 1 of its 2 runs" "$TB_TMP/emu$i.out" || fail "up --shard $i/2: $(head -3 "$TB_TMP/emu$i.out")"
+done
+"$TB" report "$TB_TMP/emu/msccl-mesh/sweep" >"$TB_TMP/emu.out" 2>&1 || fail "report of up's shards: $(tail -3 "$TB_TMP/emu.out")"
+[ "$(jq '[.runs[] | select(.status == "ok")] | length' "$TB_TMP/emu/msccl-mesh/sweep/sweep.json")" = 2 ] ||
+	fail "up's shards: not 2 runs ok"
+[ "$(ip netns list | grep -c '^tb-')" = 0 ] || fail "up --shard left namespaces"
+
 # a reproduction in 2 shards: with one run, report names the other and marks what it lacks
 rc=0
 out=$("$TB" reproduce --sim --quick --shard 1/2 2>&1) || rc=$?

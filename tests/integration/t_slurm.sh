@@ -3,7 +3,7 @@
 # On a real Slurm (issue 38): Debian's slurm-wlm and munge (installed when absent), a one-node
 # slurmctld + slurmd on localhost with a generated config in a temporary folder
 # (tests/slurm/slurm_env.sh, torn down whatever happens). The scripts `testbed slurm` writes
-# are submitted as they are: scenarios/sweep-baseline.yaml's 12 runs in virtual time as a job
+# are submitted as they are (the results folder of the first with a space and a quote): scenarios/sweep-baseline.yaml's 12 runs in virtual time as a job
 # array of 3 tasks, and `reproduce --sim --quick` as 4. Each array ran its N tasks, each task
 # its own shard; the report job ran after every task had ended (afterok); the merged
 # comparison equals the unsharded run's byte for byte, and the reproduction's report.md has the
@@ -45,16 +45,17 @@ check_jobs() { # results-folder job-name N what-a-task-says
 # ---- a sweep in virtual time, 3 shards ----
 s=scenarios/sweep-baseline.yaml
 "$TB" sim -q --results "$TB_TMP/whole" $s >"$TB_TMP/whole.out" 2>&1 || fail "sim: $(tail -3 "$TB_TMP/whole.out")"
-"$TB" slurm --partition test --time 10 --shards 3 --array-max 2 --results "$TB_TMP/cut" \
+cut="$TB_TMP/cut it's" # a space and a quote: the script's quoting, on a real sbatch
+"$TB" slurm --partition test --time 10 --shards 3 --array-max 2 --results "$cut" \
 	--out "$TB_TMP/sweep.sh" $s >"$TB_TMP/slurm.out" 2>&1 || fail "testbed slurm: $(cat "$TB_TMP/slurm.out")"
 grep -q -- "--array=0-2%2 " "$TB_TMP/sweep.sh" || fail "sweep.sh: no --array=0-2%2"
 grep -q -- "--dependency=afterok:" "$TB_TMP/sweep.sh" || fail "sweep.sh: no afterok dependency"
 submit "$TB_TMP/sweep.sh" "$TB_TMP/submit.out"
 slurm_wait_jobs 300 "$array" "$report" || fail "the sweep's jobs did not end: $(slurm_dump_logs 2>&1 | tail -20)"
-check_jobs "$TB_TMP/cut" testbed-sweep-base 3 "shard [123]/3 done"
-grep -q "comparison: " "$TB_TMP/cut/slurm/testbed-sweep-base-report-$report.out" ||
-	fail "report job: $(tail -5 "$TB_TMP/cut/slurm/testbed-sweep-base-report-$report.out")"
-a=$(ls -d "$TB_TMP"/whole/*/*-sweep) b="$TB_TMP/cut/sweep-base/sweep"
+check_jobs "$cut" testbed-sweep-base 3 "shard [123]/3 done"
+grep -q "comparison: " "$cut/slurm/testbed-sweep-base-report-$report.out" ||
+	fail "report job: $(tail -5 "$cut/slurm/testbed-sweep-base-report-$report.out")"
+a=$(ls -d "$TB_TMP"/whole/*/*-sweep) b="$cut/sweep-base/sweep"
 cmp "$a/comparison.txt" "$b/comparison.txt" || fail "Slurm: comparison.txt differs from the unsharded run's"
 cmp "$a/comparison.json" "$b/comparison.json" || fail "Slurm: comparison.json differs from the unsharded run's"
 cmp "$a/sweep.json" "$b/sweep.json" || fail "Slurm: sweep.json differs from the unsharded run's"
