@@ -77,8 +77,9 @@ int cmd_jobs(const char *arg, uint32_t *n);
 struct cmd_shard {
 	uint32_t i, n; /* 1 <= i <= n */
 };
-/* "I/N" into s (NULL arg: not sharded). 0, or -EINVAL for anything else. */
-int cmd_shard_parse(const char *arg, struct cmd_shard *s);
+/* "I/N" into s (NULL arg: not sharded). 0, or -EINVAL for anything else, said on stderr as
+ * testbed cmd's. */
+int cmd_shard_parse(const char *cmd, const char *arg, struct cmd_shard *s);
 
 /* Whether -q asked for quiet: progress and notes off, warnings, errors and results on. */
 bool cmd_quiet(void);

@@ -123,21 +123,34 @@ int cmd_jobs(const char *arg, uint32_t *n)
 	return 0;
 }
 
-int cmd_shard_parse(const char *arg, struct cmd_shard *s)
+/* "I/N" into *i and *n, unchecked. 0 or -EINVAL. */
+static int shard_words(const char *arg, unsigned long *i, unsigned long *n)
 {
-	unsigned long i, n;
 	char *end;
+
+	errno = 0;
+	*i = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end != '/' || arg[0] == '-' || end[1] == '-')
+		return -EINVAL;
+	*n = strtoul(end + 1, &end, 10);
+	return errno || *end || end[-1] == '/' ? -EINVAL : 0;
+}
+
+int cmd_shard_parse(const char *cmd, const char *arg, struct cmd_shard *s)
+{
+	unsigned long i = 0, n = 0;
 
 	*s = (struct cmd_shard){0, 0};
 	if (!arg)
 		return 0;
-	errno = 0;
-	i = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end != '/' || arg[0] == '-' || end[1] == '-')
+	if (shard_words(arg, &i, &n) || !i || i > n || n > SWEEP_SHARDS_MAX) {
+		fprintf(stderr,
+			"testbed %s: --shard: expected I/N, the I-th of N parts (1 <= I <= N <= "
+			"%u), "
+			"found '%s'\n",
+			cmd, SWEEP_SHARDS_MAX, arg);
 		return -EINVAL;
-	n = strtoul(end + 1, &end, 10);
-	if (errno || *end || !i || i > n || n > SWEEP_SHARDS_MAX)
-		return -EINVAL;
+	}
 	*s = (struct cmd_shard){(uint32_t)i, (uint32_t)n};
 	return 0;
 }

@@ -187,13 +187,8 @@ int cmd_sim(int argc, char **argv)
 			CMD_JOBS_MAX, jobs);
 		return CMD_USAGE;
 	}
-	if (cmd_shard_parse(shard, &sh)) {
-		fprintf(stderr,
-			"testbed sim: --shard: expected I/N, the I-th of N parts (1 <= I <= N <= "
-			"%u), found '%s'\n",
-			SWEEP_SHARDS_MAX, shard);
+	if (cmd_shard_parse("sim", shard, &sh))
 		return CMD_USAGE;
-	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	r = sim_file(argv[1], name, results, par, &sh, &tally, &d);

@@ -339,13 +339,8 @@ int cmd_up(int argc, char **argv)
 		up_usage(stderr);
 		return CMD_USAGE;
 	}
-	if (cmd_shard_parse(shard, &sh)) {
-		fprintf(stderr,
-			"testbed up: --shard: expected I/N, the I-th of N parts (1 <= I <= N <= "
-			"%u), found '%s'\n",
-			SWEEP_SHARDS_MAX, shard);
+	if (cmd_shard_parse("up", shard, &sh))
 		return CMD_USAGE;
-	}
 	if (sh.n && keep) {
 		fprintf(stderr, "testbed up: --keep and --shard: a shard's testbeds are torn down "
 				"after each run\n");

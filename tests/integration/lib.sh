@@ -20,6 +20,22 @@ trap tb_cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 note() { echo "# $*"; }
 
+# Whether two sweep folders A and B hold the same records: every CSV but cpu.csv, routing.csv
+# but its measured decision times (column 7). Prints how many files it compared; fails naming
+# the first that differs (with what B is, $3).
+same_records() {
+	local a=$1 b=$2 what=$3 f n=0
+	for f in $(cd "$a" && find . -name '*.csv' ! -name cpu.csv | sort); do
+		if [ "${f##*/}" = routing.csv ]; then
+			cmp -s <(cut -d, -f1-6,8- "$a/$f") <(cut -d, -f1-6,8- "$b/$f") || fail "$what: $f differs"
+		else
+			cmp -s "$a/$f" "$b/$f" || fail "$what: $f differs"
+		fi
+		n=$((n + 1))
+	done
+	echo "$n"
+}
+
 # The CPU time /proc/stat counts, busy and total, as "busy total".
 cpu_ticks() {
 	local _c u n s idle iow irq sirq st

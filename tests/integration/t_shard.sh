@@ -22,7 +22,6 @@ done
 a=$(ls -d "$TB_TMP"/whole/*/*-sweep) b=$(ls -d "$TB_TMP"/cut/*/sweep)
 [ ! -e "$b/comparison.txt" ] || fail "a shard wrote the comparison"
 [ ! -e "$b/sweep.json" ] || fail "a shard wrote sweep.json"
-n=0
 for i in 1 2 3; do
 	k=$(jq '[.runs[] | select(.status == "ok")] | length' "$b/shard-$i-of-3.json")
 	[ "$k" = 4 ] || fail "shard $i/3 ran $k runs, not 4 of 12"
@@ -31,14 +30,7 @@ done
 cmp "$a/comparison.txt" "$b/comparison.txt" || fail "comparison.txt differs from the whole sweep's"
 cmp "$a/comparison.json" "$b/comparison.json" || fail "comparison.json differs from the whole sweep's"
 cmp "$a/sweep.json" "$b/sweep.json" || fail "sweep.json differs from the whole sweep's"
-for f in $(cd "$a" && find . -name '*.csv' ! -name cpu.csv | sort); do
-	if [ "${f##*/}" = routing.csv ]; then
-		cmp -s <(cut -d, -f1-6,8- "$a/$f") <(cut -d, -f1-6,8- "$b/$f") || fail "$f differs"
-	else
-		cmp -s "$a/$f" "$b/$f" || fail "$f differs from the whole sweep's"
-	fi
-	n=$((n + 1))
-done
+n=$(same_records "$a" "$b" "3 shards against the whole sweep") || exit 1
 [ "$n" -ge 48 ] || fail "only $n record files compared (4 a run expected)"
 for f in $(cd "$a" && find . -name summary.json | sort); do
 	cmp -s <(jq 'del(.. | .decide_ms_mean?, .decide_ms_max?)' "$a/$f") \

@@ -15,15 +15,7 @@ t1=$(date +%s%N)
 t2=$(date +%s%N)
 grep -q "21 runs\|2 runs at once" "$TB_TMP/j2.out" || fail "sim -j 2 does not say it runs 2 at once: $(head -3 "$TB_TMP/j2.out")"
 a=$(ls -d "$TB_TMP"/j1/*/*-sweep) b=$(ls -d "$TB_TMP"/j2/*/*-sweep)
-n=0
-for f in $(cd "$a" && find . -name '*.csv' ! -name cpu.csv | sort); do
-	if [ "${f##*/}" = routing.csv ]; then
-		cmp -s <(cut -d, -f1-6,8- "$a/$f") <(cut -d, -f1-6,8- "$b/$f") || fail "-j 2: $f differs"
-	else
-		cmp -s "$a/$f" "$b/$f" || fail "-j 2: $f differs from -j 1's"
-	fi
-	n=$((n + 1))
-done
+n=$(same_records "$a" "$b" "-j 2 against -j 1") || exit 1
 [ "$n" -ge 80 ] || fail "only $n record files compared"
 [ "$(jq -c '[.runs[] | [.dir, .status]]' "$a/sweep.json")" = "$(jq -c '[.runs[] | [.dir, .status]]' "$b/sweep.json")" ] ||
 	fail "sweep.json: the runs differ"
