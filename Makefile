@@ -35,8 +35,15 @@ PURE_DIRS := lib model policy traffic collect sim
 PURE_SRC := $(call src_in,$(PURE_DIRS))
 PURE_OBJ := $(PURE_SRC:%.c=$(BUILD)/obj/%.o)
 PURE_LIB := $(BUILD)/libpure.a
+# Chakra's trace messages (traffic/chakra/): C that protoc-c makes from the .proto into
+# $(BUILD)/gen/, compiled into the pure library; every object waits for its headers.
+GEN_PROTO := $(shell find traffic -name '*.proto' | LC_ALL=C sort)
+GEN_SRC := $(GEN_PROTO:%.proto=$(BUILD)/gen/%.pb-c.c)
+GEN_HDR := $(GEN_SRC:.c=.h)
+PURE_OBJ += $(GEN_SRC:$(BUILD)/gen/%.c=$(BUILD)/obj/gen/%.o)
+override CFLAGS += -I$(BUILD)/gen
 
-ORCH_PKGS := libnl-3.0 libnl-route-3.0 libmnl libnftnl yaml-0.1 jansson
+ORCH_PKGS := libnl-3.0 libnl-route-3.0 libmnl libnftnl yaml-0.1 jansson libprotobuf-c
 ORCH_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(ORCH_PKGS) 2>/dev/null)
 ORCH_LIBS = $(shell $(PKG_CONFIG) --libs $(ORCH_PKGS) 2>/dev/null) -lm
 # The orchestration layers (docs/architecture.md): what `testbed` is made of besides the pure ones.
@@ -68,7 +75,15 @@ all: $(BINS) $(TOOL_BIN) $(MAN)
 
 $(foreach d,$(ORCH_DIRS),$(BUILD)/obj/$(d)/%.o): override CFLAGS += $(ORCH_CFLAGS)
 $(BUILD)/obj/tests/unit/%.o: override CFLAGS += $(ORCH_CFLAGS)
-$(BUILD)/obj/%.o: %.c
+$(BUILD)/obj/%.o: %.c | $(GEN_HDR)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo '  CC      $<')
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+$(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h: %.proto
+	@mkdir -p $(BUILD)/gen
+	$(if $(Q),@echo '  PROTOC  $<')
+	$(Q)protoc-c --proto_path=. --c_out=$(BUILD)/gen $<
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo '  CC      $<')
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
@@ -87,7 +102,7 @@ $(NODE_LIB): $(filter-out $(BUILD)/obj/emu-node/main.o,$(NODE_OBJ))
 	$(Q)rm -f $@ && ar rcs $@ $^
 $(BUILD)/emu-node: $(BUILD)/obj/emu-node/main.o $(NODE_LIB) $(PURE_LIB)
 	$(if $(Q),@echo '  LD      $@')
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) --libs liburing 2>/dev/null) -lm
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) --libs liburing libprotobuf-c 2>/dev/null) -lm
 
 # each test's object first, then what it links against (static libraries after their users)
 define unit_rule
@@ -116,38 +131,48 @@ deps:
 check: $(UNIT_BIN)
 	$(Q)scripts/run-unit $(UNIT_BIN)
 
-# libFuzzer on the scenario parser, the trace reader and the MSCCL XML reader (clang and its
+# libFuzzer on the scenario parser, the trace reader, the MSCCL XML reader and the Chakra
+# trace reader (clang and its
 # runtimes: `scripts/deps fuzz` adds Debian's clang and libclang-rt-dev); FUZZ_SECONDS bounds
 # each. First every file of tests/fuzz/regress/<target>/ (inputs that once crashed it) runs
 # through its target once.
 FUZZ_SECONDS ?= 60
 FUZZ_CC := clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	-D_GNU_SOURCE -I.
+	-D_GNU_SOURCE -I. -Ibuild/gen
+# the pure layers' generated C, as the default build makes it
+FUZZ_GEN := $(GEN_PROTO:%.proto=build/gen/%.pb-c.c)
 FUZZ_SRC := tests/fuzz/fuzz_scenario.c scenario/scenario_yaml.c scenario/scenario_yaml_types.c scenario/scenario_sweep.c \
 	scenario/sweep_names.c scenario/scenario_yaml_topo.c scenario/scenario_yaml_net.c \
-	scenario/scenario_yaml_trace.c scenario/experiment.c scenario/input.c $(PURE_SRC)
+	scenario/scenario_yaml_trace.c scenario/experiment.c scenario/input.c $(PURE_SRC) $(FUZZ_GEN)
 FUZZ_REGRESS = $(wildcard tests/fuzz/regress/$(1)/*)
 # build/fuzz_<target> once over each regression file of <target> (none: nothing to run)
 fuzz_regress = $(if $(call FUZZ_REGRESS,$(1)),build/fuzz_$(1) $(call FUZZ_REGRESS,$(1)))
 # a crash is written to build/fuzz-crash-<target>-<sha1>: to be fixed and moved to regress/
 FUZZ_RUN = -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 \
 	-artifact_prefix=build/fuzz-crash-$(1)-
-fuzz:
+fuzz: $(FUZZ_GEN)
 	$(Q)scripts/deps fuzz
-	@mkdir -p build/fuzz-corpus build/fuzz-trace-corpus build/fuzz-msccl-corpus
-	$(FUZZ_CC) $(FUZZ_SRC) -lyaml -ljansson -lm -o build/fuzz_scenario
-	$(FUZZ_CC) tests/fuzz/fuzz_trace.c $(PURE_SRC) -ljansson -lm -o build/fuzz_trace
-	$(FUZZ_CC) tests/fuzz/fuzz_msccl.c tests/fuzz/msccl_job.c $(PURE_SRC) -ljansson -lm \
-		-o build/fuzz_msccl
+	@mkdir -p build/fuzz-corpus build/fuzz-trace-corpus build/fuzz-msccl-corpus \
+		build/fuzz-chakra-corpus
+	$(FUZZ_CC) $(FUZZ_SRC) -lyaml -ljansson -lprotobuf-c -lm -o build/fuzz_scenario
+	$(FUZZ_CC) tests/fuzz/fuzz_trace.c $(PURE_SRC) $(FUZZ_GEN) -ljansson -lprotobuf-c -lm \
+		-o build/fuzz_trace
+	$(FUZZ_CC) tests/fuzz/fuzz_msccl.c tests/fuzz/msccl_job.c $(PURE_SRC) $(FUZZ_GEN) \
+		-ljansson -lprotobuf-c -lm -o build/fuzz_msccl
+	$(FUZZ_CC) tests/fuzz/fuzz_chakra.c $(PURE_SRC) $(FUZZ_GEN) -ljansson -lprotobuf-c -lm \
+		-o build/fuzz_chakra
 	$(call fuzz_regress,scenario)
 	$(call fuzz_regress,trace)
 	$(call fuzz_regress,msccl)
+	$(call fuzz_regress,chakra)
 	build/fuzz_scenario $(call FUZZ_RUN,scenario) -dict=tests/fuzz/scenario.dict -max_len=4096 \
 		build/fuzz-corpus scenarios tests/fixtures/bad
 	build/fuzz_trace $(call FUZZ_RUN,trace) -max_len=4096 build/fuzz-trace-corpus scenarios/traces \
 		tests/fixtures/traces
 	build/fuzz_msccl $(call FUZZ_RUN,msccl) -dict=tests/fuzz/msccl.dict -max_len=16384 \
 		build/fuzz-msccl-corpus scenarios/msccl tests/fixtures/msccl tests/fuzz/seeds/msccl
+	build/fuzz_chakra $(call FUZZ_RUN,chakra) -max_len=8192 build/fuzz-chakra-corpus \
+		$(sort $(dir $(shell find tests/fixtures/chakra -name '*.et')))
 
 check-priv: all
 	$(Q)scripts/as-root tests/integration/run.sh $(BUILD)

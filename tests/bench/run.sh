@@ -10,7 +10,8 @@
 #      CLUSTER512 and on the greedy routing paper's 2,048 NICs (events per second), and one
 #      decision of the greedy controller at that scale; 9. what the simulator's physics
 #      checks cost, with them against without, on CLUSTER512 and Themis's 3D-FC_Ring_SW;
-#      10. CLUSTER512's whole sweep with -j 1 against -j <cores> (sim_jobs.sh).
+#      10. CLUSTER512's whole sweep with -j 1 against -j <cores> (sim_jobs.sh); 11. reading
+#      a Chakra trace of 1,024 ranks of 10,000 nodes each (tests/tools/chakra_bench.c).
 # Usage: run.sh BUILD_DIR
 set -eu
 BUILD=$(cd "${1:-build}" && pwd)
@@ -138,3 +139,8 @@ echo
 echo "bench: the simulator's physics checks, with against without, on CLUSTER512 and Themis's 3D-FC_Ring_SW (issue 34)"
 "$ROOT/tests/bench/sim_checks.sh" "$BUILD"
 "$ROOT/tests/bench/sim_jobs.sh" "$BUILD"
+echo
+echo "bench: reading a Chakra trace of 1,024 ranks x 10,000 nodes (issue 37, acceptance 3)"
+CB=$(mktemp -d /tmp/tbchakra.XXXXXX)
+"$BUILD/tools/chakra_bench" 1024 10000 "$CB" || { rm -rf "$CB"; exit 1; }
+rm -rf "$CB"

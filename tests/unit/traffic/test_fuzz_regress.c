@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* The fuzzers' regression inputs without clang: every file of tests/fuzz/regress/scenario/,
- * trace/ and msccl/ goes through the reader its fuzzer calls (exp_parse_buffer,
- * workload_trace_parse, coll_sched_build_ext for an MSCCL job), which must read it or refuse it
+ * trace/, msccl/ and chakra/ goes through the reader its fuzzer calls (exp_parse_buffer,
+ * workload_trace_parse, coll_sched_build_ext for an MSCCL job, chakra_read and chakra_check
+ * for a Chakra rank), which must read it or refuse it
  * cleanly: 0, or -EINVAL / -ENOMEM with a message, and nothing half-made. Run from the repo
  * root (make check); with SANITIZE=1 a memory error fails it as under libFuzzer. */
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include <cmocka.h>
 
 #include "scenario/scenario_yaml.h"
+#include "traffic/chakra/chakra.h"
 #include "tests/fuzz/msccl_job.h"
 #include "traffic/coll.h"
 #include "traffic/trace/job_trace.h"
@@ -117,6 +119,24 @@ static void t_msccl(const char *path, const char *buf, size_t len)
 	}
 }
 
+static void t_chakra(const char *path, const char *buf, size_t len)
+{
+	struct chakra_rank r;
+	struct chakra_stats st;
+	struct diag d = {0};
+	int err = chakra_read((const uint8_t *)buf, len, path, &r, &d);
+	size_t i;
+
+	t_clean(path, err, &d);
+	for (i = 0; !err && i < r.deps.n; i++)
+		assert_true(r.deps.v[i] < r.nodes.n);
+	if (!err) {
+		d = (struct diag){0};
+		t_clean(path, chakra_check(&r, 1, NULL, &st, NULL, &d), &d);
+	}
+	chakra_rank_done(&r);
+}
+
 /* Every file of the target's folder through parse; how many there were. */
 static size_t t_folder(const char *target, void (*parse)(const char *, const char *, size_t))
 {
@@ -152,6 +172,7 @@ static void test_regress(void **state)
 	n = t_folder("scenario", t_scenario);
 	n += t_folder("trace", t_trace);
 	n += t_folder("msccl", t_msccl);
+	n += t_folder("chakra", t_chakra);
 	assert_true(n >= 1); /* the trace reader's one, at least */
 }
 

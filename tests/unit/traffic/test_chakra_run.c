@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: MIT
+/* What a Chakra job may start next (traffic/chakra/chakra_run.c): a collective waits for its
+ * node on every member, a send for its receive, a node for its parents; the MLP chain of
+ * tests/fixtures/chakra/ runs to its end with 8 x 18 compute nodes and 11 collectives of 8
+ * members; and a property test on random jobs: every node starts once, after every parent
+ * ended, and the job always finishes. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "traffic/chakra/chakra.h"
+#include "traffic/chakra/et_def.pb-c.h"
+
+/* ---- writing traces (each message after its varint length) ---- */
+
+struct buf {
+	uint8_t *b;
+	size_t n, cap;
+};
+
+static void put_msg(struct buf *o, const ProtobufCMessage *m)
+{
+	size_t n = protobuf_c_message_get_packed_size(m), v = n;
+
+	if (o->n + n + 10 > o->cap) {
+		o->cap = 2 * (o->n + n + 10);
+		o->b = realloc(o->b, o->cap);
+		assert_non_null(o->b);
+	}
+	do {
+		o->b[o->n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	o->n += protobuf_c_message_pack(m, o->b + o->n);
+}
+
+static void put_meta(struct buf *o)
+{
+	ChakraProtoMsg__GlobalMetadata g = CHAKRA_PROTO_MSG__GLOBAL_METADATA__INIT;
+
+	put_msg(o, &g.base);
+}
+
+/* A node: type t, deps (nd of them), and for a collective its kind and size, for a send or
+ * receive its peer, size and tag. */
+static void put_node(struct buf *o, uint64_t id, ChakraProtoMsg__NodeType t, const uint64_t *deps,
+		     size_t nd, int64_t kind_or_peer, int64_t size, int64_t tag)
+{
+	ChakraProtoMsg__Node m = CHAKRA_PROTO_MSG__NODE__INIT;
+	ChakraProtoMsg__AttributeProto a[3], *ap[3] = {&a[0], &a[1], &a[2]};
+	static const char *const names[] = {"comm_type", "comm_size", "comm_tag"};
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		chakra_proto_msg__attribute_proto__init(&a[i]);
+		a[i].name = (char *)names[i];
+		a[i].value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL;
+	}
+	a[0].int64_val = kind_or_peer;
+	a[1].int64_val = size;
+	a[2].int64_val = tag;
+	if (t == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE)
+		a[0].name = (char *)"comm_dst";
+	if (t == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE)
+		a[0].name = (char *)"comm_src";
+	m.id = id;
+	m.name = (char *)"n";
+	m.type = t;
+	m.n_data_deps = nd;
+	m.data_deps = (uint64_t *)deps;
+	m.duration_micros = t == CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE ? 10 : 0;
+	m.n_attr = t == CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE	      ? 0
+		   : t == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE ? 2
+								      : 3;
+	m.attr = ap;
+	put_msg(o, &m.base);
+}
+
+#define COMP CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE
+#define COLL CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE
+#define SEND CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE
+#define RECV CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE
+
+/* The n buffers read as ranks and linked. */
+static void t_load(struct buf *o, size_t n, struct chakra_rank *r, struct chakra_links *l)
+{
+	struct chakra_stats st;
+	struct diag d = {0};
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (chakra_read(o[i].b, o[i].n, "t.et", &r[i], &d))
+			fail_msg("%s", d.msg);
+	if (chakra_check(r, n, NULL, &st, l, &d))
+		fail_msg("%s", d.msg);
+}
+
+static void t_free(struct buf *o, struct chakra_rank *r, size_t n, struct chakra_links *l)
+{
+	while (n--) {
+		chakra_rank_done(&r[n]);
+		free(o[n].b);
+	}
+	chakra_links_done(l);
+}
+
+/* Takes every ready op into out (up to max): how many. */
+static size_t t_take(struct chakra_run *x, struct chakra_op *out, size_t max)
+{
+	size_t n = 0;
+
+	while (n < max && chakra_run_next(x, &out[n]))
+		n++;
+	return n;
+}
+
+/* Rank 0: an all-reduce at once; rank 1: a compute, then the all-reduce. */
+static void test_collective_waits_for_every_member(void **state)
+{
+	struct buf o[2] = {{0}};
+	struct chakra_rank r[2];
+	struct chakra_links l;
+	struct chakra_run x;
+	struct chakra_op op[4];
+	const uint32_t *m;
+	size_t n;
+
+	(void)state;
+	put_meta(&o[0]);
+	put_node(&o[0], 1, COLL, NULL, 0, CHAKRA_ALL_REDUCE, 1024, 0);
+	put_meta(&o[1]);
+	put_node(&o[1], 1, COMP, NULL, 0, 0, 0, 0);
+	put_node(&o[1], 2, COLL, (const uint64_t[]){1}, 1, CHAKRA_ALL_REDUCE, 1024, 0);
+	t_load(o, 2, r, &l);
+	assert_int_equal(l.ninst, 1);
+	assert_int_equal(l.need[0], 2);
+	assert_int_equal(chakra_run_init(&x, r, 2, &l), 0);
+	assert_int_equal(t_take(&x, op, 4), 1); /* only rank 1's compute */
+	assert_int_equal(op[0].kind, CHAKRA_COMP);
+	assert_int_equal(op[0].node, l.base[1] + 0);
+	assert_int_equal(chakra_run_ended(&x, &op[0]), 0);
+	assert_int_equal(t_take(&x, op, 4), 1);
+	assert_int_equal(op[0].kind, CHAKRA_COLL);
+	m = chakra_run_members(&x, &op[0], &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(m[0], l.base[0] + 0);
+	assert_int_equal(m[1], l.base[1] + 1);
+	assert_false(chakra_run_finished(&x));
+	assert_int_equal(chakra_run_ended(&x, &op[0]), 0);
+	assert_true(chakra_run_finished(&x));
+	assert_int_equal(t_take(&x, op, 4), 0);
+	chakra_run_done(&x);
+	t_free(o, r, 2, &l);
+}
+
+/* Rank 0 sends at once; rank 1 receives after a compute: the pair starts then, send first. */
+static void test_send_waits_for_receive(void **state)
+{
+	struct buf o[2] = {{0}};
+	struct chakra_rank r[2];
+	struct chakra_links l;
+	struct chakra_run x;
+	struct chakra_op op[4];
+	const uint32_t *m;
+	size_t n;
+
+	(void)state;
+	put_meta(&o[0]);
+	put_node(&o[0], 7, SEND, NULL, 0, 1, 4096, 5);
+	put_meta(&o[1]);
+	put_node(&o[1], 1, COMP, NULL, 0, 0, 0, 0);
+	put_node(&o[1], 2, RECV, (const uint64_t[]){1}, 1, 0, 4096, 5);
+	t_load(o, 2, r, &l);
+	assert_int_equal(l.npairs, 1);
+	assert_int_equal(chakra_run_init(&x, r, 2, &l), 0);
+	assert_int_equal(t_take(&x, op, 4), 1);
+	assert_int_equal(op[0].kind, CHAKRA_COMP);
+	assert_int_equal(chakra_run_ended(&x, &op[0]), 0);
+	assert_int_equal(t_take(&x, op, 4), 1);
+	assert_int_equal(op[0].kind, CHAKRA_SEND);
+	assert_int_equal(op[0].node, l.base[0]);
+	m = chakra_run_members(&x, &op[0], &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(m[0], l.base[0]); /* the send */
+	assert_int_equal(m[1], l.base[1] + 1); /* the receive */
+	assert_int_equal(chakra_run_ended(&x, &op[0]), 0);
+	assert_true(chakra_run_finished(&x));
+	chakra_run_done(&x);
+	t_free(o, r, 2, &l);
+}
+
+/* Runs x to its end, ops ended in the order they became ready; checks every op's nodes had
+ * their parents done and start once. The ops taken, by kind. */
+static void t_run_all(struct chakra_run *x, const struct chakra_rank *r,
+		      const struct chakra_links *l, size_t *by_kind)
+{
+	size_t total = l->base[x->n], i, k, n, steps = 0;
+	uint8_t *done = calloc(total + 1, 1), *started = calloc(total + 1, 1);
+	struct chakra_op op;
+
+	while (chakra_run_next(x, &op)) {
+		const uint32_t *m = chakra_run_members(x, &op, &n);
+
+		by_kind[op.kind]++;
+		for (i = 0; i < n; i++) {
+			size_t rk = 0;
+			const struct chakra_node *nd;
+
+			while (rk + 1 < x->n && l->base[rk + 1] <= m[i])
+				rk++;
+			nd = &r[rk].nodes.v[m[i] - l->base[rk]];
+			assert_false(started[m[i]]);
+			started[m[i]] = 1;
+			for (k = nd->dep; k < nd->dep + nd->ndeps; k++)
+				assert_true(done[l->base[rk] + r[rk].deps.v[k]]);
+		}
+		assert_int_equal(chakra_run_ended(x, &op), 0);
+		for (i = 0; i < n; i++)
+			done[m[i]] = 1;
+		assert_true(++steps <= total);
+	}
+	assert_true(chakra_run_finished(x));
+	for (i = 0; i < total; i++)
+		assert_true(done[i]);
+	free(done);
+	free(started);
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *b = NULL;
+	long n;
+
+	if (f && !fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET) &&
+	    (b = malloc((size_t)n + 1)) && fread(b, 1, (size_t)n, f) == (size_t)n)
+		*len = (size_t)n;
+	if (f)
+		fclose(f);
+	return b;
+}
+
+static void test_mlp_chain_runs(void **state)
+{
+	struct chakra_rank r[8];
+	struct chakra_links l;
+	struct chakra_stats st;
+	struct chakra_run x;
+	struct diag d = {0};
+	size_t i, len = 0, by_kind[CHAKRA_KINDS] = {0};
+	char path[256];
+
+	(void)state;
+	for (i = 0; i < 8; i++) {
+		uint8_t *b;
+
+		snprintf(path, sizeof(path),
+			 "tests/fixtures/chakra/mlp_model_parallel/8npus/MLP_ModelParallel.%zu.et",
+			 i);
+		b = slurp(path, &len);
+		assert_non_null(b);
+		assert_int_equal(chakra_read(b, len, path, &r[i], &d), 0);
+		free(b);
+	}
+	assert_int_equal(chakra_check(r, 8, NULL, &st, &l, &d), 0);
+	assert_int_equal(l.ninst, 11);
+	assert_int_equal(chakra_run_init(&x, r, 8, &l), 0);
+	t_run_all(&x, r, &l, by_kind);
+	assert_int_equal(by_kind[CHAKRA_COMP], 8 * 18);
+	assert_int_equal(by_kind[CHAKRA_COLL], 11);
+	chakra_run_done(&x);
+	for (i = 0; i < 8; i++)
+		chakra_rank_done(&r[i]);
+	chakra_links_done(&l);
+}
+
+/* Random jobs: 2 to 5 ranks of compute nodes with random earlier parents, the same number of
+ * all-reduces on every rank (each after a random earlier node), and a ring of sends. */
+static void test_random_jobs(void **state)
+{
+	unsigned seed = 12345, t;
+
+	(void)state;
+	for (t = 0; t < 200; t++) {
+		size_t nr = 2 + rand_r(&seed) % 4, ncoll = rand_r(&seed) % 4, i, k, id;
+		size_t by_kind[CHAKRA_KINDS] = {0};
+		struct buf o[5] = {{0}};
+		struct chakra_rank r[5];
+		struct chakra_links l;
+		struct chakra_run x;
+
+		for (i = 0; i < nr; i++) {
+			size_t ncomp = 1 + rand_r(&seed) % 12;
+			uint64_t dep[2];
+
+			put_meta(&o[i]);
+			for (id = 1; id <= ncomp; id++) {
+				size_t nd = id > 1 ? rand_r(&seed) % 3 : 0;
+
+				for (k = 0; k < nd && k < 2; k++)
+					dep[k] = 1 + rand_r(&seed) % (id - 1);
+				put_node(&o[i], id, COMP, dep, nd > 2 ? 2 : nd, 0, 0, 0);
+			}
+			for (k = 0; k < ncoll; k++, id++) {
+				dep[0] = 1 + rand_r(&seed) % (id - 1);
+				put_node(&o[i], id, COLL, dep, 1, CHAKRA_ALL_REDUCE, 64, 0);
+			}
+			dep[0] = 1 + rand_r(&seed) % (id - 1);
+			put_node(&o[i], id++, SEND, dep, 1, (int64_t)((i + 1) % nr), 8, 1);
+			/* not after its own send: a ring of sends each waiting for the next
+			 * receive, every receive after its rank's send, never starts */
+			dep[0] = 1 + rand_r(&seed) % (id - 2);
+			put_node(&o[i], id++, RECV, dep, 1, (int64_t)((i + nr - 1) % nr), 8, 1);
+		}
+		t_load(o, nr, r, &l);
+		assert_int_equal(chakra_run_init(&x, r, nr, &l), 0);
+		t_run_all(&x, r, &l, by_kind);
+		assert_int_equal(by_kind[CHAKRA_COLL], ncoll);
+		assert_int_equal(by_kind[CHAKRA_SEND], nr);
+		chakra_run_done(&x);
+		t_free(o, r, nr, &l);
+	}
+}
+
+/* Rank 0 all-reduces after receiving from rank 1; rank 1 sends after the all-reduce: neither
+ * starts, and the check says so at the node that waits. */
+static void test_cross_rank_deadlock(void **state)
+{
+	struct buf o[2] = {{0}};
+	struct chakra_rank r[2];
+	struct chakra_stats st;
+	struct diag d = {0};
+	const char *files[] = {"dl.0.et", "dl.1.et"};
+	size_t i;
+
+	(void)state;
+	put_meta(&o[0]);
+	put_node(&o[0], 1, RECV, NULL, 0, 1, 8, 2);
+	put_node(&o[0], 2, COLL, (const uint64_t[]){1}, 1, CHAKRA_ALL_REDUCE, 64, 0);
+	put_meta(&o[1]);
+	put_node(&o[1], 1, COLL, NULL, 0, CHAKRA_ALL_REDUCE, 64, 0);
+	put_node(&o[1], 2, SEND, (const uint64_t[]){1}, 1, 0, 8, 2);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(chakra_read(o[i].b, o[i].n, files[i], &r[i], &d), 0);
+	assert_int_equal(chakra_check(r, 2, files, &st, NULL, &d), -EINVAL);
+	assert_string_equal(d.msg, "dl.0.et: node 1 (n) never starts: a send and its receive "
+				   "start together, and 1 of its 2 sides is never ready (a cycle "
+				   "through other ranks: the job cannot finish)");
+	for (i = 0; i < 2; i++) {
+		chakra_rank_done(&r[i]);
+		free(o[i].b);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_collective_waits_for_every_member),
+		cmocka_unit_test(test_send_waits_for_receive),
+		cmocka_unit_test(test_mlp_chain_runs),
+		cmocka_unit_test(test_random_jobs),
+		cmocka_unit_test(test_cross_rank_deadlock),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

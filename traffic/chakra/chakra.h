@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/* MLCommons Chakra execution traces (ET), the workload format ASTRA-sim 2.0 reads: one file per
+ * rank, PREFIX.<rank>.et, each a stream of varint-length-delimited messages (et_def.proto): a
+ * GlobalMetadata, then Nodes. This folder reads them into a compact graph per rank and checks
+ * the job they make (chakra_graph.c). Pure: the caller reads the files' bytes.
+ *
+ * Read of a node: its id, name, type, data_deps and ctrl_deps (both are waited for),
+ * duration_micros, and these attributes (any integer kind for the integers):
+ *   is_cpu_op (bool), num_ops, tensor_size, comm_type, comm_size, comm_src, comm_dst, comm_tag,
+ *   involved_dim (a bool list), pg_name (a string: "" or "0" is every rank).
+ * Ignored: start_time_micros, inputs and outputs (but a METADATA_NODE's inputs, which may
+ * declare process groups: kept as text), the attributes comm_priority and tensor_loc, the
+ * PyTorch converter's bookkeeping (rf_id, fw_parent, seq_id, scope, tid, fw_tid, op_schema),
+ * every attribute of a METADATA_NODE, and the GlobalMetadata's attributes. Anything else is
+ * refused at its node (file, node id, name). */
+#ifndef TRAFFIC_CHAKRA_H
+#define TRAFFIC_CHAKRA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/diag.h"
+#include "lib/vec.h"
+
+enum chakra_kind {
+	CHAKRA_COMP, /* COMP_NODE: its duration, or num_ops and tensor_size */
+	CHAKRA_COLL, /* COMM_COLL_NODE: a collective over its process group */
+	CHAKRA_SEND, /* COMM_SEND_NODE: comm_size bytes to comm_dst, tagged */
+	CHAKRA_RECV, /* COMM_RECV_NODE: from comm_src */
+	CHAKRA_LOAD, /* MEM_LOAD_NODE: no network time; its duration if given */
+	CHAKRA_STORE, /* MEM_STORE_NODE: likewise */
+	CHAKRA_META, /* METADATA_NODE: no time */
+	CHAKRA_KINDS,
+};
+
+/* comm_type's values, as the schema numbers them. */
+enum chakra_coll {
+	CHAKRA_ALL_REDUCE = 0,
+	CHAKRA_REDUCE = 1,
+	CHAKRA_ALL_GATHER = 2,
+	CHAKRA_GATHER = 3,
+	CHAKRA_SCATTER = 4,
+	CHAKRA_BROADCAST = 5,
+	CHAKRA_ALL_TO_ALL = 6,
+	CHAKRA_REDUCE_SCATTER = 7,
+	CHAKRA_REDUCE_SCATTER_BLOCK = 8,
+	CHAKRA_BARRIER = 9,
+	CHAKRA_COLLS,
+};
+
+enum {
+	CHAKRA_F_CPU = 1 << 0, /* is_cpu_op */
+	CHAKRA_F_DURATION = 1 << 1, /* duration_micros given (non-zero) */
+	CHAKRA_F_SIZE = 1 << 2, /* comm_size given */
+	CHAKRA_F_TAG = 1 << 3, /* comm_tag given */
+	CHAKRA_F_PEER = 1 << 4, /* the peer (comm_dst of a send, comm_src of a recv) given */
+};
+
+/* One node, compact (a trace may hold millions). */
+struct chakra_node {
+	uint64_t id;
+	uint64_t duration_us; /* duration_micros */
+	uint64_t bytes; /* comm_size (collective, send, receive) */
+	uint64_t num_ops, tensor_size; /* compute (or memory: tensor_size) */
+	uint32_t name; /* offset of its name in the rank's names */
+	uint32_t pg; /* offset of its pg_name in names (0: "", every rank) */
+	uint32_t dep, ndeps; /* its parents: deps[dep .. dep + ndeps), node indices */
+	int32_t peer; /* send: comm_dst; receive: comm_src; -1: not given */
+	int32_t tag; /* comm_tag */
+	uint16_t dims; /* involved_dim as bits (bit d: dimension d); 0xffff: not given (all) */
+	uint8_t kind; /* enum chakra_kind */
+	uint8_t coll; /* enum chakra_coll (CHAKRA_COLL) */
+	uint8_t flags; /* CHAKRA_F_* */
+};
+
+/* One rank's file, read. */
+struct chakra_rank {
+	char version[32]; /* GlobalMetadata.version as written ("" when unset) */
+	VEC(struct chakra_node) nodes; /* in file order */
+	VEC(uint32_t) deps; /* the nodes' parents, as indices into nodes */
+	VEC(char) names; /* NUL-terminated strings; offset 0 is "" */
+	VEC(uint32_t) meta; /* offsets in names of METADATA_NODEs' inputs.values, in file order */
+};
+
+/* The node kinds' and collectives' names as the schema writes them ("COMP_NODE",
+ * "ALL_REDUCE"). */
+const char *chakra_kind_name(enum chakra_kind k);
+const char *chakra_coll_name(enum chakra_coll c);
+
+/* A name or pg_name of r (an offset into r->names). */
+static inline const char *chakra_str(const struct chakra_rank *r, uint32_t off)
+{
+	return r->names.v + off;
+}
+
+/* The file's bytes (len of them, file naming it in messages) into *r: every node, its
+ * dependencies resolved to indices. 0, or -EINVAL with d set at the message or node that is
+ * not a trace we can mean ("file: node 12 (name): ..."), or -ENOMEM. r is the caller's to
+ * chakra_rank_done either way. */
+int chakra_read(const uint8_t *buf, size_t len, const char *file, struct chakra_rank *r,
+		struct diag *d);
+void chakra_rank_done(struct chakra_rank *r);
+
+/* ---- the job the ranks make (chakra_graph.c) ---- */
+
+/* What a trace holds, for `testbed check`. */
+struct chakra_stats {
+	uint64_t nodes[CHAKRA_KINDS];
+	uint64_t colls[CHAKRA_COLLS];
+	uint64_t coll_bytes, p2p_bytes; /* over every rank: collectives' comm_size, sends' */
+	uint64_t pairs; /* send/receive pairs matched */
+	uint64_t deps; /* dependencies */
+};
+
+/* What joins the ranks' nodes: each collective's instance (the group's k-th collective, one
+ * node on each member) and each send/receive pair. Nodes are numbered over the job: rank r's
+ * node i is base[r] + i. */
+struct chakra_links {
+	uint32_t *base; /* [rank], and base[n]: the job's nodes */
+	uint32_t *id; /* [node]: its instance (< ninst) or ninst + its pair; UINT32_MAX: neither */
+	uint32_t *need; /* [instance]: its members */
+	size_t ninst, npairs;
+};
+void chakra_links_done(struct chakra_links *l);
+
+/* Checks the n ranks (files[i] naming rank i in messages; NULL: "rank i") as one job: in
+ * every rank no cycle (-EINVAL naming a node on it); each process group's collectives (in file
+ * order on each member, the members being the ranks that name the group, every rank for "")
+ * the same kinds and sizes on every member; every send's comm_dst and receive's comm_src a
+ * rank of the job other than its own, and the k-th send from a to b with tag t paired with the
+ * k-th receive at b from a with tag t, of the same size; and the job able to finish
+ * (chakra_finishes). *st filled, and *l if not NULL (the caller's to chakra_links_done when
+ * 0). 0, -EINVAL with d set, or -ENOMEM. */
+int chakra_check(const struct chakra_rank *ranks, size_t n, const char *const *files,
+		 struct chakra_stats *st, struct chakra_links *l, struct diag *d);
+
+/* ---- running the job (chakra_run.c): what may start next ---- */
+
+/* An operation that may start: one node (compute, memory, metadata), a collective's instance
+ * (its node on every member), or a send with its receive. */
+struct chakra_op {
+	uint8_t kind; /* CHAKRA_COLL: an instance; CHAKRA_SEND: a pair; else the node's kind */
+	uint32_t node; /* the job's node (chakra_links numbering): it, the first member, the send */
+	uint32_t id; /* the instance or pair (chakra_links.id); UINT32_MAX for one node */
+};
+
+/* A job in progress: which nodes wait for how many parents, which instances and pairs wait for
+ * how many members, the operations ready and not yet taken. */
+struct chakra_run {
+	const struct chakra_rank *ranks;
+	size_t n;
+	const struct chakra_links *l;
+	uint32_t *start, *child; /* the job's nodes' children, as CSR */
+	uint32_t *wait; /* [node]: parents not done */
+	uint32_t *at, *have; /* [instance or pair]: its members' room in members[], and how many */
+	uint32_t *members;
+	VEC(struct chakra_op) ready;
+	size_t head; /* ready[head ..) not yet taken */
+	size_t done, ndeps;
+};
+
+/* The job of the n ranks, as chakra_check linked them (l, kept until chakra_run_done), its
+ * first operations ready. 0 or -ENOMEM. */
+int chakra_run_init(struct chakra_run *x, const struct chakra_rank *ranks, size_t n,
+		    const struct chakra_links *l);
+/* The next operation that may start, in the order they became ready: true with *op, or
+ * false when none is ready now. */
+bool chakra_run_next(struct chakra_run *x, struct chakra_op *op);
+/* The job's nodes op is made of (n of them): the node, every member's, the send's and the
+ * receive's. */
+const uint32_t *chakra_run_members(const struct chakra_run *x, const struct chakra_op *op,
+				   size_t *n);
+/* op ended: its nodes done, the operations that waited only for them ready. 0 or -ENOMEM. */
+int chakra_run_ended(struct chakra_run *x, const struct chakra_op *op);
+/* Every node done. */
+bool chakra_run_finished(const struct chakra_run *x);
+void chakra_run_done(struct chakra_run *x);
+
+/* Whether the job finishes, every operation ending as it starts: 0, or -EINVAL naming a node
+ * that became ready and waits for a collective or a send/receive pair whose other side never
+ * does (a cycle through other ranks), or -ENOMEM. chakra_check calls it. */
+int chakra_finishes(const struct chakra_rank *ranks, size_t n, const struct chakra_links *l,
+		    const char *const *files, struct diag *d);
+
+#endif
