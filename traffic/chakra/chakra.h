@@ -183,4 +183,30 @@ void chakra_run_done(struct chakra_run *x);
 int chakra_finishes(const struct chakra_rank *ranks, size_t n, const struct chakra_links *l,
 		    const char *const *files, struct diag *d);
 
+/* ---- the job's time with nothing shared (chakra_time.c) ---- */
+
+/* How long op takes (ns): the caller's model (a compute node's duration, a collective's
+ * alpha-beta time over its members). */
+typedef uint64_t (*chakra_cost_fn)(void *arg, const struct chakra_run *x,
+				   const struct chakra_op *op);
+
+struct chakra_step {
+	struct chakra_op op;
+	uint64_t start_ns, end_ns;
+};
+
+/* The critical path: the operations that made the job as long as it is, first to last, each
+ * starting when the one before it ended (or at 0), and the job's end. */
+struct chakra_path {
+	uint64_t end_ns;
+	VEC(struct chakra_step) steps;
+};
+
+/* The job run with every operation starting the moment it may (chakra_run) and taking
+ * cost(op), nothing shared between operations: its end is the length of its critical path, and
+ * *out that path. 0, -EDEADLK (a job chakra_check refuses), or -ENOMEM. */
+int chakra_time(const struct chakra_rank *ranks, size_t n, const struct chakra_links *l,
+		chakra_cost_fn cost, void *arg, struct chakra_path *out);
+void chakra_path_done(struct chakra_path *p);
+
 #endif

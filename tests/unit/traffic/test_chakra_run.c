@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* What a Chakra job may start next (traffic/chakra/chakra_run.c): a collective waits for its
- * node on every member, a send for its receive, a node for its parents; the MLP chain of
- * tests/fixtures/chakra/ runs to its end with 8 x 18 compute nodes and 11 collectives of 8
- * members; and a property test on random jobs: every node starts once, after every parent
- * ended, and the job always finishes. */
+/* What a Chakra job may start next (traffic/chakra/chakra_run.c), and its critical path
+ * (chakra_time.c): a collective waits for its node on every member, a send for its receive, a
+ * node for its parents; the MLP chain of tests/fixtures/chakra/ runs to its end with 8 x 18
+ * compute nodes and 11 collectives of 8 members; a property test on random jobs (every node
+ * starts once, after every parent ended, and the job always finishes); a job that cannot
+ * finish refused at the node that waits; the critical path of a hand-built job, and the MLP
+ * chain's unbroken. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -359,6 +361,98 @@ static void test_cross_rank_deadlock(void **state)
 	}
 }
 
+/* Compute nodes their duration, collectives 100 us, pairs 50 us. */
+static uint64_t t_cost(void *arg, const struct chakra_run *x, const struct chakra_op *op)
+{
+	size_t r = 0;
+
+	(void)arg;
+	if (op->kind == CHAKRA_COLL)
+		return 100000;
+	if (op->kind == CHAKRA_SEND)
+		return 50000;
+	while (r + 1 < x->n && x->l->base[r + 1] <= op->node)
+		r++;
+	return x->ranks[r].nodes.v[op->node - x->l->base[r]].duration_us * 1000;
+}
+
+/* Rank 0: a compute, the all-reduce, a compute; rank 1 two computes before it: the path goes
+ * through rank 1's two, the all-reduce, and a compute after it: 10 + 10 + 100 + 10 us. */
+static void test_critical_path(void **state)
+{
+	struct buf o[2] = {{0}};
+	struct chakra_rank r[2];
+	struct chakra_links l;
+	struct chakra_path p;
+	static const uint64_t start[] = {0, 10000, 20000, 120000};
+	static const uint8_t kind[] = {CHAKRA_COMP, CHAKRA_COMP, CHAKRA_COLL, CHAKRA_COMP};
+	size_t i;
+
+	(void)state;
+	put_meta(&o[0]);
+	put_node(&o[0], 1, COMP, NULL, 0, 0, 0, 0);
+	put_node(&o[0], 2, COLL, (const uint64_t[]){1}, 1, CHAKRA_ALL_REDUCE, 1 << 20, 0);
+	put_node(&o[0], 3, COMP, (const uint64_t[]){2}, 1, 0, 0, 0);
+	put_meta(&o[1]);
+	put_node(&o[1], 1, COMP, NULL, 0, 0, 0, 0);
+	put_node(&o[1], 2, COMP, (const uint64_t[]){1}, 1, 0, 0, 0);
+	put_node(&o[1], 3, COLL, (const uint64_t[]){2}, 1, CHAKRA_ALL_REDUCE, 1 << 20, 0);
+	put_node(&o[1], 4, COMP, (const uint64_t[]){3}, 1, 0, 0, 0);
+	t_load(o, 2, r, &l);
+	assert_int_equal(chakra_time(r, 2, &l, t_cost, NULL, &p), 0);
+	assert_int_equal(p.end_ns, 130000);
+	assert_int_equal(p.steps.n, 4);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(p.steps.v[i].op.kind, kind[i]);
+		assert_int_equal(p.steps.v[i].start_ns, start[i]);
+	}
+	assert_int_equal(p.steps.v[0].op.node, l.base[1]); /* rank 1's first compute */
+	assert_int_equal(p.steps.v[1].op.node, l.base[1] + 1);
+	chakra_path_done(&p);
+	t_free(o, r, 2, &l);
+}
+
+/* On the MLP chain: the path is unbroken (each step starts as the one before ends), ends at
+ * the job's end, and is at least every rank's compute on its forward chain. */
+static void test_critical_path_mlp(void **state)
+{
+	struct chakra_rank r[8];
+	struct chakra_links l;
+	struct chakra_stats st;
+	struct chakra_path p;
+	struct diag d = {0};
+	size_t i, len = 0;
+	char path[256];
+
+	(void)state;
+	for (i = 0; i < 8; i++) {
+		uint8_t *b;
+
+		snprintf(path, sizeof(path),
+			 "tests/fixtures/chakra/mlp_model_parallel/8npus/MLP_ModelParallel.%zu.et",
+			 i);
+		b = slurp(path, &len);
+		assert_non_null(b);
+		assert_int_equal(chakra_read(b, len, path, &r[i], &d), 0);
+		free(b);
+	}
+	assert_int_equal(chakra_check(r, 8, NULL, &st, &l, &d), 0);
+	assert_int_equal(chakra_time(r, 8, &l, t_cost, NULL, &p), 0);
+	assert_true(p.steps.n >= 2);
+	assert_int_equal(p.steps.v[0].start_ns, 0);
+	for (i = 1; i < p.steps.n; i++)
+		assert_int_equal(p.steps.v[i].start_ns, p.steps.v[i - 1].end_ns);
+	assert_int_equal(p.steps.v[p.steps.n - 1].end_ns, p.end_ns);
+	/* the forward pass is a chain through its 6 all-gathers: all of them on the path */
+	for (i = 0, len = 0; i < p.steps.n; i++)
+		len += p.steps.v[i].op.kind == CHAKRA_COLL;
+	assert_true(len >= 6);
+	chakra_path_done(&p);
+	chakra_links_done(&l);
+	for (i = 0; i < 8; i++)
+		chakra_rank_done(&r[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,6 +461,8 @@ int main(void)
 		cmocka_unit_test(test_mlp_chain_runs),
 		cmocka_unit_test(test_random_jobs),
 		cmocka_unit_test(test_cross_rank_deadlock),
+		cmocka_unit_test(test_critical_path),
+		cmocka_unit_test(test_critical_path_mlp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
