@@ -189,26 +189,30 @@ reproduce: all
 validate: all
 	$(Q)scripts/as-root tests/validate/run.sh $(BUILD)
 
+# The set-up targets build on every core (the build is one non-recursive graph); a make -jN
+# of your own still wins.
+SETUP_JOBS := $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 1))
+
 demo: deps
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory $(SETUP_JOBS) all
 	$(Q)scripts/as-root scripts/demo $(BUILD)
 
 test: deps
-	$(Q)$(MAKE) --no-print-directory all
-	$(Q)$(MAKE) --no-print-directory check
+	$(Q)$(MAKE) --no-print-directory $(SETUP_JOBS) all
+	$(Q)$(MAKE) --no-print-directory $(SETUP_JOBS) check
 	$(Q)$(MAKE) --no-print-directory check-priv
 
 # Under two minutes: every scenario checked, the quickstart at one iteration emulated and in
 # virtual time, nothing left behind. The container image's default command (Containerfile).
 smoke: deps
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory $(SETUP_JOBS) all
 	$(Q)scripts/as-root scripts/smoke $(BUILD)
 
 # About eight minutes: the quickstart at one iteration up and down 50 times, then 20 runs killed
 # at random moments and removed by `down`; nothing may be left or pile up (scripts/soak).
 # SOAK_SEED=N replays the kill moments of an earlier soak.
 soak: deps
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory $(SETUP_JOBS) all
 	$(Q)scripts/as-root scripts/soak $(BUILD)
 
 # Man pages: hand-written roff with the prefix and release filled in (`man -l build/testbed.8`).
