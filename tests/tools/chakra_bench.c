@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernel/wdir.h"
 #include "traffic/chakra/chakra.h"
 #include "traffic/chakra/et_def.pb-c.h"
 
@@ -27,7 +28,7 @@ static double now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static void put(FILE *f, const ProtobufCMessage *m, uint8_t *buf)
+static void put(struct wfile *f, const ProtobufCMessage *m, uint8_t *buf)
 {
 	size_t n = protobuf_c_message_pack(m, buf);
 	uint8_t v[10];
@@ -37,35 +38,31 @@ static void put(FILE *f, const ProtobufCMessage *m, uint8_t *buf)
 		v[k++] = (uint8_t)((x & 0x7f) | (x > 0x7f ? 0x80 : 0));
 		x >>= 7;
 	} while (x);
-	fwrite(v, 1, k, f);
-	fwrite(buf, 1, n, f);
+	wfile_write(f, v, k); /* a failure is kept for wfile_commit */
+	wfile_write(f, buf, n);
 }
 
-/* Rank r's file. 0 or -errno. */
-static int write_rank(const char *dir, unsigned r, unsigned nodes)
+/* Rank r's file in dir, through the project's writer (new, never through a link: the bench
+ * runs as root). 0 or -errno with d set. */
+static int write_rank(const struct wdir *dir, unsigned r, unsigned nodes, struct diag *d)
 {
 	ChakraProtoMsg__GlobalMetadata g = CHAKRA_PROTO_MSG__GLOBAL_METADATA__INIT;
 	ChakraProtoMsg__AttributeProto type = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
 	ChakraProtoMsg__AttributeProto size = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
 	ChakraProtoMsg__AttributeProto *coll[2] = {&type, &size};
-	char path[4096], name[64];
+	char file[64], name[64];
 	uint8_t buf[512];
+	struct wfile f;
 	uint64_t dep;
 	unsigned i;
-	FILE *f;
-	int fd;
+	int err;
 
-	snprintf(path, sizeof(path), "%s/bench.%u.et", dir, r);
-	/* a new file of ours, never through a link: the bench runs as root */
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	f = fd >= 0 ? fdopen(fd, "wb") : NULL;
-	if (!f) {
-		if (fd >= 0)
-			close(fd);
-		return -errno;
-	}
+	snprintf(file, sizeof(file), "bench.%u.et", r);
+	err = wfile_open(&f, dir, file, 0, d);
+	if (err)
+		return err;
 	g.version = (char *)"0.0.4";
-	put(f, &g.base, buf);
+	put(&f, &g.base, buf);
 	type.name = (char *)"comm_type";
 	type.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL;
 	size.name = (char *)"comm_size";
@@ -90,14 +87,14 @@ static int write_rank(const char *dir, unsigned r, unsigned nodes)
 			m.type = CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE;
 			m.duration_micros = 100 + i % 7;
 		}
-		put(f, &m.base, buf);
+		put(&f, &m.base, buf);
 	}
-	return fclose(f) ? -errno : 0;
+	return wfile_commit(&f, d);
 }
 
 static uint8_t *slurp(const char *path, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
 	uint8_t *b = NULL;
 	size_t got = 0;
@@ -122,6 +119,7 @@ int main(int argc, char **argv)
 	struct chakra_stats st;
 	struct diag d = {0};
 	struct rusage ru;
+	struct wdir dir;
 	char path[4096];
 	double t0, t1, t2;
 	size_t bytes = 0, len = 0;
@@ -130,9 +128,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: chakra_bench RANKS NODES DIR\n");
 		return 2;
 	}
+	if (wdir_open(&dir, argv[3], 0, &d)) {
+		fprintf(stderr, "chakra_bench: %s\n", d.msg);
+		return 1;
+	}
 	for (r = 0; r < ranks; r++)
-		if (write_rank(argv[3], r, nodes)) {
-			fprintf(stderr, "chakra_bench: writing rank %u: %s\n", r, strerror(errno));
+		if (write_rank(&dir, r, nodes, &d)) {
+			fprintf(stderr, "chakra_bench: rank %u: %s\n", r, d.msg);
 			return 1;
 		}
 	rk = calloc(ranks, sizeof(*rk));
@@ -166,5 +168,6 @@ int main(int argc, char **argv)
 		unlink(path);
 	}
 	free(rk);
+	wdir_close(&dir);
 	return 0;
 }
