@@ -25,6 +25,13 @@ struct cmd {
 	const char *help;
 };
 
+struct chakra_job;
+/* A Chakra trace's job j of w (cmd_chakra.c): its ranks, nodes by type, collectives, pairs,
+ * bytes and its critical path with nothing shared, at the paper's rates. 0 or -errno. */
+int cmd_chakra_print(FILE *f, const struct world *w, const struct job_spec *j, struct diag *d);
+/* The critical path of cj (alpha s per message, bps per pair), on one line. 0 or -errno. */
+int cmd_chakra_path(FILE *f, const struct chakra_job *cj, double alpha, double bps, struct diag *d);
+
 /* Emulation's wall-time lower bound for w's jobs (emu_wall_ns), written as "at least X
  * of wall time here (...)" into buf. Returns whether it exceeds run.max_wall, in which case
  * `up` refuses the file and `testbed sim` is the way to run it. */

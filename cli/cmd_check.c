@@ -175,6 +175,23 @@ static void print_msccl(const struct world *w)
 		       moved, first, now, was);
 }
 
+/* Chakra trace jobs: each one's graph and critical path (the first 8). */
+static void print_chakra(const struct world *w)
+{
+	struct diag d = {0};
+	size_t i, n = 0;
+
+	for (i = 0; i < w->jobs.n; i++) {
+		if (!w->jobs.v[i].chakra || n++ >= 8)
+			continue;
+		diag_clear(&d);
+		if (cmd_chakra_print(stdout, w, &w->jobs.v[i], &d))
+			printf("           (%s)\n", d.msg);
+	}
+	if (n > 8)
+		printf("chakra     %zu jobs of Chakra traces, the first 8 above\n", n);
+}
+
 static void print_counts(const struct world *w)
 {
 	const struct topo *t = w->t;
@@ -215,6 +232,7 @@ static void print_counts(const struct world *w)
 		printf("emulation  %s\n", wall);
 	cmd_trace_left(stdout, "           ", &w->trace_left, true);
 	print_msccl(w);
+	print_chakra(w);
 	print_fluid(w);
 }
 

@@ -11,8 +11,10 @@
 #include "lib/units.h"
 #include "cli/cmd.h"
 #include "kernel/wdir.h"
+#include "scenario/jobs.h"
 #include "scenario/scenario_sweep.h"
 #include "policy/torus_order.h"
+#include "traffic/chakra/chakra_out.h"
 #include "traffic/msccl/msccl.h"
 #include "traffic/tacos.h"
 #include "traffic/themis.h"
@@ -20,7 +22,7 @@
 static void schedule_usage(FILE *f)
 {
 	fprintf(f, "%s",
-		"Usage: testbed schedule [--job N] [--msccl DIR] FILE\n\n"
+		"Usage: testbed schedule [--job N] [--msccl DIR] [--chakra DIR] FILE\n\n"
 		"Prints the collective schedule each job of FILE would run (or job N only), for\n"
 		"each variant of its sweep, at the paper's sizes: its algorithm, ranks, steps,\n"
 		"messages and bytes per rank, and its alpha-beta time: every rank pair on its own\n"
@@ -33,6 +35,11 @@ static void schedule_usage(FILE *f)
 		"bandwidth utilization Themis reports).\n"
 		"--msccl DIR also writes each schedule as an MSCCL algorithm XML,\n"
 		"DIR/<scenario>[-v<variant>]-job<N>.xml, which `algorithm: msccl` reads back.\n"
+		"--chakra DIR also writes each job as a Chakra execution trace, the files\n"
+		"DIR/<scenario>[-v<variant>]-job<N>.<rank>.et, which ASTRA-sim reads and\n"
+		"`workload.jobs[i].chakra` runs: per iteration its compute (to the microsecond)\n"
+		"then its collective. A job of a Chakra trace prints its lowered schedule and\n"
+		"its critical path instead.\n"
 		"Exit 0, or 2 for bad input.\n");
 }
 
@@ -114,14 +121,71 @@ struct sched_opts {
 	long job;
 	const char *msccl;
 	long variant;
+	const char *chakra;
 };
+
+/* The file names of job j's export: <scenario>[-v<variant>]-job<N> into buf. */
+static void export_name(const struct world *w, const struct sched_opts *o, uint32_t job, char *buf,
+			size_t len)
+{
+	char v[24] = "";
+
+	if (o->variant >= 0)
+		snprintf(v, sizeof(v), "-v%ld", o->variant);
+	snprintf(buf, len, "%s%s-job%u", w->e.s.name, v, job);
+}
+
+/* The Chakra collective of a job's kind. */
+static uint8_t chakra_coll_of(enum coll_kind k)
+{
+	return k == COLL_ALLGATHER	 ? CHAKRA_ALL_GATHER
+	       : k == COLL_REDUCESCATTER ? CHAKRA_REDUCE_SCATTER
+	       : k == COLL_ALLTOALL	 ? CHAKRA_ALL_TO_ALL
+					 : CHAKRA_ALL_REDUCE;
+}
+
+/* Job j as DIR/<name>.<rank>.et, in paper units: its iterations, each its compute (as the
+ * runner derives it at the slowest NIC's rate) then its collective of p.bytes. */
+static int write_chakra(const struct world *w, const struct sched_opts *o, const struct job_spec *j,
+			uint64_t bytes, struct diag *d)
+{
+	struct job_spec js = *j;
+	uint64_t rate = topo_nic_rate_min(w->t);
+	char name[160], file[200];
+	chakra_out_bytes out = {0};
+	struct chakra_out_job cj;
+	struct wdir dir;
+	uint32_t r;
+	int err;
+
+	job_fit_duration(&js, rate);
+	export_name(w, o, j->id, name, sizeof(name));
+	cj = (struct chakra_out_job){.nranks = js.gpus,
+				     .iterations = js.iterations,
+				     .compute_ns = job_compute_ns(&js, rate),
+				     .coll = chakra_coll_of(js.kind),
+				     .bytes = bytes,
+				     .name = name};
+	err = wdir_open(&dir, o->chakra, WDIR_CREATE | WDIR_GIVE, d);
+	for (r = 0; !err && r < js.gpus; r++) {
+		out.n = 0;
+		snprintf(file, sizeof(file), "%s.%u.et", name, r);
+		err = chakra_out_rank(&cj, r, &out, d);
+		err = err ? err : wdir_write(&dir, file, out.v, out.n, WDIR_REPLACE, d);
+	}
+	wdir_close(&dir);
+	vec_free(&out);
+	if (!err)
+		printf("  chakra     %s/%s.{0..%u}.et\n", o->chakra, name, js.gpus - 1);
+	return err;
+}
 
 /* s as DIR/<scenario>[-v<variant>]-job<N>.xml. */
 static int write_msccl(const struct world *w, const struct sched_opts *o, uint32_t job,
 		       const struct coll_sched *s, struct diag *d)
 {
 	size_t len = msccl_format(s, NULL, NULL, 0);
-	char *text = malloc(len + 1), name[160], v[24] = "";
+	char *text = malloc(len + 1), name[160];
 	struct wdir dir;
 	int err;
 
@@ -130,9 +194,8 @@ static int write_msccl(const struct world *w, const struct sched_opts *o, uint32
 		return diag_set(d, -ENOMEM, "out of memory for the MSCCL text");
 	}
 	msccl_format(s, NULL, text, len + 1);
-	if (o->variant >= 0)
-		snprintf(v, sizeof(v), "-v%ld", o->variant);
-	snprintf(name, sizeof(name), "%s%s-job%u.xml", w->e.s.name, v, job);
+	export_name(w, o, job, name, sizeof(name) - 4);
+	strcat(name, ".xml");
 	err = wdir_open(&dir, o->msccl, WDIR_CREATE | WDIR_GIVE, d);
 	err = err ? err : wdir_write(&dir, name, text, len, WDIR_REPLACE, d);
 	wdir_close(&dir);
@@ -154,6 +217,8 @@ static int one_job(const struct world *w, const struct sched_opts *o, const stru
 	struct tacos_result tr = {0};
 	struct coll_ext x = {0};
 	struct coll_sched s = {0};
+	struct jobs_chakra ch = {0};
+	struct chakra_job cj;
 	char sz[32], rate[32];
 	int err = eps ? 0 : diag_set(d, -ENOMEM, "out of memory");
 
@@ -162,11 +227,23 @@ static int one_job(const struct world *w, const struct sched_opts *o, const stru
 		if (j->algo == COLL_TACOS && !(err = job_tacos(w, j, eps, &tr, d)))
 			x.tacos = &tr;
 	}
+	if (!err && j->chakra) {
+		err = jobs_chakra_read(&w->e, j->chakra, &ch, d);
+		jobs_chakra_job(&w->e, j, &ch, 1.0, 1.0, &cj);
+		x.chakra = &cj;
+	}
 	err = err ? err : coll_sched_build_ext(&p, &x, &s, d);
 	if (!err) {
-		printf("job %u: %s of %s per rank, algorithm %s, %u ranks\n", j->id,
-		       coll_kind_name(j->kind), units_fmt_size(sz, sizeof(sz), p.bytes),
-		       coll_algo_name(j->algo), j->gpus);
+		if (j->chakra)
+			printf("job %u: Chakra trace %s, %u ranks, its collectives with algorithm "
+			       "%s (%s largest)\n",
+			       j->id, w->e.w.chakra_job[j->chakra - 1], j->gpus,
+			       coll_algo_name(j->chakra_algo),
+			       units_fmt_size(sz, sizeof(sz), p.bytes));
+		else
+			printf("job %u: %s of %s per rank, algorithm %s, %u ranks\n", j->id,
+			       coll_kind_name(j->kind), units_fmt_size(sz, sizeof(sz), p.bytes),
+			       coll_algo_name(j->algo), j->gpus);
 		print_counts(&s);
 		t = coll_sched_alpha_beta(&s, alpha, bps);
 		printf("  alpha-beta %.6g s (alpha %.3g us, %s per pair)", t, alpha * 1e6,
@@ -177,9 +254,16 @@ static int one_job(const struct world *w, const struct sched_opts *o, const stru
 		printf("\n");
 		if (j->algo == COLL_MULTIDIM)
 			err = print_md(&p, d);
+		if (j->chakra) {
+			printf("  critical path ");
+			err = cmd_chakra_path(stdout, &cj, alpha, bps, d);
+		}
 		if (!err && o->msccl)
 			err = write_msccl(w, o, j->id, &s, d);
+		if (!err && o->chakra && !j->chakra)
+			err = write_chakra(w, o, j, p.bytes, d);
 	}
+	jobs_chakra_done(&ch);
 	coll_sched_done(&s);
 	tacos_result_done(&tr);
 	free(eps);
@@ -230,10 +314,12 @@ static int schedule_file(const char *path, struct sched_opts *o, struct diag *d)
 
 int cmd_schedule(int argc, char **argv)
 {
-	struct sched_opts o = {-1, NULL, -1};
+	struct sched_opts o = {-1, NULL, -1, NULL};
 	const char *job = NULL;
-	const struct cmd_opt opts[] = {
-		{"job", &job, NULL}, {"msccl", &o.msccl, NULL}, {NULL, NULL, NULL}};
+	const struct cmd_opt opts[] = {{"job", &job, NULL},
+				       {"msccl", &o.msccl, NULL},
+				       {"chakra", &o.chakra, NULL},
+				       {NULL, NULL, NULL}};
 	struct diag d = {0};
 	char *end;
 	bool help;

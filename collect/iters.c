@@ -82,7 +82,8 @@ static void job_means(const struct rec_job *j, const struct acc *a, struct col_j
 	o->compute_ns = a->compute / a->n;
 	o->comm_ns = a->comm / a->n;
 	o->coll_ns = a->coll / a->n;
-	if (o->coll_ns > 0) {
+	/* a Chakra trace's job runs many operations in its one iteration: no one bandwidth */
+	if (o->coll_ns > 0 && j->algo != COLL_CHAKRA) {
 		o->algbw = (double)j->bytes / (o->coll_ns / 1e9);
 		/* the n of nccl-tests' factor: the ranks each buffer is reduced among (a shard's
 		 * ring of replicas under shard-rings, whose busbw the job's n overstated) */

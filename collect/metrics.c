@@ -126,6 +126,7 @@ static int jobs_build(const struct rec_run *r, struct col_metrics *m, struct dia
 		job_init(j, r->t_end, o);
 	}
 	err = col_iters_build(r, m);
+	err = err ? err : col_ops_build(r, m);
 	return err == -EINVAL ? diag_set(d, err, "jobs.csv: a job id is listed twice") : err;
 }
 

@@ -34,6 +34,10 @@ struct col_job {
 	 * (nccl-tests' default rank average). */
 	double iter_ns, compute_ns, comm_ns, coll_ns;
 	double algbw, busbw; /* bytes per emulated second: bytes / coll, algbw x bus factor */
+	/* a Chakra trace's job (ops.csv): the operations on its critical path with nothing
+	 * shared, and the time they covered as they ran, communication and compute (0: none) */
+	uint32_t path_ops;
+	double path_comm_ns, path_comp_ns;
 };
 
 struct col_iter {
@@ -203,6 +207,10 @@ const char *col_clock_unit(enum col_clock c, bool paper);
 
 /* Per job: JWT, JRT, JCT and flags of j in a run that ended at t_end (no iterations). */
 void col_job_times(const struct rec_job *j, int64_t t_end, struct col_job *out);
+
+/* A Chakra trace's job's critical path as it ran, from r->ops, into m->jobs (already
+ * filled): col_job.path_*. 0 or -ENOMEM (ops.c). */
+int col_ops_build(const struct rec_run *r, struct col_metrics *m);
 
 /* Per-iteration rows into m->iters and the iteration means into m->jobs (already filled). */
 int col_iters_build(const struct rec_run *r, struct col_metrics *m);

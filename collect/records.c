@@ -6,6 +6,7 @@
 
 #include "collect/csv.h"
 #include "collect/records.h"
+#include "traffic/chakra/chakra.h"
 
 const char rec_job_header[] = "id,model,gpus,kind,algo,iterations,bytes,compute_ns,arrival_ns,"
 			      "start_ns,finish_ns,status,verified,reason,placement,group";
@@ -19,6 +20,8 @@ const char rec_cpu_header[] = "t_ns,busy,softirq";
 const char rec_tcp_header[] = "t_ns,node,timeouts,spurious_rtos,retrans_segs,out_segs";
 const char rec_route_header[] =
 	"t_ns,trigger,commodities,retagged,max_load,lower_bound,decide_ns,paths_ns";
+const char rec_op_header[] =
+	"job,rank,node,name,type,collective,bytes,t_start_ns,t_end_ns,critical";
 
 static const char *const statuses[] = {
 	[REC_OK] = "ok",
@@ -45,6 +48,7 @@ void rec_run_done(struct rec_run *r)
 	vec_free(&r->cpu);
 	vec_free(&r->tcp);
 	vec_free(&r->routes);
+	vec_free(&r->ops);
 }
 
 int rec_job_csv(char *buf, size_t len, const struct rec_job *j)
@@ -319,6 +323,71 @@ int rec_route_parse(const char *line, struct rec_route *out)
 	x.decide_ns = col_csv_get_time(&r);
 	x.paths_ns = col_csv_get_time(&r);
 	if (col_csv_r_end(&r))
+		return -EINVAL;
+	*out = x;
+	return 0;
+}
+
+int rec_op_csv(char *buf, size_t len, const struct rec_op *x)
+{
+	struct col_csv_w w;
+
+	col_csv_w_init(&w, buf, len);
+	col_csv_u64(&w, x->job);
+	col_csv_u64(&w, x->rank);
+	col_csv_u64(&w, x->node);
+	col_csv_str(&w, x->name, sizeof(x->name));
+	col_csv_str(&w, chakra_kind_name(x->kind), REC_NAME_MAX);
+	col_csv_str(&w, x->coll < CHAKRA_COLLS ? chakra_coll_name(x->coll) : "", REC_NAME_MAX);
+	col_csv_u64(&w, x->bytes);
+	col_csv_time(&w, x->t_start);
+	col_csv_time(&w, x->t_end);
+	col_csv_u64(&w, x->critical);
+	return col_csv_w_end(&w);
+}
+
+/* The kind or collective named s (as chakra.h writes them), or n if none is. */
+static unsigned op_name(const char *s, const char *(*name)(unsigned), unsigned n)
+{
+	unsigned k;
+
+	for (k = 0; k < n && strcmp(s, name(k)); k++)
+		;
+	return k;
+}
+
+static const char *kind_name(unsigned k)
+{
+	return chakra_kind_name((enum chakra_kind)k);
+}
+
+static const char *coll_name(unsigned c)
+{
+	return chakra_coll_name((enum chakra_coll)c);
+}
+
+int rec_op_parse(const char *line, struct rec_op *out)
+{
+	char kind[REC_NAME_MAX], coll[REC_NAME_MAX];
+	struct col_csv_r r;
+	struct rec_op x;
+
+	memset(&x, 0, sizeof(x));
+	col_csv_r_init(&r, line);
+	x.job = col_csv_get_u32(&r);
+	x.rank = col_csv_get_u32(&r);
+	x.node = col_csv_get_u64(&r);
+	col_csv_get_str(&r, x.name, sizeof(x.name));
+	col_csv_get_str(&r, kind, sizeof(kind));
+	col_csv_get_str(&r, coll, sizeof(coll));
+	x.bytes = col_csv_get_u64(&r);
+	x.t_start = col_csv_get_time(&r);
+	x.t_end = col_csv_get_time(&r);
+	x.critical = (uint8_t)col_csv_get_u32(&r);
+	x.kind = (uint8_t)op_name(kind, kind_name, CHAKRA_KINDS);
+	x.coll = (uint8_t)(coll[0] ? op_name(coll, coll_name, CHAKRA_COLLS) : CHAKRA_COLLS);
+	if (col_csv_r_end(&r) || x.kind == CHAKRA_KINDS || (coll[0] && x.coll == CHAKRA_COLLS) ||
+	    x.critical > 1)
 		return -EINVAL;
 	*out = x;
 	return 0;

@@ -113,6 +113,22 @@ struct rec_route {
 	int64_t paths_ns;
 };
 
+/* ops.csv: one row per node of a Chakra trace's job that took time or moved bytes, on one
+ * rank: when its first step there started and its last ended, and whether it is on the job's
+ * critical path with nothing shared (chakra_ideal), the nodes that made the job as long as it
+ * would be alone. */
+#define REC_OP_NAME_MAX 96
+struct rec_op {
+	uint32_t job, rank;
+	uint64_t node; /* its id in the rank's trace */
+	char name[REC_OP_NAME_MAX]; /* its name, cut short past REC_OP_NAME_MAX - 1 bytes */
+	uint8_t kind; /* enum chakra_kind */
+	uint8_t coll; /* a collective's enum chakra_coll; else CHAKRA_COLLS */
+	uint8_t critical;
+	uint64_t bytes; /* its comm_size (0 for a compute) */
+	int64_t t_start, t_end;
+};
+
 /* The whole run, as the collector sees it. */
 struct rec_run {
 	double dilation; /* D = size_scale / rate_scale */
@@ -124,6 +140,7 @@ struct rec_run {
 	VEC(struct rec_cpu) cpu;
 	VEC(struct rec_tcp) tcp;
 	VEC(struct rec_route) routes; /* only under a routing policy */
+	VEC(struct rec_op) ops; /* only with a Chakra trace's job */
 };
 
 /* Frees the vectors (r itself is the caller's); r may be NULL. */
@@ -138,7 +155,7 @@ void rec_run_done(struct rec_run *r);
  * for a malformed one (wrong field count, bad number, unknown name, text too long); *out is
  * only written on success. */
 extern const char rec_job_header[], rec_iter_header[], rec_flow_header[], rec_sample_header[],
-	rec_cpu_header[], rec_tcp_header[], rec_route_header[];
+	rec_cpu_header[], rec_tcp_header[], rec_route_header[], rec_op_header[];
 /* jobs.csv's header before the group column (rec_job_parse reads both). */
 extern const char rec_job_header_v1[];
 int rec_job_csv(char *buf, size_t len, const struct rec_job *j);
@@ -148,6 +165,7 @@ int rec_sample_csv(char *buf, size_t len, const struct rec_sample *s);
 int rec_cpu_csv(char *buf, size_t len, const struct rec_cpu *c);
 int rec_tcp_csv(char *buf, size_t len, const struct rec_tcp *x);
 int rec_route_csv(char *buf, size_t len, const struct rec_route *x);
+int rec_op_csv(char *buf, size_t len, const struct rec_op *x);
 int rec_job_parse(const char *line, struct rec_job *j);
 int rec_iter_parse(const char *line, struct rec_iter *i);
 int rec_flow_parse(const char *line, struct rec_flow *f);
@@ -155,6 +173,7 @@ int rec_sample_parse(const char *line, struct rec_sample *s);
 int rec_cpu_parse(const char *line, struct rec_cpu *c);
 int rec_tcp_parse(const char *line, struct rec_tcp *x);
 int rec_route_parse(const char *line, struct rec_route *x);
+int rec_op_parse(const char *line, struct rec_op *x);
 
 /* Length of the first record in text, its "\n" included (a newline inside quotes does not
  * end it); the whole rest of text if it has no end. Readers split a file with this. */

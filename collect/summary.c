@@ -238,6 +238,21 @@ static int job_ident(json_t *o, const struct rec_job *j, const struct col_job *c
 	return err;
 }
 
+/* A Chakra trace's job's critical path as it ran (its operations in ops.csv's critical
+ * column). */
+static json_t *path_obj(const struct col_metrics *m, const struct col_job *c)
+{
+	json_t *o = json_object();
+	int err = 0;
+
+	if (!o)
+		return NULL;
+	err |= set(o, "ops", json_integer(c->path_ops));
+	err |= set_secs(o, m, "comm", c->path_comm_ns);
+	err |= set_secs(o, m, "compute", c->path_comp_ns);
+	return done(o, err);
+}
+
 static int job_times(json_t *o, const struct col_metrics *m, const struct rec_job *j,
 		     const struct col_job *c)
 {
@@ -255,6 +270,8 @@ static int job_times(json_t *o, const struct col_metrics *m, const struct rec_jo
 	err |= set_secs(o, m, "coll", c->coll_ns);
 	err |= set(o, "algbw_GBps", num(c->algbw / 1e9));
 	err |= set(o, "busbw_GBps", num(c->busbw / 1e9));
+	if (c->path_ops) /* a Chakra trace's job */
+		err |= set(o, "critical_path", path_obj(m, c));
 	return err;
 }
 

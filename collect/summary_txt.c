@@ -90,6 +90,21 @@ static void job_row(struct col_out *o, const struct col_metrics *m, const struct
 		       col_val(b[5], col_paper_s(m, t[2]), lb), col_val(b[6], c->busbw / 1e9, ""));
 }
 
+/* A Chakra trace's job: the time its critical path's operations covered as they ran. */
+static void path_row(struct col_out *o, const struct col_metrics *m, const struct col_job *c)
+{
+	char b[4][VAL_MAX];
+
+	if (!c->path_ops)
+		return;
+	col_out_printf(o,
+		       "  job %u's critical path (ops.csv's critical column): %u operations, "
+		       "compute %s ps, communication %s ps, of JRT %s ps\n",
+		       c->id, c->path_ops, col_val(b[0], col_paper_s(m, c->path_comp_ns), ""),
+		       col_val(b[1], col_paper_s(m, c->path_comm_ns), ""),
+		       col_val(b[2], col_paper_s(m, dns(c->jrt)), ""));
+}
+
 static void jobs(struct col_out *o, const struct rec_run *r, const struct col_metrics *m,
 		 enum col_clock clock)
 {
@@ -104,6 +119,8 @@ static void jobs(struct col_out *o, const struct rec_run *r, const struct col_me
 		       "busbw GB/s");
 	for (i = 0; i < m->jobs.n; i++)
 		job_row(o, m, &r->jobs.v[i], &m->jobs.v[i]);
+	for (i = 0; i < m->jobs.n; i++)
+		path_row(o, m, &m->jobs.v[i]);
 }
 
 static void avg(struct col_out *o, const struct col_metrics *m, const char *name, double ns)

@@ -148,7 +148,8 @@ struct ctl_flow {
 	uint32_t src, dst; /* ranks */
 	uint32_t seq; /* k-th message from src to dst in this iteration */
 	uint16_t phase; /* algorithm round (coll_step.phase) */
-	uint8_t dir; /* COLL_SEND, COLL_RECV, or COLL_LOCAL (no message: not recorded) */
+	/* COLL_SEND, COLL_RECV, or COLL_LOCAL or COLL_WAIT (no message: not in flows.csv) */
+	uint8_t dir;
 	uint8_t tag; /* DSCP tag the connection carried */
 	uint32_t pad;
 	uint64_t bytes;
@@ -160,7 +161,7 @@ struct ctl_rec_flows {
 	struct ctl_hdr h;
 	uint32_t job, rank;
 	uint32_t n;
-	uint32_t pad;
+	uint32_t first; /* the step of flows[0]: flows[i] is step first + i's */
 	struct ctl_flow flows[]; /* n <= CTL_FLOWS_MAX */
 };
 

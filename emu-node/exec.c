@@ -171,15 +171,49 @@ static void exec_local(struct rank *rk, uint32_t s)
 		memmove(dst, src, st->len);
 }
 
-/* Starts every step that may start; local ones complete at once. Whether that ended the
- * iteration. */
+static void exec_step_done(struct rank *rk, uint32_t s);
+
+/* A wait (a Chakra compute) of len ns on the rank's timer: the local channel has one step
+ * in flight at a time, so one timer serves. Its record says wait, which the runner leaves
+ * out of the flows. */
+static void exec_wait(struct rank *rk, uint32_t s)
+{
+	const struct coll_step *st = exec_step(rk, s);
+
+	rk->flows[s] = (struct ctl_flow){.iter = rk->iter,
+					 .src = rk->spec.rank,
+					 .dst = rk->spec.rank,
+					 .seq = rk->plan.node[s].seq,
+					 .phase = st->phase,
+					 .dir = COLL_WAIT,
+					 .bytes = 0,
+					 .t_start = loop_now()};
+	rk->wait_step = s;
+	rank_arm_timer(rk, st->len);
+}
+
+void exec_on_wait(struct rank *rk)
+{
+	uint32_t s = rk->wait_step;
+
+	rk->wait_step = COLL_PLAN_NONE;
+	rk->t_progress = loop_now();
+	exec_step_done(rk, s);
+}
+
+/* Starts every step that may start; local ones (and waits of no time) complete at once.
+ * Whether that ended the iteration. */
 static bool exec_kick(struct rank *rk)
 {
 	bool local = false;
 	uint32_t s;
 
 	while (rk->state == RANK_RUNNING && (s = coll_plan_run_take(&rk->run)) != COLL_PLAN_NONE) {
-		if (exec_step(rk, s)->op != COLL_LOCAL) {
+		if (exec_step(rk, s)->op == COLL_WAIT && exec_step(rk, s)->len) {
+			exec_wait(rk, s);
+			continue;
+		}
+		if (exec_step(rk, s)->op != COLL_LOCAL && exec_step(rk, s)->op != COLL_WAIT) {
 			exec_start(rk, s);
 			continue;
 		}

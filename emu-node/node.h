@@ -26,7 +26,7 @@ enum op_kind {
 	OP_ACCEPT,
 	OP_CONN_TX, /* connect, hello, data sends */
 	OP_CONN_RX, /* hello, data receives */
-	OP_TIMER, /* start instant, compute phase */
+	OP_TIMER, /* start instant, compute phase, a wait step (a Chakra compute) */
 	OP_WATCHDOG,
 	OP_CONN_MOVE, /* connect and hello of a connection's next socket (emu-node/move.c) */
 };
@@ -109,6 +109,7 @@ struct rank {
 	uint32_t iter;
 	uint64_t t_start, t_compute_end;
 	uint64_t t_progress; /* the last time a piece moved or a connection came up */
+	uint32_t wait_step; /* the wait step the timer times, or COLL_PLAN_NONE */
 	struct ctl_flow *flows; /* one per step, this iteration */
 	float *buf; /* verify: the buffer (ALLTOALL: `in`) */
 	float *out; /* verify, ALLTOALL: the `out` buffer */
@@ -193,6 +194,8 @@ const char *conn_peer_name(const struct rank *rk, uint32_t rank, char *buf, size
 void rank_start(struct ctx *c, const struct ctl_job *msg);
 void rank_conn_up(struct rank *rk);
 void rank_on_timer(struct rank *rk, int res);
+/* The rank's timer, free while its collective runs, fires in ns (a wait step). */
+void rank_arm_timer(struct rank *rk, uint64_t ns);
 /* The runner's path for the connection to peer: a DSCP tag, and (the lower rank, routing.enforce
  * sport) a source port, 0 for none. */
 void rank_set_path(struct rank *rk, uint32_t peer, uint8_t tag, uint16_t sport);
@@ -225,6 +228,8 @@ bool move_rx_end(struct rank *rk, struct conn *cn);
 /* Posts the receive in flight on cn again (it moved to another socket). */
 void exec_rx_resume(struct rank *rk, struct conn *cn);
 void exec_begin(struct rank *rk);
+/* The wait step in flight has taken its time. */
+void exec_on_wait(struct rank *rk);
 void exec_on_tx(struct rank *rk, struct conn *cn, int res);
 void exec_on_rx(struct rank *rk, struct conn *cn, int res);
 /* The step the watchdog names when it fires: "recv from rank 3 (...) step 7 ...". */

@@ -123,6 +123,7 @@ void rank_start(struct ctx *c, const struct ctl_job *m)
 	rk->timer.kind = OP_TIMER;
 	rk->watchdog.kind = OP_WATCHDOG;
 	rk->t_progress = loop_now();
+	rk->wait_step = COLL_PLAN_NONE;
 	c->cur = rk;
 	if (rank_prepare(rk, m, &d) || rank_connect(rk, &d)) {
 		rank_finish(rk, d.err ? d.err : -EINVAL, d.msg);
@@ -173,6 +174,11 @@ static void rank_iter_begin(struct rank *rk)
 	rank_arm_timeout(rk, &rk->timer, &rk->ts_timer, rk->spec.compute_ns, 0);
 }
 
+void rank_arm_timer(struct rank *rk, uint64_t ns)
+{
+	rank_arm_timeout(rk, &rk->timer, &rk->ts_timer, ns, 0);
+}
+
 void rank_on_timer(struct rank *rk, int res)
 {
 	(void)res; /* -ETIME on expiry; a removed timer belongs to a closing job */
@@ -182,6 +188,8 @@ void rank_on_timer(struct rank *rk, int res)
 		rank_iter_begin(rk);
 	else if (rk->state == RANK_COMPUTING)
 		exec_begin(rk);
+	else if (rk->state == RANK_RUNNING && rk->wait_step != COLL_PLAN_NONE)
+		exec_on_wait(rk);
 }
 
 static void rank_describe_stall(const struct rank *rk, char *buf, size_t len)
@@ -211,7 +219,8 @@ void rank_on_watchdog(struct rank *rk, int res)
 	(void)res;
 	if (rk->state == RANK_CLOSING)
 		return;
-	if (rk->state == RANK_WAITING || rk->state == RANK_COMPUTING)
+	if (rk->state == RANK_WAITING || rk->state == RANK_COMPUTING ||
+	    rk->wait_step != COLL_PLAN_NONE) /* a wait ends by itself */
 		idle = 0;
 	if (idle < limit) {
 		rank_arm_timeout(rk, &rk->watchdog, &rk->ts_watchdog, limit - idle, 0);
@@ -234,6 +243,7 @@ static void rank_send_flows(struct rank *rk)
 		m->job = rk->spec.job;
 		m->rank = rk->spec.rank;
 		m->n = k;
+		m->first = at;
 		memcpy(m->flows, rk->flows + at, k * sizeof(*m->flows));
 		ctl_send(rk->ctx, m);
 	}

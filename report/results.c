@@ -111,7 +111,16 @@ static int parse_route(const char *s, void *p)
 	return rec_route_parse(s, p);
 }
 
-enum { K_JOBS, K_ITERS, K_FLOWS, K_LINKS, K_CPU, K_TCP, K_ROUTES, K_N };
+static int fmt_op(char *b, size_t n, const void *p)
+{
+	return rec_op_csv(b, n, p);
+}
+static int parse_op(const char *s, void *p)
+{
+	return rec_op_parse(s, p);
+}
+
+enum { K_JOBS, K_ITERS, K_FLOWS, K_LINKS, K_CPU, K_TCP, K_ROUTES, K_OPS, K_N };
 
 static const struct csv_kind kinds[K_N] = {
 	{"jobs.csv", rec_job_header, sizeof(struct rec_job), fmt_job, parse_job, rec_job_header_v1},
@@ -121,6 +130,7 @@ static const struct csv_kind kinds[K_N] = {
 	{"cpu.csv", rec_cpu_header, sizeof(struct rec_cpu), fmt_cpu, parse_cpu, NULL},
 	{"tcp.csv", rec_tcp_header, sizeof(struct rec_tcp), fmt_tcp, parse_tcp, NULL},
 	{"routing.csv", rec_route_header, sizeof(struct rec_route), fmt_route, parse_route, NULL},
+	{"ops.csv", rec_op_header, sizeof(struct rec_op), fmt_op, parse_op, NULL},
 };
 
 /* The vector of rec holding kind k, as a raw (data, n, cap) triple. */
@@ -145,8 +155,11 @@ static void vec_of(struct rec_run *rec, int k, void ***data, size_t **n, size_t 
 	case K_TCP:
 		*data = (void **)&rec->tcp.v, *n = &rec->tcp.n, *cap = &rec->tcp.cap;
 		break;
-	default:
+	case K_ROUTES:
 		*data = (void **)&rec->routes.v, *n = &rec->routes.n, *cap = &rec->routes.cap;
+		break;
+	default:
+		*data = (void **)&rec->ops.v, *n = &rec->ops.n, *cap = &rec->ops.cap;
 	}
 }
 
@@ -262,8 +275,9 @@ int res_records_write(const struct wdir *dir, const struct rec_run *rec, struct 
 
 	for (k = 0; !r && k < K_N; k++) {
 		vec_of(w, k, &data, &n, &cap);
-		if ((k == K_ROUTES || k == K_TCP) && !*n)
-			continue; /* no routing policy decided anything; no TCP counters (sim) */
+		if ((k == K_ROUTES || k == K_TCP || k == K_OPS) && !*n)
+			continue; /* no routing policy decided anything; no TCP counters (sim); no
+				   * Chakra trace's job */
 		r = write_csv(dir, &kinds[k], *data, *n, d);
 	}
 	return r;
@@ -308,7 +322,8 @@ static int records_read(const struct wdir *dir, struct rec_run *rec, bool all, s
 			continue;
 		wdir_join(p, sizeof(p), dir, kinds[k].file);
 		r = wdir_read(dir, kinds[k].file, &text, &len);
-		if (r == -ENOENT && (k == K_LINKS || k == K_CPU || k == K_TCP || k == K_ROUTES))
+		if (r == -ENOENT &&
+		    (k == K_LINKS || k == K_CPU || k == K_TCP || k == K_ROUTES || k == K_OPS))
 			continue; /* a run without sampling (or older), or without a routing policy
 				   */
 		if (r)

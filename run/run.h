@@ -70,6 +70,7 @@ struct run_job {
 	struct tacos_result *tacos; /* algorithm tacos: synthesized when placed (run_tacos.c) */
 	char *msccl; /* algorithm msccl: the XML, read when placed (run_tacos.c) */
 	size_t msccl_len;
+	struct run_chakra *chakra; /* a Chakra trace's job: read when placed (run_chakra.c) */
 };
 
 /* What runs the ranks. The runner calls these; the backend reports each rank's end with

@@ -4,6 +4,7 @@
 #define ORCH_RUN_INT_H
 
 #include "run/run.h"
+#include "scenario/jobs.h"
 
 /* Fills the backend's sizes, times and timeout of rj from its spec. */
 void run_scale_job(const struct run *r, struct run_job *rj);
@@ -29,8 +30,28 @@ int run_tacos_write(const struct run *r, const struct wdir *dir, struct diag *d)
 /* Job j is placed: with algorithm msccl, reads its XML (workload.msccl.file), else nothing.
  * 0 or -errno with d set. */
 int run_msccl_load(struct run *r, uint32_t j, struct diag *d);
-/* Frees rj's synthesis and XML. */
+/* Frees rj's synthesis, XML and trace. */
 void run_tacos_done(struct run_job *rj);
+/* A Chakra trace's job (run_chakra.c): read when placed, with the backend's scales. */
+struct run_chakra {
+	struct jobs_chakra c;
+	struct chakra_job job;
+	uint32_t *step_node; /* the lowered schedule's steps' nodes (chakra_lower) */
+	uint32_t *step_off; /* each rank's first step in it */
+	int64_t *t0, *t1; /* per node: its first step's start, its last step's end, on its rank */
+	uint8_t *crit; /* per node: on the critical path with nothing shared (chakra_ideal) */
+};
+/* Job j is placed: a Chakra job reads its trace (again: the files are the user's, and a run
+ * keeps only its running jobs' traces), its bytes made its lowered schedule's and its
+ * progress timeout a multiple of its time with nothing shared; else nothing. 0 or -errno. */
+int run_chakra_load(struct run *r, uint32_t j, struct diag *d);
+void run_chakra_done(struct run_job *rj);
+/* Step `step` of rank `rank` of job j (its lowered schedule's) ran from t0 to t1: its node's
+ * times in ops.csv. No-op for a job of no trace. */
+void run_chakra_step(struct run *r, uint32_t j, uint32_t rank, uint32_t step, int64_t t0,
+		     int64_t t1);
+/* Job j ended: its nodes' rows into ops.csv's records, and its trace let go. 0 or -ENOMEM. */
+int run_chakra_end(struct run *r, uint32_t j);
 /* Job j is placed: with algorithm hx-rings or torus2d, its ranks in torus order
  * (policy/torus_order.h), else nothing. */
 void run_torus_order(struct run *r, uint32_t j);

@@ -21,6 +21,7 @@ static int launch(struct run *r, uint32_t j, struct diag *d)
 	run_torus_order(r, j);
 	err = run_tacos_synth(r, j, d);
 	err = err ? err : run_msccl_load(r, j, d);
+	err = err ? err : run_chakra_load(r, j, d);
 	err = err ? err : run_route_job(r, j, d);
 	err = err ? err : run_route_update(r, d);
 	err = err ? err : r->be->start(r, j, d);
@@ -171,6 +172,10 @@ void run_end_job(struct run *r, uint32_t j, enum rec_status st, const char *why)
 		snprintf(rj->reason, sizeof(rj->reason), "%s", why);
 	sched_finish(&r->sched, j);
 	r->finished++;
+	if (run_chakra_end(r, j) && rj->status == REC_OK) { /* a result never better than it is */
+		rj->status = REC_FAILED;
+		snprintf(rj->reason, sizeof(rj->reason), "out of memory for its ops.csv rows");
+	}
 	free(rj->conns);
 	rj->conns = NULL;
 	rj->nconns = 0;

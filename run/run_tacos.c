@@ -37,8 +37,10 @@ int run_tacos_synth(struct run *r, uint32_t j, struct diag *d)
 
 struct coll_ext run_job_ext(const struct run_job *rj)
 {
-	return (struct coll_ext){
-		.tacos = rj->tacos, .msccl = rj->msccl, .msccl_len = rj->msccl_len};
+	return (struct coll_ext){.tacos = rj->tacos,
+				 .msccl = rj->msccl,
+				 .msccl_len = rj->msccl_len,
+				 .chakra = rj->chakra ? &rj->chakra->job : NULL};
 }
 
 int run_msccl_load(struct run *r, uint32_t j, struct diag *d)
@@ -88,6 +90,7 @@ void run_tacos_done(struct run_job *rj)
 	rj->tacos = NULL;
 	free(rj->msccl);
 	rj->msccl = NULL;
+	run_chakra_done(rj);
 }
 
 void run_torus_order(struct run *r, uint32_t j)

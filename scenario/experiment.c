@@ -43,6 +43,9 @@ void exp_done(struct experiment *e)
 	for (uint32_t i = 0; i < e->w.msccl_job_n; i++)
 		free(e->w.msccl_job[i]), e->w.msccl_job[i] = NULL;
 	e->w.msccl_job_n = 0;
+	for (uint32_t i = 0; i < e->w.chakra_job_n; i++)
+		free(e->w.chakra_job[i]), e->w.chakra_job[i] = NULL;
+	e->w.chakra_job_n = 0;
 	free(e->w.trace);
 	e->w.trace = NULL;
 	vec_free(&e->failures.v);

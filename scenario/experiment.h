@@ -22,6 +22,8 @@
 #define EXP_MSCCL_MAX 32
 /* workload.jobs[i].msccl: at most this many jobs with their own algorithm */
 #define EXP_MSCCL_JOBS_MAX 256
+/* workload.jobs[i].chakra: at most this many jobs of Chakra traces */
+#define EXP_CHAKRA_JOBS_MAX 256
 
 struct exp_md {
 	int32_t sched; /* enum coll_md_sched; -1: not given (a job: the workload's) */
@@ -57,6 +59,7 @@ struct exp_job {
 	uint32_t channels; /* connections per pair, 0 = workload.channels */
 	uint32_t chan_line, chan_col; /* where `channels` is given (0: not) */
 	uint32_t msccl; /* 1 + its file's index in exp_workload.msccl_job, 0: the workload's */
+	uint32_t chakra; /* 1 + its prefix's index in exp_workload.chakra_job, 0: none */
 };
 
 enum exp_rank_order {
@@ -110,6 +113,13 @@ struct exp_workload {
 	char *msccl_job[EXP_MSCCL_JOBS_MAX]; /* workload.jobs[i].msccl (owned) */
 	uint32_t msccl_job_n;
 	uint32_t msccl_line, msccl_col;
+	/* workload.jobs[i].chakra (and workload.chakra, a one-job workload): the prefixes of
+	 * Chakra traces, PREFIX.<rank>.et (owned) */
+	char *chakra_job[EXP_CHAKRA_JOBS_MAX];
+	uint32_t chakra_job_n;
+	/* workload.chakra_flops: a GPU's operations per second, timing a compute node given as
+	 * num_ops alone (0: none given, and such a node is refused) */
+	double chakra_flops;
 };
 
 struct exp_run {

@@ -135,6 +135,28 @@ static void apply_md(const struct experiment *e, const struct exp_md *x, struct 
 	}
 }
 
+/* A Chakra trace's job: one run of the whole trace, its collectives with the job's
+ * algorithm. */
+static int chakra_spec(const struct experiment *e, const struct exp_job *x, struct job_spec *j,
+		       struct diag *d)
+{
+	int r;
+
+	snprintf(j->model, sizeof(j->model), "chakra");
+	j->chakra = x->chakra;
+	j->chakra_algo = j->algo;
+	j->algo = COLL_CHAKRA;
+	j->kind = COLL_ALLREDUCE;
+	j->iterations = 1;
+	j->compute_ns = 0;
+	j->comm_fraction = 0;
+	j->elem = 4;
+	r = jobs_chakra_spec(e, j, x->gpus, d);
+	return r ? diag_wrap(d, r, "%s:%u:%u: workload job %s: ", e->s.path, x->line, x->col,
+			     e->w.chakra_job[x->chakra - 1])
+		 : 0;
+}
+
 static int explicit_job(const struct experiment *e, const struct exp_job *x, job_list *out,
 			struct diag *d)
 {
@@ -151,7 +173,7 @@ static int explicit_job(const struct experiment *e, const struct exp_job *x, job
 	if (x->algo >= 0 || !x->model[0])
 		j.algo = algo;
 	apply_overrides(e, x, &j);
-	if (x->algo < 0)
+	if (x->algo < 0 && !x->chakra) /* a trace's collectives fall back kind by kind */
 		fit_algo(&j);
 	fit_torus(e, &j);
 	apply_md(e, &x->md, &j);
@@ -159,6 +181,10 @@ static int explicit_job(const struct experiment *e, const struct exp_job *x, job
 	j.msccl = x->msccl;
 	j.line = x->line;
 	j.col = x->col;
+	if (x->chakra)
+		r = chakra_spec(e, x, &j, d);
+	if (r)
+		return r;
 	return vec_push(out, j) ? diag_set(d, -ENOMEM, "out of memory") : 0;
 }
 

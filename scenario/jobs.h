@@ -8,6 +8,7 @@
 #include "lib/diag.h"
 #include "model/topo.h"
 #include "scenario/experiment.h"
+#include "traffic/chakra/chakra.h"
 #include "traffic/job.h"
 #include "traffic/trace/job_trace.h"
 #include "traffic/tacos.h"
@@ -42,6 +43,38 @@ uint64_t jobs_scaled_bytes(const struct experiment *e, const struct job_spec *j)
 int jobs_msccl_pick(const struct experiment *e, const struct job_spec *j, uint64_t bytes,
 		    char **text, size_t *len, uint64_t *run_bytes, const char **which,
 		    struct diag *d);
+
+/* A rank's Chakra trace file is read whole, up to this size. */
+#define JOBS_CHAKRA_MAX (1ul << 30)
+
+/* A Chakra trace's job (workload.jobs[i].chakra: PREFIX): its ranks' files PREFIX.0.et,
+ * PREFIX.1.et, ... (as many as exist from 0, as ASTRA-sim names them), read, checked as one
+ * job and linked (chakra_check). */
+struct jobs_chakra {
+	struct chakra_rank *ranks;
+	char **files; /* each rank's path, for messages */
+	size_t n;
+	struct chakra_links l;
+	struct chakra_stats st;
+	bool linked;
+};
+
+/* Reads the trace of prefix `which` (1 + its index in e->w.chakra_job) into *c: 0 or -errno
+ * with d set at the file, or the node, the trace cannot mean. Release with jobs_chakra_done,
+ * also after failure. */
+int jobs_chakra_read(const struct experiment *e, uint32_t which, struct jobs_chakra *c,
+		     struct diag *d);
+void jobs_chakra_done(struct jobs_chakra *c);
+/* Job j's trace c as a backend runs it: its bytes times size_mul, its times times time_mul,
+ * its collectives with j's chakra_algo, group and platform (the one choice the check and both
+ * backends share). */
+void jobs_chakra_job(const struct experiment *e, const struct job_spec *j,
+		     const struct jobs_chakra *c, double size_mul, double time_mul,
+		     struct chakra_job *out);
+/* Fills the Chakra job j (j->chakra, chakra_algo set) from its trace: gpus (the files; a
+ * `gpus` given must agree), bytes (its largest operation's, in paper bytes), lowered once so
+ * that what cannot run is refused here. 0 or -errno with d set. */
+int jobs_chakra_spec(const struct experiment *e, struct job_spec *j, uint32_t gpus, struct diag *d);
 
 /* TACOS's synthesis inputs for job j of e over endpoints eps (rank order) on t (TACOS §VI):
  * the one decision the check's proof and both backends' synthesis share. */

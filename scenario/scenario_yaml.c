@@ -669,8 +669,46 @@ static int msccl_check(struct scn_yaml_ctx *c, const struct map_read *m)
 
 static const struct section msccl_sec = TABLE(msccl_fields, msccl_check);
 
+/* A prefix of Chakra traces (workload.chakra, workload.jobs[i].chakra) kept as
+ * w.chakra_job's next: its 1-based index, or 0 with the error set. */
+static uint32_t add_chakra(struct scn_yaml_ctx *c, yaml_node_t *n)
+{
+	struct exp_workload *w = &c->e->w;
+
+	if (w->chakra_job_n == EXP_CHAKRA_JOBS_MAX) {
+		scn_yaml_fail_value(c, n, "a trace prefix", ": more than 256 Chakra jobs");
+		return 0;
+	}
+	if (scn_yaml_path_to(c, n, &w->chakra_job[w->chakra_job_n]))
+		return 0;
+	return ++w->chakra_job_n;
+}
+
+/* workload.chakra: PREFIX, a workload of one job, the trace's, arriving at 0. */
+static int set_workload_chakra(struct scn_yaml_ctx *c, yaml_node_t *n,
+			       __attribute__((unused)) const struct scn_yaml_field *f)
+{
+	struct exp_job *j;
+	uint32_t k = add_chakra(c, n);
+
+	if (!k)
+		return -EINVAL;
+	j = vec_grow(&c->e->w.jobs);
+	if (!j)
+		return diag_set(c->d, -ENOMEM, "%s: out of memory", c->file);
+	j->kind = j->algo = -1;
+	j->md.sched = j->md.intra = j->md.sw = -1;
+	j->bytes_per_param = 4;
+	j->line = (uint32_t)n->start_mark.line + 1;
+	j->col = (uint32_t)n->start_mark.column + 1;
+	j->chakra = k;
+	return 0;
+}
+
 static const struct scn_yaml_field workload_fields[] = {
 	FIELD("jobs", set_jobs, w.jobs, __typeof__(((BASE *)0)->w.jobs), false),
+	{.name = "chakra", .type = set_workload_chakra},
+	FIELD("chakra_flops", scn_yaml_number, w.chakra_flops, double, false),
 	SECTION("generate", generate_sec, false),
 	SECTION("trace", scn_yaml_trace_sec, false), /* scenario_yaml_trace.c */
 	ENUM("algorithm", w.algo, enum coll_algo, false, algo_names),
@@ -690,9 +728,15 @@ static int workload_check(struct scn_yaml_ctx *c, const struct map_read *m)
 	md_where(m, &w->md);
 	key_at(m, "channels", &w->chan_line, &w->chan_col); /* top_check's look with routing */
 	key_at(m, "verify", &w->verify_line, &w->verify_col); /* `testbed sim` refuses it */
+	if (given(m, "chakra") && (given(m, "jobs") || w->generate || w->trace))
+		return scn_yaml_fail_at(c, &given(m, "chakra")->start_mark,
+					"%s.chakra: the trace of a one-job workload, but the "
+					"workload also has jobs, generate or trace (a job names "
+					"its own trace as jobs[i].chakra)",
+					c->path);
 	if (!w->jobs.n && !w->generate && !w->trace)
 		return scn_yaml_fail_at(c, &m->node->start_mark,
-					"'workload' needs jobs, generate or trace");
+					"'workload' needs jobs, generate, trace or chakra");
 	if (w->generate && !w->gen.iterations)
 		w->gen.iterations = w->iterations;
 	if (w->generate && !w->gen_algo_given)
@@ -720,12 +764,22 @@ static int set_job_msccl(struct scn_yaml_ctx *c, yaml_node_t *n,
 	return r;
 }
 
+/* workload.jobs[i].chakra: the job is a Chakra trace's, PREFIX.<rank>.et. */
+static int set_job_chakra(struct scn_yaml_ctx *c, yaml_node_t *n,
+			  __attribute__((unused)) const struct scn_yaml_field *f)
+{
+	struct exp_job *j = c->base;
+
+	j->chakra = add_chakra(c, n);
+	return j->chakra ? 0 : -EINVAL;
+}
+
 static const struct scn_yaml_field job_fields[] = {
 	{.name = "model",
 	 .type = scn_yaml_word,
 	 .off = AT(model, char[JOB_NAME_MAX]),
 	 .max = JOB_NAME_MAX - 1},
-	UINT("gpus", gpus, true, 1, HOSTS_MAX),
+	UINT("gpus", gpus, false, 1, HOSTS_MAX),
 	ENUM("collective", kind, int32_t, false, coll_kind_names),
 	ENUM("algorithm", algo, int32_t, false, algo_names),
 	UINT("group", group, false, 1, HOSTS_MAX),
@@ -740,6 +794,7 @@ static const struct scn_yaml_field job_fields[] = {
 	MD_FIELDS(md),
 	UINT("channels", channels, false, 1, COLL_CHANNELS_MAX),
 	{.name = "msccl", .type = set_job_msccl},
+	{.name = "chakra", .type = set_job_chakra},
 };
 
 #undef BASE
@@ -762,16 +817,48 @@ static int bad_algo(struct scn_yaml_ctx *c, yaml_node_t *at, enum coll_algo a, e
 				c->path, coll_algo_name(a), coll_kind_name(k), can);
 }
 
+/* A Chakra trace's job: the trace gives its operations (so no model, size, compute,
+ * collective or iterations), and its collectives run with an algorithm the project builds
+ * from parameters (not tacos or msccl, whose schedules come from elsewhere). */
+static int chakra_job_check(struct scn_yaml_ctx *c, const struct map_read *m)
+{
+	static const char *const not [] = {"model",	      "collective", "params",
+					   "bytes_per_param", "bytes",	    "compute",
+					   "comm_fraction",   "iterations", "msccl"};
+	struct exp_job *j = c->base;
+	size_t i;
+
+	for (i = 0; i < sizeof(not ) / sizeof(not [0]); i++)
+		if (given(m, not [i]))
+			return scn_yaml_fail_at(c, &given(m, not [i])->start_mark,
+						"%s.%s: a Chakra job's trace gives its operations; "
+						"drop %s or chakra",
+						c->path, not [i], not [i]);
+	if (j->algo == COLL_TACOS || j->algo == COLL_MSCCL)
+		return scn_yaml_fail_at(c, &given(m, "algorithm")->start_mark,
+					"%s.algorithm: %s, but a Chakra job's collectives run with "
+					"an algorithm built from their parameters (ring, hd, "
+					"pairwise, hier-ring, direct, ...)",
+					c->path, coll_algo_name((enum coll_algo)j->algo));
+	return 0;
+}
+
 /* A catalogue model, or a custom one that says its size and its compute, and an algorithm
  * that builds its collective. */
 static int job_check(struct scn_yaml_ctx *c, const struct map_read *m)
 {
 	struct exp_job *j = c->base;
+	char w[160];
 	size_t old;
 	int r;
 
 	md_where(m, &j->md);
 	key_at(m, "channels", &j->chan_line, &j->chan_col);
+	if (j->chakra)
+		return chakra_job_check(c, m);
+	if (!j->gpus)
+		return scn_yaml_fail_at(c, &m->node->start_mark, "missing required field 'gpus' %s",
+					where(c, w, sizeof(w)));
 	if (j->model[0] && !job_model_find(j->model)) {
 		old = scn_yaml_path_push(c, "model");
 		r = unknown_model(c, given(m, "model"));

@@ -73,6 +73,7 @@ static void rank_free(struct sim_rank *rk)
 	free(rk->pr);
 	free(rk->path);
 	free(rk->lat);
+	free(rk->t_step);
 	coll_plan_run_done(&rk->run);
 	coll_plan_done(&rk->plan);
 }
@@ -145,7 +146,9 @@ static int rank_init(struct sim_job *j, const struct coll_sched *s, uint32_t k)
 	rk->pr = calloc(np + 1, sizeof(*rk->pr));
 	rk->path = calloc((size_t)np * j->chans + 1, sizeof(*rk->path));
 	rk->lat = calloc((size_t)np * j->chans + 1, sizeof(*rk->lat));
-	if (!rk->pr || !rk->path || !rk->lat)
+	if (j->step_times)
+		rk->t_step = calloc((size_t)rk->plan.n + 1, sizeof(*rk->t_step));
+	if (!rk->pr || !rk->path || !rk->lat || (j->step_times && !rk->t_step))
 		return -ENOMEM;
 	for (i = 0; i < rk->plan.npeers; i++)
 		rk->pr[i].in.w.step = COLL_PLAN_NONE;
@@ -253,6 +256,7 @@ static int job_setup(struct sim_exec *x, struct sim_job *j, const struct sim_job
 	j->iterations = in->iterations;
 	j->compute_ns = in->compute_ns;
 	j->chans = in->channels ? in->channels : 1;
+	j->step_times = in->step_times;
 	j->elem = in->coll.elem;
 	j->kind = in->coll.kind;
 	j->algo = in->coll.algo;
@@ -406,9 +410,26 @@ static int iter_end(struct sim_exec *x, struct sim_job *j, uint32_t k)
 	return 0;
 }
 
+/* Step s of rank k was taken now. */
+static void step_taken(struct sim_exec *x, struct sim_rank *rk, uint32_t s)
+{
+	if (rk->t_step)
+		rk->t_step[s] = x->net.now;
+}
+
+/* Step s of rank k ended now: its times, if the job reports them. */
+static void step_times(struct sim_exec *x, const struct sim_job *j, uint32_t k, uint32_t s)
+{
+	const struct sim_rank *rk = &j->ranks[k];
+
+	if (rk->t_step && x->on_step)
+		x->on_step(x->step_arg, j->id, k, s, rk->t_step[s], x->net.now);
+}
+
 /* Step s of rank k completed now. */
 static int step_done(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_t s)
 {
+	step_times(x, j, k, s);
 	coll_plan_run_complete(&j->ranks[k].run, s);
 	j->steps_done++;
 	if (!coll_plan_run_finished(&j->ranks[k].run))
@@ -461,7 +482,8 @@ static int start_step(struct sim_exec *x, struct sim_job *j, uint32_t k, uint32_
 }
 
 /* Starts every step of rank k that may start now (traffic/plan.h decides which); a local
- * step (an imported MSCCL algorithm's copy or addition) takes no time and moves nothing. If
+ * step (an imported MSCCL algorithm's copy or addition) takes no time and moves nothing, a
+ * wait (a Chakra compute) is a timer of its length. If
  * those ended the rank's iteration, it ends here. */
 static int kick(struct sim_exec *x, struct sim_job *j, uint32_t k)
 {
@@ -472,10 +494,17 @@ static int kick(struct sim_exec *x, struct sim_job *j, uint32_t k)
 
 	while (!r && j->active && !rk->done &&
 	       (s = coll_plan_run_take(&rk->run)) != COLL_PLAN_NONE) {
+		step_taken(x, rk, s);
+		if (rk->plan.node[s].op == COLL_WAIT) { /* a compute: its step's timer */
+			r = sim_timer(&x->net, x->net.now + (int64_t)rk->plan.node[s].len,
+				      cookie(K_COMPUTE, j->id, k, s + 1));
+			continue;
+		}
 		if (rk->plan.node[s].op != COLL_LOCAL) {
 			r = start_step(x, j, k, s);
 			continue;
 		}
+		step_times(x, j, k, s);
 		coll_plan_run_complete(&rk->run, s);
 		j->steps_done++;
 		local = true;
@@ -560,7 +589,9 @@ static int dispatch(struct sim_exec *x, const struct sim_event *ev)
 	switch (kind) {
 	case K_FLOW:
 		return on_sent(x, j, ck_rank(c), ck_step(c));
-	case K_COMPUTE:
+	case K_COMPUTE: /* the iteration's compute phase, or a WAIT step's (step + 1) */
+		if (ck_step(c))
+			return step_done(x, j, ck_rank(c), ck_step(c) - 1);
 		return on_compute(x, j, ck_rank(c));
 	default:
 		return on_arrive(x, j, ck_rank(c), ck_step(c));

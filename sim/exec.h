@@ -42,6 +42,7 @@ struct sim_job_in {
 	uint64_t compute_ns; /* per iteration */
 	uint32_t channels; /* connections per pair (traffic/plan.h), 0 means 1 */
 	const uint32_t *eps; /* endpoint index per rank (copied) */
+	bool step_times; /* report each step's start and end (sim_exec.on_step) */
 };
 
 /* One message queued at its receiver: the bytes are in, the RECV has not taken them yet. */
@@ -96,6 +97,7 @@ struct sim_rank {
 	int64_t *lat; /* per connection: the path's latency, ns */
 	uint32_t iter;
 	int64_t t_start, t_compute_end;
+	int64_t *t_step; /* with step times: when each step was taken */
 	bool done;
 };
 
@@ -123,6 +125,7 @@ struct sim_job {
 	uint64_t steps_done; /* completed, over all iterations */
 	uint64_t compute_ns;
 	uint32_t flows; /* flows of the job in the network */
+	bool step_times; /* its ranks keep when each step was taken (sim_exec.on_step) */
 };
 
 /* What ended: a job whose every rank finished, or jobs stuck with nothing left to happen. */
@@ -163,6 +166,11 @@ struct sim_exec {
 	uint32_t block; /* ranks whose steps are built at once as a job starts (0: SIM_BLOCK):
 			 * the records do not depend on it */
 	struct diag fault; /* what sim_exec_run's -EFAULT says: the physics breach, where */
+	/* a step of a job started with step_times ran from t0 to t1 (a Chakra trace's job: its
+	 * ops.csv); NULL: none asked */
+	void (*on_step)(void *arg, uint32_t job, uint32_t rank, uint32_t step, int64_t t0,
+			int64_t t1);
+	void *step_arg;
 };
 
 /* Over t's ports as links (link id = port id: the direction leaving it) at their rates;

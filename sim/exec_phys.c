@@ -51,7 +51,10 @@ int sim_job_check(struct sim_exec *x, const struct sim_job *j, uint32_t iter)
 	uint32_t n = coll_busbw_ranks(j->algo, j->nranks, j->group);
 	double f = coll_busbw_factor(j->kind, n), coll, busbw;
 
-	if (x->net.unchecked || f <= 0 || j->coll_ns[iter] <= 0 || isinf(j->inj))
+	/* a Chakra trace's job is many operations, not one collective of bytes: its links'
+	 * checks hold it, not this one */
+	if (x->net.unchecked || f <= 0 || j->coll_ns[iter] <= 0 || isinf(j->inj) ||
+	    j->algo == COLL_CHAKRA)
 		return 0;
 	coll = j->coll_ns[iter] / j->nranks; /* ns, collect/iters.c's mean over ranks */
 	busbw = (double)j->bytes / (coll / 1e9) * f;

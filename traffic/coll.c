@@ -6,6 +6,7 @@
 
 #include "traffic/coll_build.h"
 #include "traffic/coll_hx.h"
+#include "traffic/chakra/chakra.h"
 #include "traffic/msccl/msccl.h"
 #include "traffic/tacos.h"
 
@@ -52,6 +53,10 @@ static const struct algo_desc algos[] = {
 			   KIND_BIT(COLL_ALLREDUCE) | KIND_BIT(COLL_REDUCESCATTER) |
 				   KIND_BIT(COLL_ALLGATHER),
 			   coll_md_build, NULL, coll_md_check, coll_md_prep, coll_md_release},
+	[COLL_CHAKRA] = {"chakra",
+			 KIND_BIT(COLL_ALLREDUCE) | KIND_BIT(COLL_ALLGATHER) |
+				 KIND_BIT(COLL_REDUCESCATTER) | KIND_BIT(COLL_ALLTOALL),
+			 NULL, NULL},
 };
 
 const struct keyword coll_kind_names[] = {
@@ -227,7 +232,26 @@ static int build_range(const struct coll_params *p, uint32_t lo, uint32_t hi, st
 /* Whether p's algorithm takes its schedule from x (the orchestrator's synthesis or import). */
 static bool from_ext(const struct coll_params *p)
 {
-	return p->algo == COLL_TACOS || p->algo == COLL_MSCCL;
+	return p->algo == COLL_TACOS || p->algo == COLL_MSCCL || p->algo == COLL_CHAKRA;
+}
+
+/* A Chakra job lowered (chakra_lower): the parameters must be the ones it gives, the
+ * largest operation's bytes among them. */
+static int build_chakra(const struct coll_params *p, const struct chakra_job *j,
+			struct coll_sched *s, struct diag *d)
+{
+	int err = chakra_lower(j, s, NULL, d);
+
+	if (!err && (s->params.nranks != p->nranks || s->params.bytes != p->bytes ||
+		     s->params.elem != p->elem)) {
+		err = diag_set(d, -EINVAL,
+			       "chakra: the job's %u ranks of %llu bytes (elements of %u) are not "
+			       "the trace's %u of %llu (of %u)",
+			       p->nranks, (unsigned long long)p->bytes, p->elem, s->params.nranks,
+			       (unsigned long long)s->params.bytes, s->params.elem);
+		coll_sched_done(s);
+	}
+	return err;
 }
 
 /* TACOS's synthesis or an MSCCL XML: the steps x gives, for parameters checked as the others'
@@ -242,6 +266,9 @@ static int build_from_ext(const struct coll_params *p, const struct coll_ext *x,
 	err = check_params(p, d);
 	if (err)
 		return err;
+	if (p->algo == COLL_CHAKRA)
+		return x && x->chakra ? build_chakra(p, x->chakra, s, d)
+				      : diag_set(d, -EINVAL, "chakra: no trace was given");
 	if (!x || !(tacos ? (const void *)x->tacos : (const void *)x->msccl))
 		return diag_set(d, -EINVAL, "%s",
 				tacos ? "tacos: the schedule is synthesized over the job's NPUs by "

@@ -25,6 +25,11 @@
  * sends and local reads not from scratch read `in`, its writes not to scratch write `out`.
  * Scratch holds nothing at the start and is not part of the result.
  *
+ * Waits (Chakra traces only, traffic/chakra/chakra_lower.c). A WAIT step is a compute on its
+ * rank: it completes len nanoseconds of the backend's clock after it starts; it has no peer
+ * (peer is the rank's own), no flags, no bytes (off and src 0), and runs in the rank's local
+ * channel, one at a time with its local steps, in list order.
+ *
  * Guarantees of the builder, checked by the prover (traffic/coll_prove.c, coll_prove below):
  *  - no step has len 0 (parts of the buffer too small to hold an element get no steps), and
  *    off and len are multiples of elem;
@@ -64,6 +69,10 @@
  *  - HX_RINGS, TORUS2D: ALLREDUCE over a logical r x c torus, rank = row * group + column
  *    (HammingMesh §V-A2, traffic/coll_hx.h); every send goes to a torus neighbour.
  *  - MSCCL: any kind, as an MSCCL algorithm XML says (traffic/msccl/msccl.h), from coll_ext.
+ *  - CHAKRA: a whole Chakra job (traffic/chakra/chakra.h) from coll_ext: its collectives (each
+ *    built with the job's own algorithm over its group), sends, receives and computes (waits),
+ *    in one order every pair of ranks lists alike. The kind is nominal; bytes is its largest
+ *    operation's, which the lowering sets.
  *  - TACOS: ALLREDUCE, ALLGATHER and REDUCESCATTER as TACOS synthesized them (traffic/tacos.h) over
  * the job's NPUs, N * k chunks: only with the synthesis (coll_sched_build_ext); see coll_tacos.c.
  *  - MULTIDIM: ALLREDUCE, REDUCESCATTER and ALLGATHER over a P_0 x P_1 x ... platform
@@ -109,13 +118,21 @@ enum coll_algo {
 	COLL_HX_RINGS, /* HammingMesh: two rings on edge-disjoint Hamiltonian cycles, both ways */
 	COLL_TORUS2D, /* HammingMesh: row, column, row on one half, transposed on the other */
 	COLL_MSCCL, /* imported from an MSCCL algorithm XML (traffic/msccl/msccl.h): coll_ext */
+	COLL_CHAKRA, /* a Chakra trace's whole job, lowered (traffic/chakra/chakra.h): coll_ext */
 };
 
 enum coll_op {
 	COLL_SEND,
 	COLL_RECV,
 	COLL_LOCAL, /* within the rank: src onto off (imported MSCCL algorithms only) */
+	COLL_WAIT, /* within the rank: a compute of len ns of the backend's time (Chakra only) */
 };
+
+/* Whether op is a step within its rank (no peer, no message): local or a wait. */
+static inline bool coll_op_local(unsigned op)
+{
+	return op == COLL_LOCAL || op == COLL_WAIT;
+}
 
 #define COLL_F_COPY 0x1
 #define COLL_F_REDUCE 0x2
@@ -199,6 +216,7 @@ int coll_sched_build_rank(const struct coll_params *p, uint32_t rank, struct col
 			  struct diag *d);
 
 struct tacos_result;
+struct chakra_job;
 
 /* What an algorithm needs besides its parameters: TACOS's synthesis, made once by the
  * orchestrator over the job's NPUs (for a rank, its own sends suffice). */
@@ -206,11 +224,12 @@ struct coll_ext {
 	const struct tacos_result *tacos;
 	const char *msccl; /* MSCCL: the algorithm XML, msccl_len bytes */
 	size_t msccl_len;
+	const struct chakra_job *chakra; /* CHAKRA: the trace's job, lowered by chakra_lower */
 };
 
-/* coll_sched_build and coll_sched_build_rank with x (NULL: none). TACOS without x->tacos and
- * MSCCL without x->msccl are -EINVAL; the other algorithms ignore x. Those two build every
- * rank, also for one. */
+/* coll_sched_build and coll_sched_build_rank with x (NULL: none). TACOS without x->tacos,
+ * MSCCL without x->msccl and CHAKRA without x->chakra are -EINVAL; the other algorithms
+ * ignore x. Those three build every rank, also for one. */
 int coll_sched_build_ext(const struct coll_params *p, const struct coll_ext *x,
 			 struct coll_sched *s, struct diag *d);
 int coll_sched_build_rank_ext(const struct coll_params *p, const struct coll_ext *x, uint32_t rank,

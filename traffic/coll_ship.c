@@ -9,7 +9,7 @@
 
 bool coll_algo_shipped(enum coll_algo a)
 {
-	return a == COLL_TACOS || a == COLL_MSCCL;
+	return a == COLL_TACOS || a == COLL_MSCCL || a == COLL_CHAKRA;
 }
 
 uint32_t coll_sched_rank_deps(const struct coll_sched *s, uint32_t rank)
@@ -45,6 +45,20 @@ static bool in_range(const struct coll_params *p, uint64_t off, uint64_t len, bo
 	return off % p->elem == 0 && off <= lim && len <= lim - off;
 }
 
+/* What is wrong with step i's dependencies in a shipped slice, or NULL. */
+static const char *deps_fault(const struct coll_step *st, uint32_t i, const uint32_t *deps,
+			      uint32_t ndeps)
+{
+	uint32_t k;
+
+	if (st->dep_off > ndeps || st->dep_n > ndeps - st->dep_off)
+		return "dependencies beyond the list";
+	for (k = 0; k < st->dep_n; k++)
+		if (deps[st->dep_off + k] >= i)
+			return "a dependency on a step that is not earlier";
+	return NULL;
+}
+
 /* What is wrong with step i of a shipped slice of rank, or NULL. */
 static const char *step_fault(const struct coll_params *p, uint32_t rank,
 			      const struct coll_step *st, uint32_t i, const uint32_t *deps,
@@ -52,10 +66,13 @@ static const char *step_fault(const struct coll_params *p, uint32_t rank,
 {
 	uint8_t f = st->flags & (uint8_t)~COLL_F_SCRATCH;
 	bool local = st->op == COLL_LOCAL;
-	uint32_t k;
 
-	if (st->op != COLL_SEND && st->op != COLL_RECV && !local)
-		return "an operation other than send, receive and local";
+	if (st->op != COLL_SEND && st->op != COLL_RECV && !coll_op_local(st->op))
+		return "an operation other than send, receive, local and wait";
+	if (st->op == COLL_WAIT && (st->peer != rank || st->flags || st->off || st->src))
+		return "a wait with a peer, flags or bytes";
+	if (st->op == COLL_WAIT)
+		return deps_fault(st, i, deps, ndeps);
 	if (st->op == COLL_SEND ? f != 0 || (st->flags & COLL_F_DST_SCRATCH)
 				: (f != COLL_F_COPY && f != COLL_F_REDUCE) ||
 					  (st->op == COLL_RECV && (st->flags & COLL_F_SRC_SCRATCH)))
@@ -68,12 +85,7 @@ static const char *step_fault(const struct coll_params *p, uint32_t rank,
 			      (st->op == COLL_SEND ? COLL_F_SRC_SCRATCH : COLL_F_DST_SCRATCH)) ||
 	    (local ? !in_range(p, st->src, st->len, st->flags & COLL_F_SRC_SCRATCH) : st->src))
 		return "a byte range outside the buffer (or scratch) or not of whole elements";
-	if (st->dep_off > ndeps || st->dep_n > ndeps - st->dep_off)
-		return "dependencies beyond the list";
-	for (k = 0; k < st->dep_n; k++)
-		if (deps[st->dep_off + k] >= i)
-			return "a dependency on a step that is not earlier";
-	return NULL;
+	return deps_fault(st, i, deps, ndeps);
 }
 
 int coll_sched_from_rank(const struct coll_params *p, uint32_t rank, const struct coll_step *steps,

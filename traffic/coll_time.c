@@ -41,7 +41,7 @@ static size_t ct_ends(const struct coll_sched *s, bool recv, uint32_t *seq, stru
 			seq[i] = 0;
 		for (i = 0; i < s->ranks.v[r].step_n; i++) {
 			st = &s->steps.v[s->ranks.v[r].step_off + i];
-			if (st->op == COLL_LOCAL || (st->op == COLL_RECV) != recv)
+			if (coll_op_local(st->op) || (st->op == COLL_RECV) != recv)
 				continue;
 			out[m++] = (struct ct_end){s->ranks.v[r].step_off + i, recv ? st->peer : r,
 						   recv ? r : st->peer, seq[st->peer]++};
@@ -130,6 +130,8 @@ static bool ct_rank(const struct coll_sched *s, uint32_t r, uint32_t *next, cons
 			break;
 		if (st->op == COLL_LOCAL) { /* no message: done once it may start */
 			end[g] = t;
+		} else if (st->op == COLL_WAIT) { /* a compute: len ns */
+			end[g] = t + (double)st->len * 1e-9;
 		} else if (st->op == COLL_SEND) {
 			t = link[g] == UINT32_MAX ? t : fmax(t, end[link[g]]);
 			end[g] = t + alpha + 8.0 * (double)st->len / bps;

@@ -62,6 +62,12 @@ struct job_spec {
 	uint32_t channels; /* connections per pair of ranks (traffic/plan.h), 0 means 1 */
 	uint32_t msccl; /* its own MSCCL algorithm (workload.jobs[i].msccl): 1 + its index among
 			 * the scenario's, 0 for the workload's */
+	/* a Chakra trace's job (workload.jobs[i].chakra): 1 + its prefix's index among the
+	 * scenario's, 0: none. Its algo is then COLL_CHAKRA (one schedule, the whole trace,
+	 * bytes its largest operation's, one iteration), and chakra_algo its collectives' */
+	uint32_t chakra;
+	enum coll_algo chakra_algo;
+	uint64_t chakra_ns; /* its critical path with the network infinitely fast: a lower bound */
 	uint32_t line, col; /* where a file gives it: a jobs entry's line:col in the scenario, a
 			     * trace row's line (col 0); 0:0 when generated */
 };

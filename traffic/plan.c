@@ -29,7 +29,7 @@ static int plan_find_peers(struct coll_plan *p)
 	uint64_t *seen, w;
 
 	for (i = 0; i < p->n; i++) {
-		if (p->steps[i].op == COLL_LOCAL) /* its own rank: no peer */
+		if (coll_op_local(p->steps[i].op)) /* its own rank: no peer */
 			continue;
 		lo = p->steps[i].peer < lo ? p->steps[i].peer : lo;
 		hi = p->steps[i].peer > hi ? p->steps[i].peer : hi;
@@ -44,7 +44,7 @@ static int plan_find_peers(struct coll_plan *p)
 		return -ENOMEM;
 	}
 	for (i = 0; i < p->n; i++) {
-		if (p->steps[i].op == COLL_LOCAL)
+		if (coll_op_local(p->steps[i].op))
 			continue;
 		at = p->steps[i].peer - lo;
 		seen[at / 64] |= UINT64_C(1) << (at % 64);
@@ -74,7 +74,7 @@ static void plan_fill_channels(struct coll_plan *p, uint32_t *last, uint32_t *pr
 	for (c = 0; c < nch; c++)
 		p->chan_first[c] = last[c] = COLL_PLAN_NONE;
 	for (i = 0; i < p->n; i++) {
-		c = p->steps[i].op == COLL_LOCAL
+		c = coll_op_local(p->steps[i].op)
 			    ? nch - 1
 			    : 2 * (uint32_t)coll_plan_peer(p, p->steps[i].peer) + p->steps[i].op;
 		p->node[i].len = p->steps[i].len;

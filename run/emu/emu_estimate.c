@@ -21,6 +21,8 @@ uint64_t emu_wall_ns(const struct experiment *e, const job_list *jobs, const str
 		bytes = (uint64_t)((double)f.bytes * s->emulation.size_scale);
 		one = (double)job_compute_ns(&f, paper_rate) * dil +
 		      (double)job_comm_ns(&f, bytes, rate);
+		if (f.chakra) /* its critical path's computes, the network left out */
+			one = (double)f.chakra_ns * dil;
 		done = (double)f.arrival_ns * dil + (double)f.iterations * one;
 
 		if (done > end)

@@ -240,7 +240,9 @@ static int on_flows(struct run *r, const struct ctl_rec_flows *m, size_t len)
 	for (i = 0; i < m->n; i++) {
 		struct run_flow f = {m->job, m->rank, m->flows[i]};
 
-		if (f.f.dir == COLL_LOCAL) /* a local step: no message */
+		run_chakra_step(r, m->job, m->rank, m->first + i, rel(r, f.f.t_start),
+				rel(r, f.f.t_end));
+		if (coll_op_local(f.f.dir)) /* a local step or a wait: no message */
 			continue;
 		if (vec_push(&run_emu(r)->raw, f))
 			return -ENOMEM;

@@ -92,6 +92,11 @@ static bool bench_unchecked(void)
 	return v && !strcmp(v, "1");
 }
 
+static void sim_step(void *arg, uint32_t job, uint32_t rank, uint32_t step, int64_t t0, int64_t t1)
+{
+	run_chakra_step(arg, job, rank, step, t0, t1);
+}
+
 static int sim_prepare(struct run *r, struct diag *d)
 {
 	struct run_sim *s = state(r);
@@ -110,6 +115,8 @@ static int sim_prepare(struct run *r, struct diag *d)
 									  : INT64_MAX);
 	s->x.phases = r->e->s.routing.policy != SCN_POLICY_ECMP &&
 		      r->e->s.routing.trigger == SCN_TRIGGER_PHASE;
+	s->x.on_step = sim_step; /* a Chakra trace's job: ops.csv */
+	s->x.step_arg = r;
 	s->frame = mtu + 14;
 	bins_init(r);
 	if (!err)
@@ -283,7 +290,8 @@ static int sim_start(struct run *r, uint32_t j, struct diag *d)
 				.iterations = rj->spec.iterations,
 				.compute_ns = rj->compute_ns,
 				.channels = rj->spec.channels,
-				.eps = rj->eps};
+				.eps = rj->eps,
+				.step_times = rj->chakra != NULL};
 	struct diag why = {0};
 	int err = sim_exec_start(&state(r)->x, &in, &why);
 

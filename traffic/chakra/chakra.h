@@ -22,6 +22,7 @@
 
 #include "lib/diag.h"
 #include "lib/vec.h"
+#include "traffic/coll.h"
 
 enum chakra_kind {
 	CHAKRA_COMP, /* COMP_NODE: its duration, or num_ops and tensor_size */
@@ -123,6 +124,8 @@ struct chakra_links {
 	size_t ninst, npairs;
 };
 void chakra_links_done(struct chakra_links *l);
+/* The rank of the job's node g (of n ranks). */
+uint32_t chakra_links_rank(const struct chakra_links *l, size_t n, uint32_t g);
 
 /* Checks the n ranks (files[i] naming rank i in messages; NULL: "rank i") as one job: in
  * every rank no cycle (-EINVAL naming a node on it); each process group's collectives (in file
@@ -208,5 +211,47 @@ struct chakra_path {
 int chakra_time(const struct chakra_rank *ranks, size_t n, const struct chakra_links *l,
 		chakra_cost_fn cost, void *arg, struct chakra_path *out);
 void chakra_path_done(struct chakra_path *p);
+
+/* ---- the job as one schedule (chakra_lower.c) ---- */
+
+/* A checked job and how a backend runs it. */
+struct chakra_job {
+	const struct chakra_rank *ranks;
+	size_t n;
+	const struct chakra_links *l; /* chakra_check's */
+	/* each collective's algorithm, element size and group (its kind, ranks and bytes are the
+	 * node's); an algorithm that does not build a node's kind gives way to
+	 * coll_algo_default's */
+	struct coll_params coll;
+	double size_mul; /* the backend's bytes per trace byte (emulation.size_scale) */
+	double time_mul; /* the backend's ns per trace ns (the emulation's dilation) */
+	double flops; /* a GPU's operations per second, for a compute node with num_ops alone */
+};
+
+/* The bytes an operation of `bytes` in the trace moves in the backend over m ranks (an
+ * all-to-all's: a multiple of m elements; else whole elements; never less than one each). */
+uint64_t chakra_op_bytes(const struct chakra_job *j, uint64_t bytes, enum chakra_coll c,
+			 uint32_t m);
+
+/* The job as one schedule over its n ranks (coll.h, COLL_CHAKRA), in the order chakra_run
+ * starts its operations when each ends as it starts, so that every pair of ranks lists its
+ * messages alike: a collective's instance as its algorithm's steps over its members (in rank
+ * order: member k is the group's k-th lowest rank; BROADCAST from the lowest rank to the
+ * others, REDUCE to it, BARRIER a one-element all-reduce), a send and its receive as one
+ * message, a compute, memory or metadata node as a WAIT of its duration (or num_ops / flops;
+ * none for no time, or a WAIT of 0 joining its parents); each step after the steps that end
+ * its node's parents. The buffer is the largest operation's bytes. *step_node, if not NULL,
+ * gets (malloc'd) the job's node each step comes from (chakra_links numbering). 0, -EINVAL
+ * with d set (a compute with num_ops alone and no flops, a collective its algorithm refuses,
+ * too many ranks), or -ENOMEM. */
+int chakra_lower(const struct chakra_job *j, struct coll_sched *s, uint32_t **step_node,
+		 struct diag *d);
+
+/* The job's critical path with nothing shared (chakra_time) at the costs chakra_lower's
+ * schedule has in the alpha-beta model: a compute its time, a collective its schedule's
+ * alpha-beta time over its members (coll_sched_alpha_beta: every pair its own link of bps
+ * bit/s, alpha s per message), BROADCAST and REDUCE their messages one after another, a send
+ * alpha + bytes / bps. 0, -EINVAL (what chakra_lower refuses), -EDEADLK or -ENOMEM. */
+int chakra_ideal(const struct chakra_job *j, double alpha, double bps, struct chakra_path *out);
 
 #endif

@@ -12,20 +12,25 @@
 
 #include "traffic/chakra/chakra.h"
 
-/* The job's node g: its rank (by the links' bases) and its node in that rank. */
-static uint32_t rank_of(const struct chakra_run *x, uint32_t g)
+uint32_t chakra_links_rank(const struct chakra_links *l, size_t n, uint32_t g)
 {
-	uint32_t lo = 0, hi = (uint32_t)x->n;
+	uint32_t lo = 0, hi = (uint32_t)n;
 
 	while (hi - lo > 1) { /* the last base at or below g */
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (x->l->base[mid] <= g)
+		if (l->base[mid] <= g)
 			lo = mid;
 		else
 			hi = mid;
 	}
 	return lo;
+}
+
+/* The job's node g: its rank (by the links' bases) and its node in that rank. */
+static uint32_t rank_of(const struct chakra_run *x, uint32_t g)
+{
+	return chakra_links_rank(x->l, x->n, g);
 }
 
 static const struct chakra_node *node_of(const struct chakra_run *x, uint32_t g)
