@@ -172,7 +172,7 @@ fuzz: $(FUZZ_GEN)
 	build/fuzz_msccl $(call FUZZ_RUN,msccl) -dict=tests/fuzz/msccl.dict -max_len=16384 \
 		build/fuzz-msccl-corpus scenarios/msccl tests/fixtures/msccl tests/fuzz/seeds/msccl
 	build/fuzz_chakra $(call FUZZ_RUN,chakra) -max_len=8192 build/fuzz-chakra-corpus \
-		$(sort $(dir $(shell find tests/fixtures/chakra -name '*.et')))
+		$(sort $(dir $(shell find scenarios/chakra -name '*.et')))
 
 check-priv: all
 	$(Q)scripts/as-root tests/integration/run.sh $(BUILD)

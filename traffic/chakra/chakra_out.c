@@ -85,8 +85,9 @@ static int put_meta(chakra_out_bytes *out)
 
 /* ---- nodes ---- */
 
-/* Attributes as the canonical kinds (SCHEMA-NOTES.md §3.1): int64 integers, a bool, a
- * string. A value in the oneof is written even when it is 0 or "": the reader sees it set. */
+/* Attributes as the canonical kinds (scenarios/chakra/SCHEMA-NOTES.md §3.1): int64 integers, a
+ * bool, a string. A value in the oneof is written even when it is 0 or "": the reader sees it set.
+ */
 static void attr_int(ChakraProtoMsg__AttributeProto *a, const char *name, int64_t v)
 {
 	chakra_proto_msg__attribute_proto__init(a);

@@ -2,8 +2,8 @@
 /* Chakra execution traces written (chakra_out.c): one job of the workload as the files
  * ASTRA-sim 2.0 reads, PREFIX.<rank>.et, each a GlobalMetadata (version "0.0.4") and a chain of
  * Nodes, every message after its length as a varint. Only attributes chakra.c reads, with the
- * value kinds Chakra's own tools write (SCHEMA-NOTES.md §3.1). Pure: the caller writes the
- * bytes out. Includes traffic/chakra/chakra.h and lib/ only. */
+ * value kinds Chakra's own tools write (scenarios/chakra/SCHEMA-NOTES.md §3.1). Pure: the caller
+ * writes the bytes out. Includes traffic/chakra/chakra.h and lib/ only. */
 #ifndef TRAFFIC_CHAKRA_OUT_H
 #define TRAFFIC_CHAKRA_OUT_H
 

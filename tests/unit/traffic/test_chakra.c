@@ -4,7 +4,7 @@
  * length), read back: dependencies in order, a send/receive pair, every collective kind, and
  * the refusals (a cycle, a dependency on a node the file lacks, a send and receive of
  * different sizes, an attribute testbed neither reads nor ignores, a kind it cannot run, a
- * stream cut short). Then every published trace under tests/fixtures/chakra/ (its README names
+ * stream cut short). Then every published trace under scenarios/chakra/ (its README names
  * the sources): read, and checked as a job. */
 #include <errno.h>
 #include <setjmp.h>
@@ -408,7 +408,7 @@ static void test_stream(void **state)
 
 /* ---- published traces ---- */
 
-/* The bytes of tests/fixtures/chakra/<path> (malloc'd), or NULL if it is not there. */
+/* The bytes of scenarios/chakra/<path> (malloc'd), or NULL if it is not there. */
 static uint8_t *slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
@@ -440,7 +440,7 @@ static int t_job(const char *prefix, size_t n, struct chakra_rank *r, struct cha
 	for (i = 0; i < n; i++) {
 		uint8_t *b;
 
-		snprintf(path, sizeof(path), "tests/fixtures/chakra/%s.%zu.et", prefix, i);
+		snprintf(path, sizeof(path), "scenarios/chakra/%s.%zu.et", prefix, i);
 		files[i] = strdup(path);
 		b = slurp(path, &len);
 		if (!b)
@@ -552,7 +552,7 @@ static void test_chakra_generator(void **state)
 		t_done(r, 4);
 	}
 	for (i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), "tests/fixtures/chakra/chakra_generator/4npus/%s.0.et",
+		snprintf(path, sizeof(path), "scenarios/chakra/chakra_generator/4npus/%s.0.et",
 			 bad[i]);
 		b = slurp(path, &len);
 		assert_non_null(b);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* A Chakra job as one schedule (traffic/chakra/chakra_lower.c): the published one-collective
- * traces of tests/fixtures/chakra/ lower to exactly the schedule the job's algorithm builds,
+ * traces of scenarios/chakra/ lower to exactly the schedule the job's algorithm builds,
  * proven by coll_prove; Chakra's generator's traces (broadcast, barrier, computes, metadata,
  * memory) to the steps documented; the MLP chain to a schedule whose every rank's slice ships,
  * whose waits add up to its compute nodes' durations and whose alpha-beta time is its critical
@@ -45,7 +45,7 @@ static uint8_t *slurp(const char *path, size_t *len)
 	return b;
 }
 
-/* The n files of prefix (under tests/fixtures/chakra/) read and checked. */
+/* The n files of prefix (under scenarios/chakra/) read and checked. */
 static void t_read(const char *prefix, size_t n, struct job *j)
 {
 	struct diag d = {0};
@@ -57,7 +57,7 @@ static void t_read(const char *prefix, size_t n, struct job *j)
 	for (i = 0; i < n; i++) {
 		uint8_t *b;
 
-		snprintf(path, sizeof(path), "tests/fixtures/chakra/%s.%zu.et", prefix, i);
+		snprintf(path, sizeof(path), "scenarios/chakra/%s.%zu.et", prefix, i);
 		b = slurp(path, &len);
 		assert_non_null(b);
 		if (chakra_read(b, len, path, &j->r[i], &d))

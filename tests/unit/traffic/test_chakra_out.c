@@ -258,8 +258,8 @@ static void test_refusals(void **state)
 
 /* ---- the bytes ---- */
 
-/* One 1 MiB all-reduce, as ASTRA-sim's all_reduce.0.et (SCHEMA-NOTES.md §1.2) but for its name
- * and the pg_name after it. */
+/* One 1 MiB all-reduce, as ASTRA-sim's all_reduce.0.et (scenarios/chakra/SCHEMA-NOTES.md §1.2) but
+ * for its name and the pg_name after it. */
 static void test_bytes(void **state)
 {
 	static const uint8_t want[] = {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* What a Chakra job may start next (traffic/chakra/chakra_run.c), and its critical path
  * (chakra_time.c): a collective waits for its node on every member, a send for its receive, a
- * node for its parents; the MLP chain of tests/fixtures/chakra/ runs to its end with 8 x 18
+ * node for its parents; the MLP chain of scenarios/chakra/ runs to its end with 8 x 18
  * compute nodes and 11 collectives of 8 members; a property test on random jobs (every node
  * starts once, after every parent ended, and the job always finishes); a job that cannot
  * finish refused at the node that waits; the critical path of a hand-built job, and the MLP
@@ -261,8 +261,7 @@ static void t_mlp(struct chakra_rank *r, struct chakra_links *l)
 		uint8_t *b;
 
 		snprintf(path, sizeof(path),
-			 "tests/fixtures/chakra/mlp_model_parallel/8npus/MLP_ModelParallel.%zu.et",
-			 i);
+			 "scenarios/chakra/mlp_model_parallel/8npus/MLP_ModelParallel.%zu.et", i);
 		b = slurp(path, &len);
 		assert_non_null(b);
 		if (chakra_read(b, len, path, &r[i], &d))
