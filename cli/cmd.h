@@ -32,6 +32,10 @@ int cmd_chakra_print(FILE *f, const struct world *w, const struct job_spec *j, s
 /* The critical path of cj (alpha s per message, bps per pair), on one line. 0 or -errno. */
 int cmd_chakra_path(FILE *f, const struct chakra_job *cj, double alpha, double bps, struct diag *d);
 
+/* Whether a Chakra trace's job of w gives a rank more of its schedule than emulation ships
+ * in one control packet (emu-node/ctl.h), said in buf: `up` refuses it, `sim` runs it. */
+bool cmd_emu_ship_over(const struct world *w, char *buf, size_t len);
+
 /* Emulation's wall-time lower bound for w's jobs (emu_wall_ns), written as "at least X
  * of wall time here (...)" into buf. Returns whether it exceeds run.max_wall, in which case
  * `up` refuses the file and `testbed sim` is the way to run it. */

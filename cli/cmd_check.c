@@ -225,7 +225,8 @@ static void print_counts(const struct world *w)
 	if (w->jobs.n && cmd_emu_too_long(w, wall, sizeof(wall)))
 		printf("emulation  %s: `up` refuses it, `testbed sim` runs it in virtual time\n",
 		       wall);
-	else if (cmd_emu_rate_over(w, over, sizeof(over)))
+	else if (cmd_emu_ship_over(w, over, sizeof(over)) ||
+		 cmd_emu_rate_over(w, over, sizeof(over)))
 		printf("emulation  %s: `up` refuses it, `testbed sim` runs it in virtual time\n",
 		       over);
 	else if (w->jobs.n)

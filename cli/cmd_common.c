@@ -93,6 +93,24 @@ bool cmd_emu_rate_over(const struct world *w, char *buf, size_t len)
 	return true;
 }
 
+bool cmd_emu_ship_over(const struct world *w, char *buf, size_t len)
+{
+	const struct job_spec *j;
+
+	vec_for_each (&w->jobs, j) {
+		uint64_t need = ctl_job_len(j->gpus) + j->chakra_ship;
+
+		if (!j->chakra || need <= CTL_MAX_MSG)
+			continue;
+		snprintf(buf, len,
+			 "job %u, a Chakra trace, gives a rank %llu bytes of its schedule, more "
+			 "than emulation's control packet of %d takes (about 6,000 steps)",
+			 j->id, (unsigned long long)need, CTL_MAX_MSG);
+		return true;
+	}
+	return false;
+}
+
 int cmd_fail(const char *cmd, int r, const struct diag *d)
 {
 	if (d && d->msg[0])

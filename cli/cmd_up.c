@@ -361,6 +361,9 @@ int cmd_up(int argc, char **argv)
 			     "%s: emulating its %zu jobs takes %s; run it in virtual time: "
 			     "testbed sim %s",
 			     argv[1], w.jobs.n, wall, argv[1]);
+	if (!r && cmd_emu_ship_over(&w, wall, sizeof(wall)))
+		r = diag_set(&d, -EINVAL, "%s: %s; run it in virtual time: testbed sim %s", argv[1],
+			     wall, argv[1]);
 	if (!r && cmd_emu_rate_over(&w, wall, sizeof(wall)))
 		r = diag_set(&d, -EINVAL,
 			     "%s: %s; lower it, or run the file in virtual time: testbed sim %s",

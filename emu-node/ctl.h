@@ -33,11 +33,12 @@
 
 #include "lib/diag.h"
 
+#include "traffic/chakra/chakra.h"
 #include "traffic/coll.h"
 #include "traffic/plan.h"
 #include "traffic/sport.h"
 
-#define CTL_VERSION 4 /* 4: steps carry src (local steps), coll_params scratch */
+#define CTL_VERSION 5 /* 5: a Chakra job's regions (verify) after its steps */
 #define CTL_MAX_MSG (256 * 1024) /* largest packet either side sends */
 #define CTL_REASON_MAX 160
 #define CTL_FLOWS_MAX 512 /* flow records per CTL_REC_FLOWS packet */
@@ -109,6 +110,10 @@ struct ctl_job {
 	 * nsteps steps and their ndeps dependencies after the peers, dep_off counting from the
 	 * first of these; 0 and 0 for the schedules a rank builds from coll itself */
 	uint32_t nsteps, ndeps;
+	/* a Chakra job under verify: this rank's nregions regions of its buffer and the
+	 * nmembers members they name (member_off counting from the first of these), after the
+	 * dependencies at the next multiple of 8 bytes (traffic/chakra/chakra.h) */
+	uint32_t nregions, nmembers;
 	struct ctl_peer peers[]; /* coll.nranks entries, indexed by rank (own entry unused) */
 };
 
@@ -204,6 +209,18 @@ static inline uint64_t ctl_job_len_steps(uint32_t nranks, uint64_t nsteps, uint6
 	return ctl_job_len(nranks) + nsteps * sizeof(struct coll_step) + ndeps * sizeof(uint32_t);
 }
 
+/* Size of a CTL_JOB packet with, besides, nregions regions and nmembers members. */
+static inline uint64_t ctl_job_len_all(uint32_t nranks, uint64_t nsteps, uint64_t ndeps,
+				       uint64_t nregions, uint64_t nmembers)
+{
+	uint64_t n = ctl_job_len_steps(nranks, nsteps, ndeps);
+
+	if (!nregions && !nmembers)
+		return n;
+	return (n + 7) / 8 * 8 + nregions * sizeof(struct chakra_region) +
+	       nmembers * sizeof(struct chakra_member);
+}
+
 /* A CTL_JOB's shipped steps, and after them their dependencies. */
 static inline const struct coll_step *ctl_job_steps(const struct ctl_job *m)
 {
@@ -213,6 +230,19 @@ static inline const struct coll_step *ctl_job_steps(const struct ctl_job *m)
 static inline const uint32_t *ctl_job_deps(const struct ctl_job *m)
 {
 	return (const uint32_t *)(const void *)(ctl_job_steps(m) + m->nsteps);
+}
+
+/* Its regions, and after them their members. */
+static inline const struct chakra_region *ctl_job_regions(const struct ctl_job *m)
+{
+	uint64_t n = ctl_job_len_steps(m->coll.nranks, m->nsteps, m->ndeps);
+
+	return (const struct chakra_region *)(const void *)((const char *)m + (n + 7) / 8 * 8);
+}
+
+static inline const struct chakra_member *ctl_job_members(const struct ctl_job *m)
+{
+	return (const struct chakra_member *)(const void *)(ctl_job_regions(m) + m->nregions);
 }
 
 /* The checks every control packet passes in either direction, before its type's own: whole

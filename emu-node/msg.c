@@ -28,13 +28,14 @@ static int msg_check_job(const struct ctl_job *j, size_t n, struct diag *d)
 	if (!j->coll.nranks || j->coll.nranks > COLL_MAX_RANKS)
 		return diag_set(d, -EBADMSG, "CTL_JOB for %u ranks, expected 1 to %u",
 				j->coll.nranks, COLL_MAX_RANKS);
-	if (n != ctl_job_len_steps(j->coll.nranks, j->nsteps, j->ndeps))
-		return diag_set(
-			d, -EBADMSG,
-			"CTL_JOB of %zu bytes for %u ranks, %u steps and %u dependencies, "
-			"expected %llu",
-			n, j->coll.nranks, j->nsteps, j->ndeps,
-			(unsigned long long)ctl_job_len_steps(j->coll.nranks, j->nsteps, j->ndeps));
+	if (n != ctl_job_len_all(j->coll.nranks, j->nsteps, j->ndeps, j->nregions, j->nmembers))
+		return diag_set(d, -EBADMSG,
+				"CTL_JOB of %zu bytes for %u ranks, %u steps, %u dependencies, %u "
+				"regions and %u members, expected %llu",
+				n, j->coll.nranks, j->nsteps, j->ndeps, j->nregions, j->nmembers,
+				(unsigned long long)ctl_job_len_all(j->coll.nranks, j->nsteps,
+								    j->ndeps, j->nregions,
+								    j->nmembers));
 	if (j->rank >= j->coll.nranks)
 		return diag_set(d, -EBADMSG, "CTL_JOB for rank %u of %u", j->rank, j->coll.nranks);
 	if (!j->channels || j->channels > COLL_CHANNELS_MAX)

@@ -115,6 +115,8 @@ struct rank {
 	float *out; /* verify, ALLTOALL: the `out` buffer */
 	char *scr; /* verify: the scratch an imported MSCCL algorithm uses (coll.scratch bytes) */
 	struct verify_sums *sums;
+	struct verify_regions vr; /* a Chakra job's regions (verify), in vr_mem */
+	void *vr_mem;
 	bool verified; /* every iteration checked so far was right */
 	char why[CTL_REASON_MAX]; /* the first wrong element, if one was */
 	struct rank *next; /* ctx->dying list */

@@ -47,6 +47,27 @@ static int rank_alloc_verify(struct rank *rk, struct diag *d)
 	return 0;
 }
 
+/* A Chakra job's regions under verify: kept, once checked against the buffer. */
+static int rank_regions(struct rank *rk, const struct ctl_job *m, struct diag *d)
+{
+	size_t nr = m->nregions * sizeof(*rk->vr.rg), nm = m->nmembers * sizeof(*rk->vr.mb);
+	const char *why;
+
+	if (!m->verify || (!m->nregions && !m->nmembers))
+		return 0;
+	rk->vr_mem = malloc(nr + nm + 1);
+	if (!rk->vr_mem)
+		return diag_set(d, -ENOMEM, "out of memory");
+	memcpy(rk->vr_mem, ctl_job_regions(m), nr);
+	memcpy((char *)rk->vr_mem + nr, ctl_job_members(m), nm);
+	rk->vr = (struct verify_regions){.rg = rk->vr_mem,
+					 .mb = (const void *)((char *)rk->vr_mem + nr),
+					 .nrg = m->nregions,
+					 .nmb = m->nmembers};
+	why = verify_regions_fault(&rk->vr, m->coll.bytes);
+	return why ? diag_set(d, -EINVAL, "CTL_JOB's regions: %s", why) : 0;
+}
+
 /* The rank's steps: built from the parameters, or the slice the runner shipped for an
  * algorithm whose schedules it makes (TACOS), checked first. */
 static int rank_sched(struct rank *rk, const struct ctl_job *m, struct diag *d)
@@ -78,7 +99,8 @@ static int rank_prepare(struct rank *rk, const struct ctl_job *m, struct diag *d
 	rk->left = calloc(rk->plan.n + 1, sizeof(*rk->left));
 	if (!rk->conns || !rk->flows || !rk->left)
 		return diag_set(d, -ENOMEM, "out of memory");
-	return m->verify ? rank_alloc_verify(rk, d) : 0;
+	r = m->verify ? rank_alloc_verify(rk, d) : 0;
+	return r ? r : rank_regions(rk, m, d);
 }
 
 /* The lower rank of a pair opens its connections; those from lower ranks may be in the
@@ -267,7 +289,9 @@ static void rank_send_iter(struct rank *rk, uint64_t t_end)
 /* The test-only fault (CTL_VERIFY_FAULT): one element of the result off by one. */
 static void rank_fault(struct rank *rk, float *res)
 {
-	uint64_t i = verify_fault_at(&rk->spec.coll, rk->sums, rk->spec.rank);
+	uint64_t i = rk->spec.coll.algo == COLL_CHAKRA
+			     ? verify_regions_fault_at(&rk->vr)
+			     : verify_fault_at(&rk->spec.coll, rk->sums, rk->spec.rank);
 
 	if (i < rk->spec.coll.bytes / sizeof(float))
 		res[i] += 1.0f;
@@ -281,7 +305,11 @@ static int rank_check(struct rank *rk)
 
 	if (rk->spec.verify & CTL_VERIFY_FAULT)
 		rank_fault(rk, res);
-	r = verify_check(&rk->spec.coll, rk->sums, rk->spec.rank, res, rk->why, sizeof(rk->why));
+	if (rk->spec.coll.algo == COLL_CHAKRA) /* each operation in its region */
+		r = verify_regions_check(&rk->vr, rk->spec.rank, res, rk->why, sizeof(rk->why));
+	else
+		r = verify_check(&rk->spec.coll, rk->sums, rk->spec.rank, res, rk->why,
+				 sizeof(rk->why));
 	if (r)
 		snprintf(rk->why + strlen(rk->why), sizeof(rk->why) - strlen(rk->why),
 			 " (iteration %u)", rk->iter);
@@ -399,5 +427,6 @@ void rank_free(struct rank *rk)
 	if (rk->sums)
 		verify_sums_done(rk->sums);
 	free(rk->sums);
+	free(rk->vr_mem);
 	free(rk);
 }

@@ -134,3 +134,121 @@ int verify_check(const struct coll_params *p, const struct verify_sums *vs, uint
 	}
 	return 0;
 }
+
+/* ---- a Chakra job's regions (verify.h) ---- */
+
+const char *verify_regions_fault(const struct verify_regions *vr, uint64_t bytes)
+{
+	uint32_t i;
+
+	for (i = 0; i < vr->nrg; i++) {
+		const struct chakra_region *r = &vr->rg[i];
+		uint64_t span = r->kind == CHAKRA_R_ALLTOALL ? 2 * r->len : r->len;
+
+		if (r->kind >= CHAKRA_R_KINDS || !r->nmembers || r->index >= r->nmembers ||
+		    r->member_off > vr->nmb || r->nmembers > vr->nmb - r->member_off)
+			return "a region whose kind or members are not in the packet";
+		if (r->base % VERIFY_ELEM || r->len % VERIFY_ELEM || r->base > bytes ||
+		    span > bytes - r->base)
+			return "a region outside the buffer or not of whole elements";
+		if (r->kind == CHAKRA_R_ALLTOALL && (r->len / VERIFY_ELEM) % r->nmembers)
+			return "an all-to-all region not of equal blocks";
+	}
+	return NULL;
+}
+
+/* The sum over region r's members of their element e. */
+static double region_sum(const struct chakra_region *r, const struct chakra_member *m, uint64_t e)
+{
+	double s = 0;
+	uint32_t k;
+
+	for (k = 0; k < r->nmembers; k++)
+		s += ctl_verify_value(m[k].rank, m[k].base / VERIFY_ELEM + e);
+	return s;
+}
+
+bool verify_region_expect(const struct verify_regions *vr, uint32_t g, uint64_t e, double *v)
+{
+	const struct chakra_region *r = &vr->rg[g];
+	const struct chakra_member *m = vr->mb + r->member_off, *me = &m[r->index];
+	uint64_t ne = r->len / VERIFY_ELEM, blk = ne / r->nmembers;
+	uint32_t c = chunk_of(ne, r->nmembers, e);
+
+	switch (r->kind) {
+	case CHAKRA_R_ALLREDUCE:
+		*v = region_sum(r, m, e);
+		return true;
+	case CHAKRA_R_REDUCESCATTER:
+		*v = region_sum(r, m, e);
+		return c == r->index;
+	case CHAKRA_R_ALLGATHER:
+		*v = ctl_verify_value(m[c].rank, m[c].base / VERIFY_ELEM + e);
+		return true;
+	case CHAKRA_R_ALLTOALL: /* e in the `out` half: block j is member j's block for us */
+		c = (uint32_t)(e / blk);
+		*v = ctl_verify_value(m[c].rank,
+				      m[c].base / VERIFY_ELEM + r->index * blk + e % blk);
+		return true;
+	case CHAKRA_R_BROADCAST:
+		*v = ctl_verify_value(m[0].rank, m[0].base / VERIFY_ELEM + e);
+		return true;
+	default: /* REDUCE: the sum at its root, the others' own */
+		*v = r->index ? ctl_verify_value(me->rank, me->base / VERIFY_ELEM + e)
+			      : region_sum(r, m, e);
+		return true;
+	}
+}
+
+/* Where element e of region r is in the buffer (an all-to-all's in its `out` half). */
+static uint64_t region_at(const struct chakra_region *r, uint64_t e)
+{
+	return r->base / VERIFY_ELEM + (r->kind == CHAKRA_R_ALLTOALL ? r->len / VERIFY_ELEM : 0) +
+	       e;
+}
+
+static bool region_close(const struct chakra_region *r, double want, float got)
+{
+	double tol = want >= 0x1p24 ? want * r->nmembers * 0x1p-24 : 0;
+	double diff = (double)got - want;
+
+	return diff <= tol && -diff <= tol;
+}
+
+int verify_regions_check(const struct verify_regions *vr, uint32_t rank, const float *buf,
+			 char *why, size_t whylen)
+{
+	uint32_t g;
+	uint64_t e, at;
+	double want;
+
+	for (g = 0; g < vr->nrg; g++) {
+		const struct chakra_region *r = &vr->rg[g];
+
+		for (e = 0; e < r->len / VERIFY_ELEM; e++) {
+			at = region_at(r, e);
+			if (!verify_region_expect(vr, g, e, &want) ||
+			    region_close(r, want, buf[at]))
+				continue;
+			snprintf(why, whylen,
+				 "verify: rank %u, the operation of region %u (%u members, this "
+				 "rank's index %u), element %" PRIu64 ": found %.1f, expected %.1f",
+				 rank, g, r->nmembers, r->index, e, (double)buf[at], want);
+			return -EBADMSG;
+		}
+	}
+	return 0;
+}
+
+uint64_t verify_regions_fault_at(const struct verify_regions *vr)
+{
+	uint32_t g;
+	uint64_t e;
+	double want;
+
+	for (g = 0; g < vr->nrg; g++)
+		for (e = 0; e < vr->rg[g].len / VERIFY_ELEM; e++)
+			if (verify_region_expect(vr, g, e, &want))
+				return region_at(&vr->rg[g], e);
+	return UINT64_MAX;
+}

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "traffic/chakra/chakra.h"
 #include "traffic/coll.h"
 
 /* Sums of ctl_verify_value(r, i) over the ranks r whose data a rank's reduction adds up,
@@ -41,5 +42,29 @@ int verify_check(const struct coll_params *p, const struct verify_sums *vs, uint
 /* The element a test-only fault corrupts (CTL_VERIFY_FAULT): the first one checked from the
  * middle of the buffer on, else from its start; the element count if none is checked. */
 uint64_t verify_fault_at(const struct coll_params *p, const struct verify_sums *vs, uint32_t rank);
+
+/* ---- a Chakra job: each operation in its own regions (traffic/chakra/chakra.h) ---- */
+
+/* This rank's regions, as CTL_JOB ships them, and the members they name. */
+struct verify_regions {
+	const struct chakra_region *rg;
+	const struct chakra_member *mb;
+	uint32_t nrg, nmb;
+};
+
+/* What is wrong with vr for a buffer of `bytes` (a kind, a member out of the list, a region
+ * outside the buffer), or NULL. */
+const char *verify_regions_fault(const struct verify_regions *vr, uint64_t bytes);
+/* The value element e of region g (from its base; an all-to-all's of its `out` half) must
+ * hold, or false where its kind leaves it unspecified (a reduce-scatter outside this rank's
+ * part). Every member's region starts as verify_fill leaves it, at its own base. */
+bool verify_region_expect(const struct verify_regions *vr, uint32_t g, uint64_t e, double *v);
+/* Checks rank's buffer: 0, or -EBADMSG with the first wrong element in why. Elements in no
+ * region are not checked. */
+int verify_regions_check(const struct verify_regions *vr, uint32_t rank, const float *buf,
+			 char *why, size_t whylen);
+/* The buffer's element a test-only fault corrupts: the first one checked; UINT64_MAX if none
+ * is. */
+uint64_t verify_regions_fault_at(const struct verify_regions *vr);
 
 #endif

@@ -79,7 +79,7 @@ int run_chakra_load(struct run *r, uint32_t j, struct diag *d)
 	err = jobs_chakra_read(r->e, rj->spec.chakra, &rj->chakra->c, d);
 	jobs_chakra_job(r->e, &rj->spec, &rj->chakra->c, s->emulation.size_scale, r->dilation,
 			&rj->chakra->job);
-	err = err ? err : chakra_lower(&rj->chakra->job, &sc, &rj->chakra->step_node, d);
+	err = err ? err : chakra_lower(&rj->chakra->job, &sc, &rj->chakra->maps, d);
 	if (!err && (err = tables(r, rj->chakra, &sc)))
 		diag_set(d, err, "%s", err == -ENOMEM ? "out of memory" : "no critical path");
 	if (err) {
@@ -102,7 +102,7 @@ void run_chakra_step(struct run *r, uint32_t j, uint32_t rank, uint32_t step, in
 
 	if (!rc || rank >= rc->c.n || step >= rc->step_off[rank + 1] - rc->step_off[rank])
 		return;
-	g = rc->step_node[rc->step_off[rank] + step];
+	g = rc->maps.step_node[rc->step_off[rank] + step];
 	if (t0 != REC_NEVER && (rc->t0[g] == REC_NEVER || t0 < rc->t0[g]))
 		rc->t0[g] = t0;
 	if (t1 != REC_NEVER && (rc->t1[g] == REC_NEVER || t1 > rc->t1[g]))
@@ -153,7 +153,7 @@ void run_chakra_done(struct run_job *rj)
 	if (!rc)
 		return;
 	jobs_chakra_done(&rc->c);
-	free(rc->step_node);
+	chakra_maps_done(&rc->maps);
 	free(rc->step_off);
 	free(rc->t0);
 	free(rc->t1);

@@ -36,7 +36,7 @@ void run_tacos_done(struct run_job *rj);
 struct run_chakra {
 	struct jobs_chakra c;
 	struct chakra_job job;
-	uint32_t *step_node; /* the lowered schedule's steps' nodes (chakra_lower) */
+	struct chakra_maps maps; /* each step's node; under verify, each rank's regions */
 	uint32_t *step_off; /* each rank's first step in it */
 	int64_t *t0, *t1; /* per node: its first step's start, its last step's end, on its rank */
 	uint8_t *crit; /* per node: on the critical path with nothing shared (chakra_ideal) */

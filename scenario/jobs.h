@@ -66,14 +66,15 @@ int jobs_chakra_read(const struct experiment *e, uint32_t which, struct jobs_cha
 		     struct diag *d);
 void jobs_chakra_done(struct jobs_chakra *c);
 /* Job j's trace c as a backend runs it: its bytes times size_mul, its times times time_mul,
- * its collectives with j's chakra_algo, group and platform (the one choice the check and both
- * backends share). */
+ * its collectives with j's chakra_algo, group and platform, each operation in its own region
+ * under workload.verify (the one choice the check and both backends share). */
 void jobs_chakra_job(const struct experiment *e, const struct job_spec *j,
 		     const struct jobs_chakra *c, double size_mul, double time_mul,
 		     struct chakra_job *out);
 /* Fills the Chakra job j (j->chakra, chakra_algo set) from its trace: gpus (the files; a
- * `gpus` given must agree), bytes (its largest operation's, in paper bytes), lowered once so
- * that what cannot run is refused here. 0 or -errno with d set. */
+ * `gpus` given must agree), bytes (its buffer: its largest operation's, under verify what a
+ * rank's regions take, in paper bytes), chakra_ns and chakra_ship, lowered once so that what
+ * cannot run is refused here. 0 or -errno with d set. */
 int jobs_chakra_spec(const struct experiment *e, struct job_spec *j, uint32_t gpus, struct diag *d);
 
 /* TACOS's synthesis inputs for job j of e over endpoints eps (rank order) on t (TACOS §VI):

@@ -84,16 +84,40 @@ void jobs_chakra_job(const struct experiment *e, const struct job_spec *j,
 				   .l = &c->l,
 				   .size_mul = size_mul,
 				   .time_mul = time_mul,
-				   .flops = e->w.chakra_flops};
+				   .flops = e->w.chakra_flops,
+				   .regions = e->w.verify};
 	out->coll = job_coll(j, 0);
 	out->coll.algo = j->chakra_algo;
 	out->coll.elem = j->elem ? j->elem : 4;
+}
+
+/* The most bytes of s (and its regions in m) one rank gets: its steps, their dependencies
+ * and its regions with their members (emu-node/ctl.h lays them out so). */
+static uint64_t ship_bytes(const struct coll_sched *s, const struct chakra_maps *m)
+{
+	uint64_t most = 0, b, members;
+	uint32_t k, i;
+
+	for (k = 0; k < s->params.nranks; k++) {
+		members = 0;
+		for (i = m->region_off ? m->region_off[k] : 0;
+		     m->region_off && i < m->region_off[k + 1]; i++)
+			members += m->regions.v[i].nmembers;
+		b = (uint64_t)s->ranks.v[k].step_n * sizeof(struct coll_step) +
+		    (uint64_t)coll_sched_rank_deps(s, k) * sizeof(uint32_t) + 8 +
+		    (m->region_off ? m->region_off[k + 1] - m->region_off[k] : 0) *
+			    sizeof(struct chakra_region) +
+		    members * sizeof(struct chakra_member);
+		most = b > most ? b : most;
+	}
+	return most;
 }
 
 int jobs_chakra_spec(const struct experiment *e, struct job_spec *j, uint32_t gpus, struct diag *d)
 {
 	struct jobs_chakra c;
 	struct chakra_job cj;
+	struct chakra_maps m;
 	struct chakra_path p;
 	struct coll_sched s;
 	int r = jobs_chakra_read(e, j->chakra, &c, d);
@@ -101,14 +125,13 @@ int jobs_chakra_spec(const struct experiment *e, struct job_spec *j, uint32_t gp
 	if (!r && gpus && gpus != c.n)
 		r = diag_set(d, -EINVAL, "gpus: %u, but the trace has %zu ranks (.0.et to .%zu.et)",
 			     gpus, c.n, c.n - 1);
-	if (!r && e->w.verify)
-		r = diag_set(d, -EINVAL,
-			     "workload.verify: true does not check a Chakra job's results yet");
 	j->gpus = (uint32_t)c.n;
 	jobs_chakra_job(e, j, &c, 1.0, 1.0, &cj);
-	r = r ? r : chakra_lower(&cj, &s, NULL, d);
+	r = r ? r : chakra_lower(&cj, &s, &m, d);
 	if (!r) {
 		j->bytes = s.params.bytes;
+		j->chakra_ship = ship_bytes(&s, &m);
+		chakra_maps_done(&m);
 		coll_sched_done(&s);
 	}
 	if (!r && !chakra_ideal(&cj, 0, INFINITY, &p)) { /* computes only */

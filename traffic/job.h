@@ -68,6 +68,8 @@ struct job_spec {
 	uint32_t chakra;
 	enum coll_algo chakra_algo;
 	uint64_t chakra_ns; /* its critical path with the network infinitely fast: a lower bound */
+	uint64_t chakra_ship; /* the most bytes of its lowered schedule one rank gets (steps,
+			       * dependencies, regions): what emulation ships each rank */
 	uint32_t line, col; /* where a file gives it: a jobs entry's line:col in the scenario, a
 			     * trace row's line (col 0); 0:0 when generated */
 };

@@ -24,16 +24,42 @@ static const char *node_name(const struct run *r, uint32_t ep)
 	return r->t->nodes.v[r->t->endpoints.v[ep]].name;
 }
 
+/* A Chakra job's regions of rank k under verify (none otherwise): how many, and the members
+ * they name (each region's own, in order). */
+static uint32_t job_regions(const struct run_job *rj, uint32_t k, uint64_t *members)
+{
+	const struct chakra_maps *m = rj->chakra ? &rj->chakra->maps : NULL;
+	uint32_t i;
+
+	*members = 0;
+	if (!m || !m->region_off)
+		return 0;
+	for (i = m->region_off[k]; i < m->region_off[k + 1]; i++)
+		*members += m->regions.v[i].nmembers;
+	return m->region_off[k + 1] - m->region_off[k];
+}
+
+/* Rank k's packet's length with its slice of s (NULL: no steps) and its regions. */
+static uint64_t job_msg_len(const struct run_job *rj, const struct coll_sched *s, uint32_t k)
+{
+	uint64_t members;
+	uint32_t regions = job_regions(rj, k, &members);
+
+	if (!s)
+		return ctl_job_len(rj->spec.gpus);
+	return ctl_job_len_all(rj->spec.gpus, s->ranks.v[k].step_n, coll_sched_rank_deps(s, k),
+			       regions, members);
+}
+
 /* The largest packet a rank of the job needs: its slice of the shipped schedule s (NULL when
- * each rank builds its own). */
+ * each rank builds its own), and its regions. */
 static uint64_t job_msg_room(const struct run_job *rj, const struct coll_sched *s)
 {
 	uint64_t most = ctl_job_len(rj->spec.gpus), len;
 	uint32_t k;
 
 	for (k = 0; s && k < s->ranks.n; k++) {
-		len = ctl_job_len_steps(rj->spec.gpus, s->ranks.v[k].step_n,
-					coll_sched_rank_deps(s, k));
+		len = job_msg_len(rj, s, k);
 		most = len > most ? len : most;
 	}
 	return most;
@@ -84,6 +110,29 @@ static struct ctl_job *job_msg(const struct run *r, const struct run_job *rj, ui
 	return m;
 }
 
+/* Rank k's regions (a Chakra job under verify) after its steps, each with its members. */
+static void job_msg_regions(struct ctl_job *m, const struct run_job *rj, uint32_t k)
+{
+	const struct chakra_maps *cm = rj->chakra ? &rj->chakra->maps : NULL;
+	struct chakra_region *rg;
+	struct chakra_member *mb;
+	uint64_t members;
+	uint32_t i, n = 0;
+
+	m->nregions = job_regions(rj, k, &members);
+	m->nmembers = (uint32_t)members;
+	if (!m->nregions)
+		return;
+	rg = (struct chakra_region *)(uintptr_t)ctl_job_regions(m);
+	mb = (struct chakra_member *)(uintptr_t)ctl_job_members(m);
+	for (i = 0; i < m->nregions; i++) {
+		rg[i] = cm->regions.v[cm->region_off[k] + i];
+		memcpy(mb + n, cm->members.v + rg[i].member_off, rg[i].nmembers * sizeof(*mb));
+		rg[i].member_off = n;
+		n += rg[i].nmembers;
+	}
+}
+
 /* Rank k's slice of the shipped schedule s after the peers, and its packet's length. */
 static void job_msg_steps(struct ctl_job *m, const struct run_job *rj, const struct coll_sched *s,
 			  uint32_t k)
@@ -96,7 +145,8 @@ static void job_msg_steps(struct ctl_job *m, const struct run_job *rj, const str
 	m->nsteps = s->ranks.v[k].step_n;
 	m->ndeps = coll_sched_rank_deps(s, k);
 	coll_sched_rank_slice(s, k, st, (uint32_t *)(uintptr_t)ctl_job_deps(m));
-	m->h.len = (uint32_t)ctl_job_len_steps(rj->spec.gpus, m->nsteps, m->ndeps);
+	job_msg_regions(m, rj, k);
+	m->h.len = (uint32_t)job_msg_len(rj, s, k);
 }
 
 /* Rank k's view of the paths the routing policy pinned: its tag toward each peer, and the
@@ -151,9 +201,11 @@ int run_emu_start(struct run *r, uint32_t j, struct diag *d)
 		coll_sched_done(&s);
 		return diag_set(d, -E2BIG,
 				"job %u: a rank's part of its %s schedule takes %llu bytes, more "
-				"than one control packet's %d (fewer chunks)",
+				"than one control packet's %d (%s)",
 				j, coll_algo_name(rj->spec.algo), (unsigned long long)room,
-				CTL_MAX_MSG);
+				CTL_MAX_MSG,
+				rj->spec.chakra ? "a shorter trace: `testbed sim` runs this one"
+						: "fewer chunks");
 	}
 	m = job_msg(r, rj, room);
 	if (!m) {

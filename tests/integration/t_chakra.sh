@@ -4,7 +4,9 @@
 # critical path; ASTRA-sim's published microbenchmarks and Chakra's generator's broadcast and
 # barrier (scenarios/chakra-astra.yaml) run in virtual time and emulated under ECMP and greedy
 # routing, every job ok and every verdict ok, with each node's times in ops.csv; ASTRA-sim's
-# MLP chain (scenarios/chakra-mlp.yaml) emulated, its critical path in the summary; on a
+# MLP chain (scenarios/chakra-mlp.yaml) emulated, its critical path in the summary; both again
+# with `verify: true`, every rank's every operation checked on real floats (and a wrong
+# element found: the job fails, the run exits 1); on a
 # non-blocking switch the chain ends in virtual time within 3% of its critical path's
 # alpha-beta sum; a workload exported with `testbed schedule --chakra` and imported back
 # runs the same jobs; and the traces check refuses (a cycle, a dependency the file lacks, a
@@ -103,3 +105,25 @@ cp "$d/summary.json" "$TB_TMP/mlp-summary.json"
 cmp -s <(jq -S .jobs "$d/summary.json") <(jq -S .jobs "$TB_TMP/mlp-summary.json") || fail "report: another summary from ops.csv"
 [ "$(awk -F, 'NR > 1 && $10 == 1' "$d/ops.csv" | wc -l)" -ge 24 ] || fail "up mlp: ops.csv's critical column"
 note "MLP chain emulated: JRT $(jq .jobs[0].jrt_paper_s "$d/summary.json") paper s"
+
+# verified: every operation of every rank in its own region, checked at the end
+for sc in chakra-astra chakra-mlp; do
+	n=v-${sc#chakra-}
+	f=$(scenario_as scenarios/$sc.yaml $n 's/^workload:/workload:\n  verify: true/' \
+		's/^  routing.policy: \[ecmp, greedy\]/  routing.policy: [greedy]/')
+	TB_NAMES+=("$n")
+	settle
+	"$TB" up --results "$TB_TMP/verify" "$f" >"$TB_TMP/$n.log" 2>&1 || fail "up $n: $(tail -8 "$TB_TMP/$n.log")"
+	no_leftovers "$n"
+	for jobs in $(find "$TB_TMP/verify/$n" -name jobs.csv); do
+		total=$(tail -n +2 "$jobs" | wc -l)
+		[ "$(grep -c ',ok,1,' "$jobs")" = "$total" ] || fail "$n: not every job ok and verified: $(cat "$jobs")"
+	done
+done
+# a wrong element in the MLP chain's last rank: found, the job failed, the run exit 1
+rc=0
+TESTBED_TEST_VERIFY_FAULT=0 "$TB" up --results "$TB_TMP/verify" "$f" >"$TB_TMP/fault.log" 2>&1 || rc=$?
+[ $rc = 1 ] || fail "a wrong element: exit $rc, not 1: $(tail -5 "$TB_TMP/fault.log")"
+grep -Eq 'job 0 .*failed: .*verify: rank 7, the operation of region [0-9]+ \(8 members' "$TB_TMP/fault.log" ||
+	fail "the wrong element is not named: $(tail -5 "$TB_TMP/fault.log")"
+no_leftovers v-mlp

@@ -226,7 +226,53 @@ struct chakra_job {
 	double size_mul; /* the backend's bytes per trace byte (emulation.size_scale) */
 	double time_mul; /* the backend's ns per trace ns (the emulation's dilation) */
 	double flops; /* a GPU's operations per second, for a compute node with num_ops alone */
+	/* every operation in a region of its own of each member's buffer, so that its result
+	 * can be checked (workload.verify); else every operation at the buffer's start */
+	bool regions;
 };
+
+/* What a region of a rank's buffer holds at the end, of its members' regions (member 0 the
+ * root of a broadcast or reduce): the element-wise sum of every member's (all-reduce), of
+ * one's own part (reduce-scatter: part `index` of nmembers, coll_chunk_off's cut), every
+ * member's part as it held it (all-gather), every member's block for this rank in the second
+ * half (all-to-all: the region is 2 len, `in` then `out`), member 0's (broadcast; a send and
+ * its receive are one of two members), the sum at member 0 and its own elsewhere (reduce). */
+enum chakra_rkind {
+	CHAKRA_R_ALLREDUCE,
+	CHAKRA_R_REDUCESCATTER,
+	CHAKRA_R_ALLGATHER,
+	CHAKRA_R_ALLTOALL,
+	CHAKRA_R_BROADCAST,
+	CHAKRA_R_REDUCE,
+	CHAKRA_R_KINDS,
+};
+
+/* One operation's region of one rank's buffer (regions). Fixed layout: emu-node gets its
+ * rank's in CTL_JOB (emu-node/ctl.h). */
+struct chakra_region {
+	uint64_t base, len; /* bytes */
+	uint32_t member_off, nmembers; /* its members, in chakra_maps.members */
+	uint32_t index; /* this rank's among them */
+	uint8_t kind; /* enum chakra_rkind */
+	uint8_t pad[3];
+};
+
+/* A member of an operation: its rank and the base of its region. */
+struct chakra_member {
+	uint32_t rank;
+	uint32_t pad;
+	uint64_t base;
+};
+
+/* What the lowering tells besides the schedule: each step's node (the job's numbering), and
+ * under regions each rank's regions (region_off[r] .. region_off[r + 1]) and their members. */
+struct chakra_maps {
+	uint32_t *step_node;
+	uint32_t *region_off; /* n + 1 */
+	VEC(struct chakra_region) regions;
+	VEC(struct chakra_member) members;
+};
+void chakra_maps_done(struct chakra_maps *m);
 
 /* The bytes an operation of `bytes` in the trace moves in the backend over m ranks (an
  * all-to-all's: a multiple of m elements; else whole elements; never less than one each). */
@@ -240,12 +286,20 @@ uint64_t chakra_op_bytes(const struct chakra_job *j, uint64_t bytes, enum chakra
  * others, REDUCE to it, BARRIER a one-element all-reduce), a send and its receive as one
  * message, a compute, memory or metadata node as a WAIT of its duration (or num_ops / flops;
  * none for no time, or a WAIT of 0 joining its parents); each step after the steps that end
- * its node's parents. The buffer is the largest operation's bytes. *step_node, if not NULL,
- * gets (malloc'd) the job's node each step comes from (chakra_links numbering). 0, -EINVAL
- * with d set (a compute with num_ops alone and no flops, a collective its algorithm refuses,
- * too many ranks), or -ENOMEM. */
-int chakra_lower(const struct chakra_job *j, struct coll_sched *s, uint32_t **step_node,
+ * its node's parents. The buffer is the largest operation's bytes, or under regions the most
+ * any rank's regions take (an all-to-all's own block then copied by a LOCAL step). *maps, if
+ * not NULL, is filled (chakra_maps_done it). 0, -EINVAL with d set (a compute with num_ops
+ * alone and no flops, a collective its algorithm refuses, too many ranks), or -ENOMEM. */
+int chakra_lower(const struct chakra_job *j, struct coll_sched *s, struct chakra_maps *maps,
 		 struct diag *d);
+
+/* A compute, memory or metadata node's time in the backend (ns): its duration_micros, or a
+ * compute's num_ops / flops, times time_mul; -1 for a compute of num_ops alone and no rate. */
+double chakra_node_ns(const struct chakra_job *j, const struct chakra_node *n);
+/* The parameters collective node nd runs with over m ranks; *kind the collective kind, -1 for
+ * BROADCAST and REDUCE (written by hand: one message each from or to the lowest member). */
+struct coll_params chakra_coll_params(const struct chakra_job *j, const struct chakra_node *nd,
+				      uint32_t m, int *kind);
 
 /* The job's critical path with nothing shared (chakra_time) at the costs chakra_lower's
  * schedule has in the alpha-beta model: a compute its time, a collective its schedule's

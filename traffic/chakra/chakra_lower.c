@@ -20,6 +20,8 @@ struct lrank {
 	VEC(uint32_t) deps;
 	VEC(uint32_t) node; /* per step: the job's node it comes from */
 	VEC(uint32_t) exits; /* every node's exits, concatenated */
+	VEC(struct chakra_region) regions; /* under regions, with maps */
+	uint64_t used; /* under regions: the buffer its operations took so far */
 };
 
 struct lower {
@@ -30,10 +32,12 @@ struct lower {
 	VEC(uint32_t) entry; /* the node being lowered: the steps its parents end with */
 	VEC(uint32_t) mr; /* a collective's member ranks, ascending */
 	VEC(uint32_t) mg; /* and their nodes */
+	VEC(uint64_t) mb; /* and the bases of their regions */
 	VEC(uint8_t) used; /* a member's steps other steps of the operation wait for */
 	struct coll_sched cache[CACHE];
 	uint32_t slot;
 	uint64_t bytes; /* the largest operation's */
+	struct chakra_maps *maps; /* NULL: not wanted */
 	struct diag *d;
 };
 
@@ -145,9 +149,7 @@ static int node_fail(struct lower *L, uint32_t g, int err, const char *what)
 			chakra_str(&L->j->ranks[r], n->name), what);
 }
 
-/* A compute, memory or metadata node's time in the backend (ns), or -1: a compute given as
- * num_ops alone, and no rate. */
-static double time_of(const struct chakra_job *j, const struct chakra_node *n)
+double chakra_node_ns(const struct chakra_job *j, const struct chakra_node *n)
 {
 	double ns = 0;
 
@@ -165,7 +167,7 @@ static int lower_time(struct lower *L, uint32_t g)
 {
 	uint32_t r, s;
 	const struct chakra_node *n = node_at(L, g, &r);
-	double ns = time_of(L->j, n);
+	double ns = chakra_node_ns(L->j, n);
 	int64_t k;
 	int err = entry_of(L, g);
 
@@ -185,22 +187,68 @@ static int lower_time(struct lower *L, uint32_t g)
 	return set_exits(L, r, g, &s, 1);
 }
 
-/* A send and its receive: one message. */
+/* ---- regions (verify): each operation in its own bytes of each member's buffer ---- */
+
+/* The base of a region of len bytes of rank r's buffer; 0 without regions. */
+static uint64_t take(struct lower *L, uint32_t r, uint64_t len)
+{
+	uint64_t b = L->rk[r].used;
+
+	if (!L->j->regions)
+		return 0;
+	L->rk[r].used += len;
+	return b;
+}
+
+/* The operation's members (ranks v[0..n), their bases L->mb), one region on each: 0 or
+ * -ENOMEM; nothing without regions or maps. */
+static int add_regions(struct lower *L, const uint32_t *v, size_t n, enum chakra_rkind kind,
+		       uint64_t len)
+{
+	uint32_t off, k;
+
+	if (!L->j->regions || !L->maps)
+		return 0;
+	off = (uint32_t)L->maps->members.n;
+	for (k = 0; k < n; k++)
+		if (vec_push(&L->maps->members,
+			     ((struct chakra_member){.rank = v[k], .base = L->mb.v[k]})))
+			return -ENOMEM;
+	for (k = 0; k < n; k++) {
+		struct chakra_region rg = {.base = L->mb.v[k],
+					   .len = len,
+					   .member_off = off,
+					   .nmembers = (uint32_t)n,
+					   .index = k,
+					   .kind = (uint8_t)kind};
+
+		if (vec_push(&L->rk[v[k]].regions, rg))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A send and its receive: one message, a broadcast of two members' regions. */
 static int lower_pair(struct lower *L, const uint32_t *m)
 {
-	uint32_t rs, rr, k[2], i;
+	uint32_t rs, rr, k[2], i, rank[2];
 	const struct chakra_node *ns = node_at(L, m[0], &rs);
 	uint64_t b = chakra_op_bytes(L->j, ns->bytes, CHAKRA_ALL_REDUCE, 1);
 	int64_t v;
-	int err = 0;
+	int err;
 
 	node_at(L, m[1], &rr);
+	rank[0] = rs, rank[1] = rr;
 	L->bytes = b > L->bytes ? b : L->bytes;
+	L->mb.n = 0;
+	err = vec_push(&L->mb, take(L, rs, b)) || vec_push(&L->mb, take(L, rr, b)) ? -ENOMEM : 0;
+	err = err ? err : add_regions(L, rank, 2, CHAKRA_R_BROADCAST, b);
 	for (i = 0; !err && i < 2; i++) {
 		struct coll_step st = {.op = i ? COLL_RECV : COLL_SEND,
 				       .flags = i ? COLL_F_COPY : 0,
 				       .peer = i ? rs : rr,
-				       .len = b};
+				       .len = b,
+				       .off = L->mb.v[i]};
 
 		err = entry_of(L, m[i]);
 		v = err ? 0 : add_step(L, i ? rr : rs, m[i], st, L->entry.v, (uint32_t)L->entry.n);
@@ -302,6 +350,43 @@ static int members(struct lower *L, const uint32_t *m, size_t n)
 	return 0;
 }
 
+/* Under regions, an all-to-all's own block copied from its `in` half to its `out` half,
+ * after the node's parents: a step no other waits for (L->entry is the node's). */
+static int own_block(struct lower *L, const struct coll_sched *s, uint32_t k)
+{
+	uint32_t r = L->mr.v[k], g = L->mg.v[k];
+	uint64_t blk = s->params.bytes / s->params.nranks, base = L->mb.v[k];
+	struct coll_step st = {.op = COLL_LOCAL,
+			       .flags = COLL_F_COPY,
+			       .peer = r,
+			       .len = blk,
+			       .off = base + s->params.bytes + k * blk,
+			       .src = base + k * blk};
+	int64_t v;
+
+	if (!L->j->regions || s->params.kind != COLL_ALLTOALL)
+		return 0;
+	v = add_step(L, r, g, st, L->entry.v, (uint32_t)L->entry.n);
+	if (v < 0)
+		return (int)v;
+	L->ex_n[g]++;
+	return vec_push(&L->rk[r].exits, (uint32_t)v);
+}
+
+/* Step st of s in member k's region: its bytes from the region's base (an all-to-all's
+ * receives in its `out` half). */
+static void place(const struct lower *L, const struct coll_sched *s, uint32_t k,
+		  struct coll_step *st)
+{
+	if (!L->j->regions)
+		return;
+	st->off += L->mb.v[k];
+	if (st->op == COLL_RECV && s->params.kind == COLL_ALLTOALL)
+		st->off += s->params.bytes;
+	if (st->op == COLL_LOCAL)
+		st->src += L->mb.v[k];
+}
+
 /* Member k's steps of s on its rank: peers made the job's ranks, the operation's own
  * dependencies kept, its first steps after the node's parents; it ends with the steps none
  * of its others waits for. */
@@ -325,6 +410,7 @@ static int lower_member(struct lower *L, const struct coll_sched *s, uint32_t k)
 		int64_t v;
 
 		st.peer = coll_op_local(st.op) ? r : L->mr.v[st.peer];
+		place(L, s, k, &st);
 		for (c = 0; c < dn; c++)
 			L->used.v[dv[c]] = 1;
 		if (!dn) {
@@ -346,13 +432,11 @@ static int lower_member(struct lower *L, const struct coll_sched *s, uint32_t k)
 			return -ENOMEM;
 		L->ex_n[g]++;
 	}
-	return 0;
+	return own_block(L, s, k);
 }
 
-/* The parameters collective node nd runs with over m ranks (kind: -1 for BROADCAST and
- * REDUCE, which the lowering writes by hand). */
-static struct coll_params coll_params_of(const struct chakra_job *j, const struct chakra_node *nd,
-					 uint32_t m, int *kind)
+struct coll_params chakra_coll_params(const struct chakra_job *j, const struct chakra_node *nd,
+				      uint32_t m, int *kind)
 {
 	struct coll_params p = j->coll;
 
@@ -367,15 +451,37 @@ static struct coll_params coll_params_of(const struct chakra_job *j, const struc
 	return p;
 }
 
+/* What a collective of kind (coll_kind_of) leaves in its members' regions. */
+static enum chakra_rkind region_kind(int kind, enum chakra_coll c)
+{
+	switch (kind) {
+	case COLL_ALLGATHER:
+		return CHAKRA_R_ALLGATHER;
+	case COLL_REDUCESCATTER:
+		return CHAKRA_R_REDUCESCATTER;
+	case COLL_ALLTOALL:
+		return CHAKRA_R_ALLTOALL;
+	case COLL_ALLREDUCE:
+		return CHAKRA_R_ALLREDUCE;
+	default:
+		return c == CHAKRA_BROADCAST ? CHAKRA_R_BROADCAST : CHAKRA_R_REDUCE;
+	}
+}
+
 static int lower_coll(struct lower *L, const uint32_t *m, size_t n)
 {
 	uint32_t r, k;
 	const struct chakra_node *nd = node_at(L, m[0], &r);
 	int kind, err = members(L, m, n);
-	struct coll_params p = coll_params_of(L->j, nd, (uint32_t)n, &kind);
+	struct coll_params p = chakra_coll_params(L->j, nd, (uint32_t)n, &kind);
 	const struct coll_sched *s;
 	struct coll_sched own = {0};
+	uint32_t a2a = p.kind == COLL_ALLTOALL ? 2 : 1; /* `in` and `out` under regions */
 
+	L->mb.n = 0;
+	for (k = 0; !err && k < n; k++)
+		err = vec_push(&L->mb, take(L, L->mr.v[k], a2a * p.bytes));
+	err = err ? err : add_regions(L, L->mr.v, n, region_kind(kind, nd->coll), p.bytes);
 	if (err)
 		return err;
 	L->bytes = p.bytes > L->bytes ? p.bytes : L->bytes;
@@ -404,8 +510,30 @@ static int lower_op(struct lower *L, const struct chakra_op *op)
 	return lower_time(L, op->node);
 }
 
-/* The ranks' schedules as one (coll.h's layout), and each step's node. */
-static int assemble(struct lower *L, struct coll_sched *s, uint32_t **step_node)
+/* The ranks' regions as one list, rank after rank, into L->maps. */
+static int assemble_regions(struct lower *L)
+{
+	struct chakra_maps *m = L->maps;
+	size_t r, total = 0;
+
+	for (r = 0; r < L->j->n; r++)
+		total += L->rk[r].regions.n;
+	m->region_off = malloc((L->j->n + 1) * sizeof(*m->region_off));
+	if (!m->region_off || vec_reserve(&m->regions, total + 1))
+		return -ENOMEM;
+	for (r = 0; r < L->j->n; r++) {
+		m->region_off[r] = (uint32_t)m->regions.n;
+		if (L->rk[r].regions.n)
+			memcpy(m->regions.v + m->regions.n, L->rk[r].regions.v,
+			       L->rk[r].regions.n * sizeof(*m->regions.v));
+		m->regions.n += L->rk[r].regions.n;
+	}
+	m->region_off[L->j->n] = (uint32_t)m->regions.n;
+	return 0;
+}
+
+/* The ranks' schedules as one (coll.h's layout), and the maps. */
+static int assemble(struct lower *L, struct coll_sched *s)
 {
 	size_t r, steps = 0, deps = 0, i;
 	uint32_t *sn = NULL;
@@ -415,7 +543,7 @@ static int assemble(struct lower *L, struct coll_sched *s, uint32_t **step_node)
 		deps += L->rk[r].deps.n;
 	}
 	if (vec_reserve(&s->ranks, L->j->n) || vec_reserve(&s->steps, steps + 1) ||
-	    vec_reserve(&s->deps, deps + 1) || (step_node && !(sn = malloc((steps + 1) * 4))))
+	    vec_reserve(&s->deps, deps + 1) || (L->maps && !(sn = malloc((steps + 1) * 4))))
 		return -ENOMEM;
 	for (r = 0; r < L->j->n; r++) {
 		struct lrank *lr = &L->rk[r];
@@ -433,9 +561,20 @@ static int assemble(struct lower *L, struct coll_sched *s, uint32_t **step_node)
 		s->deps.n += lr->deps.n;
 	}
 	s->ranks.n = L->j->n;
-	if (step_node)
-		*step_node = sn;
-	return 0;
+	if (L->maps)
+		L->maps->step_node = sn;
+	return L->maps ? assemble_regions(L) : 0;
+}
+
+/* The buffer: the largest operation, or the most a rank's regions took. */
+static uint64_t buffer_bytes(const struct lower *L)
+{
+	uint64_t b = L->bytes;
+	size_t r;
+
+	for (r = 0; L->j->regions && r < L->j->n; r++)
+		b = L->rk[r].used > b ? L->rk[r].used : b;
+	return b ? b : elem_of(L->j);
 }
 
 static void lower_done(struct lower *L)
@@ -447,6 +586,7 @@ static void lower_done(struct lower *L)
 		vec_free(&L->rk[r].deps);
 		vec_free(&L->rk[r].node);
 		vec_free(&L->rk[r].exits);
+		vec_free(&L->rk[r].regions);
 	}
 	for (i = 0; i < CACHE; i++)
 		coll_sched_done(&L->cache[i]);
@@ -456,11 +596,12 @@ static void lower_done(struct lower *L)
 	vec_free(&L->entry);
 	vec_free(&L->mr);
 	vec_free(&L->mg);
+	vec_free(&L->mb);
 	vec_free(&L->used);
 	chakra_run_done(&L->x);
 }
 
-static int lower_all(struct lower *L, struct coll_sched *s, uint32_t **step_node)
+static int lower_all(struct lower *L, struct coll_sched *s)
 {
 	uint32_t total = L->j->l->base[L->j->n];
 	struct chakra_op op;
@@ -481,106 +622,41 @@ static int lower_all(struct lower *L, struct coll_sched *s, uint32_t **step_node
 	s->params = (struct coll_params){.kind = COLL_ALLREDUCE,
 					 .algo = COLL_CHAKRA,
 					 .nranks = (uint32_t)L->j->n,
-					 .bytes = L->bytes ? L->bytes : elem_of(L->j),
+					 .bytes = buffer_bytes(L),
 					 .elem = elem_of(L->j)};
-	return err ? err : assemble(L, s, step_node);
+	return err ? err : assemble(L, s);
 }
 
-int chakra_lower(const struct chakra_job *j, struct coll_sched *s, uint32_t **step_node,
+void chakra_maps_done(struct chakra_maps *m)
+{
+	if (!m)
+		return;
+	free(m->step_node);
+	free(m->region_off);
+	vec_free(&m->regions);
+	vec_free(&m->members);
+	memset(m, 0, sizeof(*m));
+}
+
+int chakra_lower(const struct chakra_job *j, struct coll_sched *s, struct chakra_maps *maps,
 		 struct diag *d)
 {
-	struct lower L = {.j = j, .d = d};
+	struct lower L = {.j = j, .maps = maps, .d = d};
 	int err;
 
 	memset(s, 0, sizeof(*s));
-	if (step_node)
-		*step_node = NULL;
+	if (maps)
+		memset(maps, 0, sizeof(*maps));
 	if (!j->n || j->n > COLL_MAX_RANKS)
 		return diag_set(d, -EINVAL, "a Chakra job of %zu ranks (1 to %u run)", j->n,
 				COLL_MAX_RANKS);
-	err = lower_all(&L, s, step_node);
+	err = lower_all(&L, s);
 	lower_done(&L);
 	if (err) {
 		coll_sched_done(s);
+		chakra_maps_done(maps);
 		if (err == -ENOMEM)
 			diag_set(d, err, "out of memory");
-	}
-	return err;
-}
-
-/* ---- the job's time with nothing shared, at alpha-beta costs ---- */
-
-struct ab {
-	const struct chakra_job *j;
-	double alpha, bps;
-	struct coll_sched cache[CACHE];
-	uint32_t slot;
-	int err;
-};
-
-/* The alpha-beta time of collective p (ns), its schedule one of the last built. */
-static uint64_t ab_coll(struct ab *a, const struct coll_params *p, bool bcast_or_reduce)
-{
-	struct coll_sched *s = NULL;
-	double t;
-	uint32_t i;
-
-	if (bcast_or_reduce) /* one message each way from or to the root, one after another */
-		return (uint64_t)llround((a->alpha + 8.0 * (double)p->bytes / a->bps) * 1e9 *
-					 (double)(p->nranks > 1 ? p->nranks - 1 : 0));
-	for (i = 0; i < CACHE && !s; i++)
-		if (a->cache[i].ranks.n && a->cache[i].params.kind == p->kind &&
-		    a->cache[i].params.algo == p->algo && a->cache[i].params.nranks == p->nranks &&
-		    a->cache[i].params.bytes == p->bytes)
-			s = &a->cache[i];
-	if (!s) {
-		s = &a->cache[a->slot++ % CACHE];
-		coll_sched_done(s);
-		if (coll_sched_build(p, s, NULL)) {
-			a->err = -EINVAL;
-			return 0;
-		}
-	}
-	t = coll_sched_alpha_beta(s, a->alpha, a->bps);
-	return isfinite(t) ? (uint64_t)llround(t * 1e9) : 0;
-}
-
-static uint64_t ab_cost(void *arg, const struct chakra_run *x, const struct chakra_op *op)
-{
-	struct ab *a = arg;
-	uint32_t r = chakra_links_rank(x->l, x->n, op->node);
-	const struct chakra_node *n = &x->ranks[r].nodes.v[op->node - x->l->base[r]];
-	struct coll_params p;
-	size_t m;
-	int kind;
-	double t;
-
-	if (op->kind == CHAKRA_SEND)
-		return (uint64_t)llround(
-			(a->alpha +
-			 8.0 * (double)chakra_op_bytes(a->j, n->bytes, CHAKRA_ALL_REDUCE, 1) /
-				 a->bps) *
-			1e9);
-	if (op->kind == CHAKRA_COLL) {
-		chakra_run_members(x, op, &m);
-		p = coll_params_of(a->j, n, (uint32_t)m, &kind);
-		return ab_coll(a, &p, kind < 0);
-	}
-	t = time_of(a->j, n);
-	return t > 0 ? (uint64_t)t : 0;
-}
-
-int chakra_ideal(const struct chakra_job *j, double alpha, double bps, struct chakra_path *out)
-{
-	struct ab a = {.j = j, .alpha = alpha, .bps = bps};
-	uint32_t i;
-	int err = chakra_time(j->ranks, j->n, j->l, ab_cost, &a, out);
-
-	for (i = 0; i < CACHE; i++)
-		coll_sched_done(&a.cache[i]);
-	if (!err && a.err) {
-		chakra_path_done(out);
-		err = a.err;
 	}
 	return err;
 }

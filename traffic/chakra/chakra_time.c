@@ -5,6 +5,7 @@
  * length; and that path, the operations that made the job as long as it is, walked back from
  * the last to end through the one whose end let each start. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,4 +137,83 @@ void chakra_path_done(struct chakra_path *p)
 {
 	vec_free(&p->steps);
 	p->end_ns = 0;
+}
+
+#define AB_CACHE 8 /* collective schedules kept, as a trace repeats its collectives */
+
+/* ---- at the costs of the lowered schedule in the alpha-beta model (chakra_ideal) ---- */
+
+struct ab {
+	const struct chakra_job *j;
+	double alpha, bps;
+	struct coll_sched cache[AB_CACHE];
+	uint32_t slot;
+	int err;
+};
+
+/* The alpha-beta time of collective p (ns), its schedule one of the last built. */
+static uint64_t ab_coll(struct ab *a, const struct coll_params *p, bool bcast_or_reduce)
+{
+	struct coll_sched *s = NULL;
+	double t;
+	uint32_t i;
+
+	if (bcast_or_reduce) /* one message each way from or to the root, one after another */
+		return (uint64_t)llround((a->alpha + 8.0 * (double)p->bytes / a->bps) * 1e9 *
+					 (double)(p->nranks > 1 ? p->nranks - 1 : 0));
+	for (i = 0; i < AB_CACHE && !s; i++)
+		if (a->cache[i].ranks.n && a->cache[i].params.kind == p->kind &&
+		    a->cache[i].params.algo == p->algo && a->cache[i].params.nranks == p->nranks &&
+		    a->cache[i].params.bytes == p->bytes)
+			s = &a->cache[i];
+	if (!s) {
+		s = &a->cache[a->slot++ % AB_CACHE];
+		coll_sched_done(s);
+		if (coll_sched_build(p, s, NULL)) {
+			a->err = -EINVAL;
+			return 0;
+		}
+	}
+	t = coll_sched_alpha_beta(s, a->alpha, a->bps);
+	return isfinite(t) ? (uint64_t)llround(t * 1e9) : 0;
+}
+
+static uint64_t ab_cost(void *arg, const struct chakra_run *x, const struct chakra_op *op)
+{
+	struct ab *a = arg;
+	uint32_t r = chakra_links_rank(x->l, x->n, op->node);
+	const struct chakra_node *n = &x->ranks[r].nodes.v[op->node - x->l->base[r]];
+	struct coll_params p;
+	size_t m;
+	int kind;
+	double t;
+
+	if (op->kind == CHAKRA_SEND)
+		return (uint64_t)llround(
+			(a->alpha +
+			 8.0 * (double)chakra_op_bytes(a->j, n->bytes, CHAKRA_ALL_REDUCE, 1) /
+				 a->bps) *
+			1e9);
+	if (op->kind == CHAKRA_COLL) {
+		chakra_run_members(x, op, &m);
+		p = chakra_coll_params(a->j, n, (uint32_t)m, &kind);
+		return ab_coll(a, &p, kind < 0);
+	}
+	t = chakra_node_ns(a->j, n);
+	return t > 0 ? (uint64_t)t : 0;
+}
+
+int chakra_ideal(const struct chakra_job *j, double alpha, double bps, struct chakra_path *out)
+{
+	struct ab a = {.j = j, .alpha = alpha, .bps = bps};
+	uint32_t i;
+	int err = chakra_time(j->ranks, j->n, j->l, ab_cost, &a, out);
+
+	for (i = 0; i < AB_CACHE; i++)
+		coll_sched_done(&a.cache[i]);
+	if (!err && a.err) {
+		chakra_path_done(out);
+		err = a.err;
+	}
+	return err;
 }

@@ -94,7 +94,8 @@ static void test_node_job(void **state)
 
 /* A shipped schedule's steps and dependencies follow the peers: the length must count exactly
  * the ones it says. */
-static int t_steps_job(uint32_t nsteps, uint32_t ndeps, uint64_t len, struct diag *d)
+static int t_regions_job(uint32_t nsteps, uint32_t ndeps, uint32_t nregions, uint32_t nmembers,
+			 uint64_t len, struct diag *d)
 {
 	struct ctl_job *j = t_msg(CTL_JOB, (size_t)len);
 	int r;
@@ -104,10 +105,17 @@ static int t_steps_job(uint32_t nsteps, uint32_t ndeps, uint64_t len, struct dia
 	j->channels = 1;
 	j->nsteps = nsteps;
 	j->ndeps = ndeps;
+	j->nregions = nregions;
+	j->nmembers = nmembers;
 	diag_clear(d);
 	r = msg_check(j, (size_t)len, d);
 	free(j);
 	return r;
+}
+
+static int t_steps_job(uint32_t nsteps, uint32_t ndeps, uint64_t len, struct diag *d)
+{
+	return t_regions_job(nsteps, ndeps, 0, 0, len, d);
 }
 
 static void test_node_steps_job(void **state)
@@ -118,10 +126,17 @@ static void test_node_steps_job(void **state)
 	assert_int_equal(t_steps_job(3, 5, ctl_job_len_steps(4, 3, 5), &d), CTL_JOB);
 	assert_int_equal(t_steps_job(0, 0, ctl_job_len(4), &d), CTL_JOB);
 	assert_int_equal(t_steps_job(3, 5, ctl_job_len_steps(4, 3, 4), &d), -EBADMSG);
-	assert_non_null(strstr(d.msg, "3 steps and 5 dependencies"));
+	assert_non_null(strstr(d.msg, "3 steps, 5 dependencies, 0 regions and 0 members"));
 	assert_int_equal(t_steps_job(3, 0, ctl_job_len(4), &d), -EBADMSG);
 	/* counts that would wrap 32 bits do not pass for a short packet */
 	assert_int_equal(t_steps_job(UINT32_MAX, 2, ctl_job_len_steps(4, 1, 0), &d), -EBADMSG);
+	/* a Chakra job's regions and members after the dependencies, 8-byte aligned */
+	assert_int_equal(ctl_job_len_all(4, 3, 5, 2, 3), (ctl_job_len_steps(4, 3, 5) + 7) / 8 * 8 +
+								 2 * sizeof(struct chakra_region) +
+								 3 * sizeof(struct chakra_member));
+	assert_int_equal(t_regions_job(3, 5, 2, 3, ctl_job_len_all(4, 3, 5, 2, 3), &d), CTL_JOB);
+	assert_int_equal(t_regions_job(3, 5, 2, 3, ctl_job_len_all(4, 3, 5, 2, 2), &d), -EBADMSG);
+	assert_non_null(strstr(d.msg, "2 regions and 3 members"));
 }
 
 static void test_node_refuses(void **state)

@@ -250,6 +250,7 @@ static void test_mlp(void **state)
 	struct coll_sched s;
 	struct chakra_job cj;
 	struct chakra_path p;
+	struct chakra_maps m;
 	struct job j;
 	uint32_t *sn, r, i, k;
 	double ab;
@@ -257,7 +258,9 @@ static void test_mlp(void **state)
 	(void)state;
 	t_read("mlp_model_parallel/8npus/MLP_ModelParallel", 8, &j);
 	cj = t_cj(&j, COLL_RING);
-	assert_int_equal(chakra_lower(&cj, &s, &sn, &d), 0);
+	assert_int_equal(chakra_lower(&cj, &s, &m, &d), 0);
+	sn = m.step_node;
+	assert_int_equal(m.regions.n, 0); /* no regions asked for */
 	assert_int_equal(s.params.bytes, 147456);
 	for (r = 0; r < 8; r++) {
 		uint64_t waits = 0, want = 0;
@@ -284,7 +287,7 @@ static void test_mlp(void **state)
 	assert_int_equal(chakra_ideal(&cj, 1e-6, 100e9, &p), 0);
 	assert_true(fabs(ab - (double)p.end_ns * 1e-9) < 1e-6 * ab);
 	chakra_path_done(&p);
-	free(sn);
+	chakra_maps_done(&m);
 	coll_sched_done(&s);
 	t_done(&j);
 }
