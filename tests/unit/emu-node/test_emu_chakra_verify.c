@@ -20,62 +20,8 @@
 #include "emu-node/ctl.h"
 #include "emu-node/verify.h"
 #include "lib/vec.h"
-#include "traffic/chakra/chakra.h"
+#include "tests/unit/chakra_t.h"
 #include "traffic/plan.h"
-
-/* ---- a trace read ---- */
-
-struct job {
-	struct chakra_rank r[16];
-	struct chakra_links l;
-	struct chakra_stats st;
-	size_t n;
-};
-
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *b = NULL;
-	long n;
-
-	if (f && !fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET) &&
-	    (b = malloc((size_t)n + 1)) && fread(b, 1, (size_t)n, f) == (size_t)n)
-		*len = (size_t)n;
-	if (f)
-		fclose(f);
-	return b;
-}
-
-static void t_read(const char *prefix, size_t n, struct job *j)
-{
-	struct diag d = {0};
-	char path[256];
-	size_t i, len = 0;
-
-	memset(j, 0, sizeof(*j));
-	j->n = n;
-	for (i = 0; i < n; i++) {
-		uint8_t *b;
-
-		snprintf(path, sizeof(path), "scenarios/chakra/%s.%zu.et", prefix, i);
-		b = slurp(path, &len);
-		assert_non_null(b);
-		if (chakra_read(b, len, path, &j->r[i], &d))
-			fail_msg("%s", d.msg);
-		free(b);
-	}
-	if (chakra_check(j->r, n, NULL, &j->st, &j->l, &d))
-		fail_msg("%s", d.msg);
-}
-
-static void t_done(struct job *j)
-{
-	size_t i;
-
-	for (i = 0; i < j->n; i++)
-		chakra_rank_done(&j->r[i]);
-	chakra_links_done(&j->l);
-}
 
 /* ---- the reference executor ---- */
 
@@ -210,20 +156,14 @@ static size_t t_verify(const char *prefix, size_t n, enum coll_algo a)
 	struct rank rk[16];
 	struct diag d = {0};
 	char why[256];
-	struct job j;
+	struct tchk_job j;
 	uint32_t r;
 	uint64_t at;
 	size_t checked = 0;
 
-	t_read(prefix, n, &j);
+	tchk_read(prefix, n, &j);
 	memset(rk, 0, sizeof(rk));
-	cj = (struct chakra_job){.ranks = j.r,
-				 .n = j.n,
-				 .l = &j.l,
-				 .coll = {.algo = a, .elem = 4},
-				 .size_mul = 1,
-				 .time_mul = 1,
-				 .regions = true};
+	cj = tchk_cj(&j, a, true);
 	if (chakra_lower(&cj, &s, &m, &d))
 		fail_msg("%s: %s", prefix, d.msg);
 	t_exec(&s, rk);
@@ -245,7 +185,7 @@ static size_t t_verify(const char *prefix, size_t n, enum coll_algo a)
 	t_free(rk, (uint32_t)n);
 	chakra_maps_done(&m);
 	coll_sched_done(&s);
-	t_done(&j);
+	tchk_done(&j);
 	return checked;
 }
 
@@ -286,18 +226,12 @@ static void test_regions_apart(void **state)
 	struct chakra_maps m;
 	struct coll_sched s;
 	struct diag d = {0};
-	struct job j;
+	struct tchk_job j;
 	uint32_t r, a, b;
 
 	(void)state;
-	t_read("mlp_model_parallel/8npus/MLP_ModelParallel", 8, &j);
-	cj = (struct chakra_job){.ranks = j.r,
-				 .n = j.n,
-				 .l = &j.l,
-				 .coll = {.algo = COLL_RING, .elem = 4},
-				 .size_mul = 1,
-				 .time_mul = 1,
-				 .regions = true};
+	tchk_read("mlp_model_parallel/8npus/MLP_ModelParallel", 8, &j);
+	cj = tchk_cj(&j, COLL_RING, true);
 	assert_int_equal(chakra_lower(&cj, &s, &m, &d), 0);
 	for (r = 0; r < 8; r++)
 		for (a = m.region_off[r]; a < m.region_off[r + 1]; a++) {
@@ -313,7 +247,7 @@ static void test_regions_apart(void **state)
 		}
 	chakra_maps_done(&m);
 	coll_sched_done(&s);
-	t_done(&j);
+	tchk_done(&j);
 }
 
 int main(void)

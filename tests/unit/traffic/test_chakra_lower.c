@@ -19,73 +19,7 @@
 
 #include <cmocka.h>
 
-#include "traffic/chakra/chakra.h"
-#include "traffic/chakra/et_def.pb-c.h"
-
-/* ---- a trace read ---- */
-
-struct job {
-	struct chakra_rank r[16];
-	struct chakra_links l;
-	struct chakra_stats st;
-	size_t n;
-};
-
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *b = NULL;
-	long n;
-
-	if (f && !fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET) &&
-	    (b = malloc((size_t)n + 1)) && fread(b, 1, (size_t)n, f) == (size_t)n)
-		*len = (size_t)n;
-	if (f)
-		fclose(f);
-	return b;
-}
-
-/* The n files of prefix (under scenarios/chakra/) read and checked. */
-static void t_read(const char *prefix, size_t n, struct job *j)
-{
-	struct diag d = {0};
-	char path[256];
-	size_t i, len = 0;
-
-	memset(j, 0, sizeof(*j));
-	j->n = n;
-	for (i = 0; i < n; i++) {
-		uint8_t *b;
-
-		snprintf(path, sizeof(path), "scenarios/chakra/%s.%zu.et", prefix, i);
-		b = slurp(path, &len);
-		assert_non_null(b);
-		if (chakra_read(b, len, path, &j->r[i], &d))
-			fail_msg("%s", d.msg);
-		free(b);
-	}
-	if (chakra_check(j->r, n, NULL, &j->st, &j->l, &d))
-		fail_msg("%s", d.msg);
-}
-
-static void t_done(struct job *j)
-{
-	size_t i;
-
-	for (i = 0; i < j->n; i++)
-		chakra_rank_done(&j->r[i]);
-	chakra_links_done(&j->l);
-}
-
-static struct chakra_job t_cj(const struct job *j, enum coll_algo a)
-{
-	return (struct chakra_job){.ranks = j->r,
-				   .n = j->n,
-				   .l = &j->l,
-				   .coll = {.algo = a, .elem = 4},
-				   .size_mul = 1,
-				   .time_mul = 1};
-}
+#include "tests/unit/chakra_t.h"
 
 /* Every rank's slice of s ships (coll_sched_from_rank checks it as a rank would). */
 static void t_ships(const struct coll_sched *s)
@@ -127,7 +61,7 @@ static void test_published_collectives(void **state)
 	for (c = 0; c < 4; c++) {
 		for (k = 0; k < 3; k++) {
 			char prefix[128];
-			struct job j;
+			struct tchk_job j;
 			struct chakra_job cj;
 			struct coll_sched s, want;
 			struct coll_params p = {.kind = colls[c].kind,
@@ -138,8 +72,8 @@ static void test_published_collectives(void **state)
 
 			snprintf(prefix, sizeof(prefix), "%s/%zunpus_1MB/%s", colls[c].name,
 				 npus[k], colls[c].name);
-			t_read(prefix, npus[k], &j);
-			cj = t_cj(&j, COLL_RING);
+			tchk_read(prefix, npus[k], &j);
+			cj = tchk_cj(&j, COLL_RING, false);
 			if (chakra_lower(&cj, &s, NULL, &d))
 				fail_msg("%s: %s", prefix, d.msg);
 			assert_int_equal(s.params.algo, COLL_CHAKRA);
@@ -159,7 +93,7 @@ static void test_published_collectives(void **state)
 				fail_msg("%s: %s", prefix, d.msg);
 			coll_sched_done(&want);
 			coll_sched_done(&s);
-			t_done(&j);
+			tchk_done(&j);
 		}
 	}
 }
@@ -179,14 +113,14 @@ static void test_generator_traces(void **state)
 	struct diag d = {0};
 	struct coll_sched s;
 	struct chakra_job cj;
-	struct job j;
+	struct tchk_job j;
 	size_t ops[4];
 	uint32_t r;
 
 	(void)state;
 	/* broadcast: rank 0 sends the 65,536 bytes to each other rank, one message each */
-	t_read("chakra_generator/4npus/BROADCAST", 4, &j);
-	cj = t_cj(&j, COLL_RING);
+	tchk_read("chakra_generator/4npus/BROADCAST", 4, &j);
+	cj = tchk_cj(&j, COLL_RING, false);
 	assert_int_equal(chakra_lower(&cj, &s, NULL, &d), 0);
 	t_ops(&s, 0, ops);
 	assert_int_equal(ops[COLL_SEND], 3);
@@ -199,18 +133,18 @@ static void test_generator_traces(void **state)
 	}
 	t_ships(&s);
 	coll_sched_done(&s);
-	t_done(&j);
+	tchk_done(&j);
 	/* barrier (comm_size 0): a one-element all-reduce */
-	t_read("chakra_generator/4npus/BARRIER", 4, &j);
-	cj = t_cj(&j, COLL_RING);
+	tchk_read("chakra_generator/4npus/BARRIER", 4, &j);
+	cj = tchk_cj(&j, COLL_RING, false);
 	assert_int_equal(chakra_lower(&cj, &s, NULL, &d), 0);
 	assert_int_equal(s.params.bytes, 4);
 	assert_true(isfinite(coll_sched_alpha_beta(&s, 1e-6, 1e9)));
 	coll_sched_done(&s);
-	t_done(&j);
+	tchk_done(&j);
 	/* two dependent computes of 5 us: two waits, the second after the first */
-	t_read("chakra_generator/4npus/two_comp_nodes_dependent", 4, &j);
-	cj = t_cj(&j, COLL_RING);
+	tchk_read("chakra_generator/4npus/two_comp_nodes_dependent", 4, &j);
+	cj = tchk_cj(&j, COLL_RING, false);
 	cj.time_mul = 3;
 	assert_int_equal(chakra_lower(&cj, &s, NULL, &d), 0);
 	for (r = 0; r < 4; r++) {
@@ -225,20 +159,20 @@ static void test_generator_traces(void **state)
 	}
 	t_ships(&s);
 	coll_sched_done(&s);
-	t_done(&j);
+	tchk_done(&j);
 	/* metadata and remote memory without a duration: no steps */
-	t_read("chakra_generator/4npus/one_metadata_node_all_types", 4, &j);
-	cj = t_cj(&j, COLL_RING);
+	tchk_read("chakra_generator/4npus/one_metadata_node_all_types", 4, &j);
+	cj = tchk_cj(&j, COLL_RING, false);
 	assert_int_equal(chakra_lower(&cj, &s, NULL, &d), 0);
 	assert_int_equal(s.steps.n, 0);
 	coll_sched_done(&s);
-	t_done(&j);
-	t_read("chakra_generator/4npus/one_remote_mem_load_node", 4, &j);
-	cj = t_cj(&j, COLL_RING);
+	tchk_done(&j);
+	tchk_read("chakra_generator/4npus/one_remote_mem_load_node", 4, &j);
+	cj = tchk_cj(&j, COLL_RING, false);
 	assert_int_equal(chakra_lower(&cj, &s, NULL, &d), 0);
 	assert_int_equal(s.steps.n, 0);
 	coll_sched_done(&s);
-	t_done(&j);
+	tchk_done(&j);
 }
 
 /* The MLP chain: 18 compute nodes per rank as waits of their durations, 6 all-gathers and 5
@@ -251,13 +185,13 @@ static void test_mlp(void **state)
 	struct chakra_job cj;
 	struct chakra_path p;
 	struct chakra_maps m;
-	struct job j;
+	struct tchk_job j;
 	uint32_t *sn, r, i, k;
 	double ab;
 
 	(void)state;
-	t_read("mlp_model_parallel/8npus/MLP_ModelParallel", 8, &j);
-	cj = t_cj(&j, COLL_RING);
+	tchk_read("mlp_model_parallel/8npus/MLP_ModelParallel", 8, &j);
+	cj = tchk_cj(&j, COLL_RING, false);
 	assert_int_equal(chakra_lower(&cj, &s, &m, &d), 0);
 	sn = m.step_node;
 	assert_int_equal(m.regions.n, 0); /* no regions asked for */
@@ -289,7 +223,7 @@ static void test_mlp(void **state)
 	chakra_path_done(&p);
 	chakra_maps_done(&m);
 	coll_sched_done(&s);
-	t_done(&j);
+	tchk_done(&j);
 }
 
 /* The backend's scales: bytes times size_mul (whole elements), times times time_mul. */
@@ -298,12 +232,12 @@ static void test_scales(void **state)
 	struct diag d = {0};
 	struct coll_sched s;
 	struct chakra_job cj;
-	struct job j;
+	struct tchk_job j;
 	uint32_t i;
 
 	(void)state;
-	t_read("mlp_model_parallel/8npus/MLP_ModelParallel", 8, &j);
-	cj = t_cj(&j, COLL_HD);
+	tchk_read("mlp_model_parallel/8npus/MLP_ModelParallel", 8, &j);
+	cj = tchk_cj(&j, COLL_HD, false);
 	cj.size_mul = 0.005;
 	cj.time_mul = 2;
 	assert_int_equal(chakra_lower(&cj, &s, NULL, &d), 0);
@@ -313,103 +247,27 @@ static void test_scales(void **state)
 	for (i = 0; i < s.steps.n; i++)
 		assert_true(s.steps.v[i].op == COLL_WAIT || s.steps.v[i].len % 4 == 0);
 	coll_sched_done(&s);
-	t_done(&j);
+	tchk_done(&j);
 }
 
 /* ---- hand-built traces ---- */
-
-struct buf {
-	uint8_t *b;
-	size_t n, cap;
-};
-
-static void put_msg(struct buf *o, const ProtobufCMessage *m)
-{
-	size_t n = protobuf_c_message_get_packed_size(m), v = n;
-
-	if (o->n + n + 10 > o->cap) {
-		o->cap = 2 * (o->n + n + 10);
-		o->b = realloc(o->b, o->cap);
-		assert_non_null(o->b);
-	}
-	do {
-		o->b[o->n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-		v >>= 7;
-	} while (v);
-	o->n += protobuf_c_message_pack(m, o->b + o->n);
-}
-
-static void put_meta(struct buf *o)
-{
-	ChakraProtoMsg__GlobalMetadata g = CHAKRA_PROTO_MSG__GLOBAL_METADATA__INIT;
-
-	put_msg(o, &g.base);
-}
-
-/* A node of type t after deps (nd), with up to 3 int attributes (names NULL: none). */
-static void put_node(struct buf *o, uint64_t id, ChakraProtoMsg__NodeType t, const uint64_t *deps,
-		     size_t nd, uint64_t us, const char *const *names, const int64_t *vals)
-{
-	ChakraProtoMsg__Node m = CHAKRA_PROTO_MSG__NODE__INIT;
-	ChakraProtoMsg__AttributeProto a[3], *ap[3] = {&a[0], &a[1], &a[2]};
-	size_t i;
-
-	for (i = 0; names && i < 3 && names[i]; i++) {
-		chakra_proto_msg__attribute_proto__init(&a[i]);
-		a[i].name = (char *)names[i];
-		a[i].value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL;
-		a[i].int64_val = vals[i];
-	}
-	m.id = id;
-	m.name = (char *)"n";
-	m.type = t;
-	m.n_data_deps = nd;
-	m.data_deps = (uint64_t *)deps;
-	m.duration_micros = us;
-	m.n_attr = i;
-	m.attr = ap;
-	put_msg(o, &m.base);
-}
-
-#define COMP CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE
-#define COLL CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE
-#define SEND CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE
-#define RECV CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE
-
-static void t_load(struct buf *o, size_t n, struct job *j)
-{
-	struct diag d = {0};
-	size_t i;
-
-	memset(j, 0, sizeof(*j));
-	j->n = n;
-	for (i = 0; i < n; i++)
-		if (chakra_read(o[i].b, o[i].n, "t.et", &j->r[i], &d))
-			fail_msg("%s", d.msg);
-	if (chakra_check(j->r, n, NULL, &j->st, &j->l, &d))
-		fail_msg("%s", d.msg);
-	for (i = 0; i < n; i++) {
-		free(o[i].b);
-		o[i] = (struct buf){0};
-	}
-}
 
 /* A compute of 2e9 operations and no duration: refused without a rate, 2 ms at 1e12/s. */
 static void test_num_ops(void **state)
 {
 	static const char *const names[] = {"num_ops", NULL};
 	static const int64_t vals[] = {2000000000};
-	struct buf o[1] = {{0}};
+	struct tchk_buf o[1] = {{0}};
 	struct diag d = {0};
 	struct coll_sched s;
 	struct chakra_job cj;
-	struct job j;
+	struct tchk_job j;
 
 	(void)state;
-	put_meta(&o[0]);
-	put_node(&o[0], 7, COMP, NULL, 0, 0, names, vals);
-	t_load(o, 1, &j);
-	cj = t_cj(&j, COLL_RING);
+	tchk_put_meta(&o[0]);
+	tchk_put_node(&o[0], 7, TCHK_COMP, NULL, 0, 0, names, vals);
+	tchk_load(o, 1, &j);
+	cj = tchk_cj(&j, COLL_RING, false);
 	assert_int_equal(chakra_lower(&cj, &s, NULL, &d), -EINVAL);
 	assert_non_null(strstr(d.msg, "rank 0: node 7 (n): a compute given as num_ops alone"));
 	assert_non_null(strstr(d.msg, "workload.chakra_flops"));
@@ -419,7 +277,7 @@ static void test_num_ops(void **state)
 	assert_int_equal(s.steps.v[0].op, COLL_WAIT);
 	assert_int_equal(s.steps.v[0].len, 2000000);
 	coll_sched_done(&s);
-	t_done(&j);
+	tchk_done(&j);
 }
 
 /* hier-ring with group 2 cannot build an all-reduce over 3 ranks: refused at the node. */
@@ -427,24 +285,24 @@ static void test_algorithm_refused(void **state)
 {
 	static const char *const names[] = {"comm_type", "comm_size", NULL};
 	static const int64_t vals[] = {CHAKRA_ALL_REDUCE, 1 << 20};
-	struct buf o[3] = {{0}};
+	struct tchk_buf o[3] = {{0}};
 	struct diag d = {0};
 	struct coll_sched s;
 	struct chakra_job cj;
-	struct job j;
+	struct tchk_job j;
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < 3; i++) {
-		put_meta(&o[i]);
-		put_node(&o[i], 4, COLL, NULL, 0, 0, names, vals);
+		tchk_put_meta(&o[i]);
+		tchk_put_node(&o[i], 4, TCHK_COLL, NULL, 0, 0, names, vals);
 	}
-	t_load(o, 3, &j);
-	cj = t_cj(&j, COLL_HIER_RING);
+	tchk_load(o, 3, &j);
+	cj = tchk_cj(&j, COLL_HIER_RING, false);
 	cj.coll.group = 2;
 	assert_int_equal(chakra_lower(&cj, &s, NULL, &d), -EINVAL);
 	assert_non_null(strstr(d.msg, "rank 0: node 4 (n): ALL_REDUCE over 3 ranks: "));
-	t_done(&j);
+	tchk_done(&j);
 }
 
 /* A send and its receive: one message of comm_size bytes, after each side's parents. */
@@ -453,22 +311,22 @@ static void test_pair(void **state)
 	static const char *const sn[] = {"comm_dst", "comm_size", "comm_tag"};
 	static const char *const rn[] = {"comm_src", "comm_size", "comm_tag"};
 	static const int64_t sv[] = {1, 4096, 9}, rv[] = {0, 4096, 9};
-	struct buf o[2] = {{0}};
+	struct tchk_buf o[2] = {{0}};
 	struct diag d = {0};
 	struct coll_sched s;
 	struct chakra_job cj;
-	struct job j;
+	struct tchk_job j;
 	const struct coll_step *a, *b;
 
 	(void)state;
-	put_meta(&o[0]);
-	put_node(&o[0], 1, COMP, NULL, 0, 10, NULL, NULL);
-	put_node(&o[0], 2, SEND, (const uint64_t[]){1}, 1, 0, sn, sv);
-	put_meta(&o[1]);
-	put_node(&o[1], 1, RECV, NULL, 0, 0, rn, rv);
-	put_node(&o[1], 2, COMP, (const uint64_t[]){1}, 1, 20, NULL, NULL);
-	t_load(o, 2, &j);
-	cj = t_cj(&j, COLL_RING);
+	tchk_put_meta(&o[0]);
+	tchk_put_node(&o[0], 1, TCHK_COMP, NULL, 0, 10, NULL, NULL);
+	tchk_put_node(&o[0], 2, TCHK_SEND, (const uint64_t[]){1}, 1, 0, sn, sv);
+	tchk_put_meta(&o[1]);
+	tchk_put_node(&o[1], 1, TCHK_RECV, NULL, 0, 0, rn, rv);
+	tchk_put_node(&o[1], 2, TCHK_COMP, (const uint64_t[]){1}, 1, 20, NULL, NULL);
+	tchk_load(o, 2, &j);
+	cj = tchk_cj(&j, COLL_RING, false);
 	assert_int_equal(chakra_lower(&cj, &s, NULL, &d), 0);
 	a = s.steps.v + s.ranks.v[0].step_off;
 	b = s.steps.v + s.ranks.v[1].step_off;
@@ -487,7 +345,7 @@ static void test_pair(void **state)
 		    1e-12);
 	t_ships(&s);
 	coll_sched_done(&s);
-	t_done(&j);
+	tchk_done(&j);
 }
 
 /* Random jobs: 2 to 6 ranks, each a chain-ish graph of computes and all-reduces (the same
@@ -503,24 +361,24 @@ static void test_random_jobs(void **state)
 	(void)state;
 	for (t = 0; t < 40; t++) {
 		size_t n = 2 + (size_t)(rand_r(&seed) % 5), i, k, colls = 1 + rand_r(&seed) % 4;
-		struct buf o[6] = {{0}};
+		struct tchk_buf o[6] = {{0}};
 		struct coll_sched s, s2;
 		struct chakra_job cj;
-		struct job j;
+		struct tchk_job j;
 		double ab;
 
 		for (i = 0; i < n; i++) {
 			uint64_t id = 1, dep;
 
-			put_meta(&o[i]);
+			tchk_put_meta(&o[i]);
 			for (k = 0; k < colls; k++) {
 				/* the same size on every rank */
 				int64_t cv[] = {CHAKRA_ALL_REDUCE, 4096 * (int64_t)(k + 1)};
 
-				put_node(&o[i], id, COMP, NULL, 0, 1 + rand_r(&seed) % 50, NULL,
-					 NULL);
+				tchk_put_node(&o[i], id, TCHK_COMP, NULL, 0, 1 + rand_r(&seed) % 50,
+					      NULL, NULL);
 				dep = 1 + (uint64_t)rand_r(&seed) % id;
-				put_node(&o[i], id + 1, COLL, &dep, 1, 0, cn, cv);
+				tchk_put_node(&o[i], id + 1, TCHK_COLL, &dep, 1, 0, cn, cv);
 				id += 2;
 			}
 			{
@@ -533,12 +391,12 @@ static void test_random_jobs(void **state)
 				uint64_t last = id - 1;
 
 				/* receive first, independent of the send: a ring that can start */
-				put_node(&o[i], id, RECV, NULL, 0, 0, rn, rv);
-				put_node(&o[i], id + 1, SEND, &last, 1, 0, sn, sv);
+				tchk_put_node(&o[i], id, TCHK_RECV, NULL, 0, 0, rn, rv);
+				tchk_put_node(&o[i], id + 1, TCHK_SEND, &last, 1, 0, sn, sv);
 			}
 		}
-		t_load(o, n, &j);
-		cj = t_cj(&j, t % 2 ? COLL_HD : COLL_RING);
+		tchk_load(o, n, &j);
+		cj = tchk_cj(&j, t % 2 ? COLL_HD : COLL_RING, false);
 		if (chakra_lower(&cj, &s, NULL, &d))
 			fail_msg("job %u: %s", t, d.msg);
 		ab = coll_sched_alpha_beta(&s, 1e-6, 1e10);
@@ -549,7 +407,7 @@ static void test_random_jobs(void **state)
 		assert_memory_equal(s.steps.v, s2.steps.v, s.steps.n * sizeof(*s.steps.v));
 		coll_sched_done(&s);
 		coll_sched_done(&s2);
-		t_done(&j);
+		tchk_done(&j);
 	}
 }
 

@@ -17,81 +17,36 @@
 
 #include <cmocka.h>
 
-#include "traffic/chakra/chakra.h"
-#include "traffic/chakra/et_def.pb-c.h"
+#include "tests/unit/chakra_t.h"
 
-/* ---- writing traces (each message after its varint length) ---- */
-
-struct buf {
-	uint8_t *b;
-	size_t n, cap;
-};
-
-static void put_msg(struct buf *o, const ProtobufCMessage *m)
-{
-	size_t n = protobuf_c_message_get_packed_size(m), v = n;
-
-	if (o->n + n + 10 > o->cap) {
-		o->cap = 2 * (o->n + n + 10);
-		o->b = realloc(o->b, o->cap);
-		assert_non_null(o->b);
-	}
-	do {
-		o->b[o->n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-		v >>= 7;
-	} while (v);
-	o->n += protobuf_c_message_pack(m, o->b + o->n);
-}
-
-static void put_meta(struct buf *o)
-{
-	ChakraProtoMsg__GlobalMetadata g = CHAKRA_PROTO_MSG__GLOBAL_METADATA__INIT;
-
-	put_msg(o, &g.base);
-}
+/* ---- writing traces (tests/unit/chakra_t.h) ---- */
 
 /* A node: type t, deps (nd of them), and for a collective its kind and size, for a send or
- * receive its peer, size and tag. */
-static void put_node(struct buf *o, uint64_t id, ChakraProtoMsg__NodeType t, const uint64_t *deps,
-		     size_t nd, int64_t kind_or_peer, int64_t size, int64_t tag)
+ * receive its peer, size and tag; a compute of 10 us. */
+static void put_node(struct tchk_buf *o, uint64_t id, ChakraProtoMsg__NodeType t,
+		     const uint64_t *deps, size_t nd, int64_t kind_or_peer, int64_t size,
+		     int64_t tag)
 {
-	ChakraProtoMsg__Node m = CHAKRA_PROTO_MSG__NODE__INIT;
-	ChakraProtoMsg__AttributeProto a[3], *ap[3] = {&a[0], &a[1], &a[2]};
-	static const char *const names[] = {"comm_type", "comm_size", "comm_tag"};
-	size_t i;
+	const char *names[4] = {"comm_type", "comm_size", "comm_tag", NULL};
+	const int64_t vals[3] = {kind_or_peer, size, tag};
 
-	for (i = 0; i < 3; i++) {
-		chakra_proto_msg__attribute_proto__init(&a[i]);
-		a[i].name = (char *)names[i];
-		a[i].value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL;
-	}
-	a[0].int64_val = kind_or_peer;
-	a[1].int64_val = size;
-	a[2].int64_val = tag;
-	if (t == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE)
-		a[0].name = (char *)"comm_dst";
-	if (t == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE)
-		a[0].name = (char *)"comm_src";
-	m.id = id;
-	m.name = (char *)"n";
-	m.type = t;
-	m.n_data_deps = nd;
-	m.data_deps = (uint64_t *)deps;
-	m.duration_micros = t == CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE ? 10 : 0;
-	m.n_attr = t == CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE	      ? 0
-		   : t == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE ? 2
-								      : 3;
-	m.attr = ap;
-	put_msg(o, &m.base);
+	if (t == TCHK_SEND)
+		names[0] = "comm_dst";
+	if (t == TCHK_RECV)
+		names[0] = "comm_src";
+	if (t == TCHK_COLL)
+		names[2] = NULL;
+	tchk_put_node(o, id, t, deps, nd, t == TCHK_COMP ? 10 : 0, t == TCHK_COMP ? NULL : names,
+		      vals);
 }
 
-#define COMP CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE
-#define COLL CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE
-#define SEND CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE
-#define RECV CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE
+#define COMP TCHK_COMP
+#define COLL TCHK_COLL
+#define SEND TCHK_SEND
+#define RECV TCHK_RECV
 
 /* The n buffers read as ranks and linked. */
-static void t_load(struct buf *o, size_t n, struct chakra_rank *r, struct chakra_links *l)
+static void t_load(struct tchk_buf *o, size_t n, struct chakra_rank *r, struct chakra_links *l)
 {
 	struct chakra_stats st;
 	struct diag d = {0};
@@ -104,7 +59,7 @@ static void t_load(struct buf *o, size_t n, struct chakra_rank *r, struct chakra
 		fail_msg("%s", d.msg);
 }
 
-static void t_free(struct buf *o, struct chakra_rank *r, size_t n, struct chakra_links *l)
+static void t_free(struct tchk_buf *o, struct chakra_rank *r, size_t n, struct chakra_links *l)
 {
 	while (n--) {
 		chakra_rank_done(&r[n]);
@@ -126,7 +81,7 @@ static size_t t_take(struct chakra_run *x, struct chakra_op *out, size_t max)
 /* Rank 0: an all-reduce at once; rank 1: a compute, then the all-reduce. */
 static void test_collective_waits_for_every_member(void **state)
 {
-	struct buf o[2] = {{0}};
+	struct tchk_buf o[2] = {{0}};
 	struct chakra_rank r[2];
 	struct chakra_links l;
 	struct chakra_run x;
@@ -135,9 +90,9 @@ static void test_collective_waits_for_every_member(void **state)
 	size_t n;
 
 	(void)state;
-	put_meta(&o[0]);
+	tchk_put_meta(&o[0]);
 	put_node(&o[0], 1, COLL, NULL, 0, CHAKRA_ALL_REDUCE, 1024, 0);
-	put_meta(&o[1]);
+	tchk_put_meta(&o[1]);
 	put_node(&o[1], 1, COMP, NULL, 0, 0, 0, 0);
 	put_node(&o[1], 2, COLL, (const uint64_t[]){1}, 1, CHAKRA_ALL_REDUCE, 1024, 0);
 	t_load(o, 2, r, &l);
@@ -165,7 +120,7 @@ static void test_collective_waits_for_every_member(void **state)
 /* Rank 0 sends at once; rank 1 receives after a compute: the pair starts then, send first. */
 static void test_send_waits_for_receive(void **state)
 {
-	struct buf o[2] = {{0}};
+	struct tchk_buf o[2] = {{0}};
 	struct chakra_rank r[2];
 	struct chakra_links l;
 	struct chakra_run x;
@@ -174,9 +129,9 @@ static void test_send_waits_for_receive(void **state)
 	size_t n;
 
 	(void)state;
-	put_meta(&o[0]);
+	tchk_put_meta(&o[0]);
 	put_node(&o[0], 7, SEND, NULL, 0, 1, 4096, 5);
-	put_meta(&o[1]);
+	tchk_put_meta(&o[1]);
 	put_node(&o[1], 1, COMP, NULL, 0, 0, 0, 0);
 	put_node(&o[1], 2, RECV, (const uint64_t[]){1}, 1, 0, 4096, 5);
 	t_load(o, 2, r, &l);
@@ -235,20 +190,6 @@ static void t_run_all(struct chakra_run *x, const struct chakra_rank *r,
 	free(started);
 }
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *b = NULL;
-	long n;
-
-	if (f && !fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET) &&
-	    (b = malloc((size_t)n + 1)) && fread(b, 1, (size_t)n, f) == (size_t)n)
-		*len = (size_t)n;
-	if (f)
-		fclose(f);
-	return b;
-}
-
 /* The MLP chain's 8 ranks read and linked. */
 static void t_mlp(struct chakra_rank *r, struct chakra_links *l)
 {
@@ -262,7 +203,7 @@ static void t_mlp(struct chakra_rank *r, struct chakra_links *l)
 
 		snprintf(path, sizeof(path),
 			 "scenarios/chakra/mlp_model_parallel/8npus/MLP_ModelParallel.%zu.et", i);
-		b = slurp(path, &len);
+		b = tchk_slurp(path, &len);
 		assert_non_null(b);
 		if (chakra_read(b, len, path, &r[i], &d))
 			fail_msg("%s", d.msg);
@@ -302,7 +243,7 @@ static void test_random_jobs(void **state)
 	for (t = 0; t < 200; t++) {
 		size_t nr = 2 + rand_r(&seed) % 4, ncoll = rand_r(&seed) % 4, i, k, id;
 		size_t by_kind[CHAKRA_KINDS] = {0};
-		struct buf o[5] = {{0}};
+		struct tchk_buf o[5] = {{0}};
 		struct chakra_rank r[5];
 		struct chakra_links l;
 		struct chakra_run x;
@@ -311,7 +252,7 @@ static void test_random_jobs(void **state)
 			size_t ncomp = 1 + rand_r(&seed) % 12;
 			uint64_t dep[2];
 
-			put_meta(&o[i]);
+			tchk_put_meta(&o[i]);
 			for (id = 1; id <= ncomp; id++) {
 				size_t nd = id > 1 ? rand_r(&seed) % 3 : 0;
 
@@ -344,7 +285,7 @@ static void test_random_jobs(void **state)
  * starts, and the check says so at the node that waits. */
 static void test_cross_rank_deadlock(void **state)
 {
-	struct buf o[2] = {{0}};
+	struct tchk_buf o[2] = {{0}};
 	struct chakra_rank r[2];
 	struct chakra_stats st;
 	struct diag d = {0};
@@ -352,10 +293,10 @@ static void test_cross_rank_deadlock(void **state)
 	size_t i;
 
 	(void)state;
-	put_meta(&o[0]);
+	tchk_put_meta(&o[0]);
 	put_node(&o[0], 1, RECV, NULL, 0, 1, 8, 2);
 	put_node(&o[0], 2, COLL, (const uint64_t[]){1}, 1, CHAKRA_ALL_REDUCE, 64, 0);
-	put_meta(&o[1]);
+	tchk_put_meta(&o[1]);
 	put_node(&o[1], 1, COLL, NULL, 0, CHAKRA_ALL_REDUCE, 64, 0);
 	put_node(&o[1], 2, SEND, (const uint64_t[]){1}, 1, 0, 8, 2);
 	for (i = 0; i < 2; i++)
@@ -389,7 +330,7 @@ static uint64_t t_cost(void *arg, const struct chakra_run *x, const struct chakr
  * through rank 1's two, the all-reduce, and a compute after it: 10 + 10 + 100 + 10 us. */
 static void test_critical_path(void **state)
 {
-	struct buf o[2] = {{0}};
+	struct tchk_buf o[2] = {{0}};
 	struct chakra_rank r[2];
 	struct chakra_links l;
 	struct chakra_path p;
@@ -398,11 +339,11 @@ static void test_critical_path(void **state)
 	size_t i;
 
 	(void)state;
-	put_meta(&o[0]);
+	tchk_put_meta(&o[0]);
 	put_node(&o[0], 1, COMP, NULL, 0, 0, 0, 0);
 	put_node(&o[0], 2, COLL, (const uint64_t[]){1}, 1, CHAKRA_ALL_REDUCE, 1 << 20, 0);
 	put_node(&o[0], 3, COMP, (const uint64_t[]){2}, 1, 0, 0, 0);
-	put_meta(&o[1]);
+	tchk_put_meta(&o[1]);
 	put_node(&o[1], 1, COMP, NULL, 0, 0, 0, 0);
 	put_node(&o[1], 2, COMP, (const uint64_t[]){1}, 1, 0, 0, 0);
 	put_node(&o[1], 3, COLL, (const uint64_t[]){2}, 1, CHAKRA_ALL_REDUCE, 1 << 20, 0);
