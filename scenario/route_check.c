@@ -8,9 +8,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scenario/jobs.h"
 #include "scenario/world.h"
 #include "policy/greedy_conns.h"
 #include "policy/sched.h"
+
+/* Job js's connections, placed on eps: a Chakra trace's job's from its lowered trace. */
+static int job_conns(const struct world *w, const struct job_spec *js, const struct coll_params *p,
+		     const uint32_t *eps, struct greedy_conn **c, uint32_t *m, struct diag *d)
+{
+	struct coll_ext x = {0};
+	struct jobs_chakra ch = {0};
+	struct chakra_job cj;
+	int err = 0;
+
+	if (js->chakra) {
+		err = jobs_chakra_read(&w->e, js->chakra, &ch, d);
+		jobs_chakra_job(&w->e, js, &ch, 1.0, 1.0, &cj);
+		x.chakra = &cj;
+	}
+	err = err ? err : greedy_job_conns(p, &x, js->id, eps, c, m, d);
+	jobs_chakra_done(&ch);
+	return err;
+}
 
 /* The time-0 jobs' connections appended to *all (*n of them); eps[] keeps their placements
  * (eps_all, owned by the caller, one slot per endpoint). */
@@ -32,7 +52,7 @@ static int first_jobs(const struct world *w, struct sched *s, uint32_t *eps_all,
 		uint32_t m, i;
 
 		memcpy(eps_all + used, eps, js->gpus * sizeof(*eps));
-		err = greedy_job_conns(&p, NULL, (uint32_t)j, eps_all + used, &c, &m, d);
+		err = job_conns(w, js, &p, eps_all + used, &c, &m, d);
 		used += js->gpus;
 		if (err)
 			break;

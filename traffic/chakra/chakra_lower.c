@@ -448,6 +448,8 @@ struct coll_params chakra_coll_params(const struct chakra_job *j, const struct c
 	p.elem = elem_of(j);
 	if (!coll_algo_builds(p.algo, p.kind) || coll_algo_shipped(p.algo))
 		p.algo = coll_algo_default(p.kind);
+	if (p.algo == COLL_MULTIDIM) /* the chunked collective of this node's kind (Themis §4) */
+		p.md.kind = (uint8_t)p.kind;
 	return p;
 }
 

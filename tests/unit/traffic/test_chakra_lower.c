@@ -411,6 +411,44 @@ static void test_random_jobs(void **state)
 	}
 }
 
+/* Themis's chunked collective (workload.schedule) on a 4 x 2 x 2 platform: each node's
+ * collective of its own kind (an all-gather here, while the job's platform says all-reduce),
+ * the published 16-NPU traces built and shipped. */
+static void test_multidim(void **state)
+{
+	static const char *const colls[] = {"all_reduce", "all_gather", "reduce_scatter",
+					    "all_to_all"};
+	struct coll_md md = {.ndims = 3,
+			     .sched = COLL_MD_THEMIS,
+			     .intra = COLL_MD_SCF,
+			     .kind = COLL_ALLREDUCE,
+			     .chunks = 8,
+			     .thr_div = 16,
+			     .dim = {{4, COLL_MD_DIRECT, 1, 0, 400000000000ull},
+				     {2, COLL_MD_DIRECT, 1, 0, 400000000000ull},
+				     {2, COLL_MD_DIRECT, 1, 0, 400000000000ull}}};
+	struct diag d = {0};
+	struct coll_sched s;
+	struct chakra_job cj;
+	struct tchk_job j;
+	char prefix[128];
+	size_t c;
+
+	(void)state;
+	for (c = 0; c < 4; c++) {
+		snprintf(prefix, sizeof(prefix), "%s/16npus_1MB/%s", colls[c], colls[c]);
+		tchk_read(prefix, 16, &j);
+		cj = tchk_cj(&j, COLL_MULTIDIM, false);
+		cj.coll.md = md;
+		if (chakra_lower(&cj, &s, NULL, &d))
+			fail_msg("%s: %s", prefix, d.msg);
+		assert_true(s.steps.n > 0);
+		t_ships(&s);
+		coll_sched_done(&s);
+		tchk_done(&j);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -422,6 +460,7 @@ int main(void)
 		cmocka_unit_test(test_algorithm_refused),
 		cmocka_unit_test(test_pair),
 		cmocka_unit_test(test_random_jobs),
+		cmocka_unit_test(test_multidim),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
