@@ -13,6 +13,10 @@ void run_scale_job(const struct run *r, struct run_job *rj)
 	uint64_t elem = rj->spec.elem ? rj->spec.elem : 4, bytes;
 	uint32_t k;
 
+	/* whole elements; an all-to-all's in equal blocks, one per rank */
+	if (rj->spec.kind == COLL_ALLTOALL && rj->spec.gpus)
+		elem *= rj->spec.gpus;
+
 	job_fit_duration(&rj->spec, paper_rate);
 	bytes = (uint64_t)((double)rj->spec.bytes * s->emulation.size_scale);
 

@@ -117,7 +117,8 @@ uint64_t job_comm_ns(const struct job_spec *j, uint64_t bytes, uint64_t rate_bps
 /* For a job given a duration T (and alpha, iterations I and its own GPU count): compute per
  * iteration T/I (1 - alpha) and the collective's bytes M such that it takes T/I alpha
  * contention-free at rate_bps, as the vClos paper's simulator sizes its jobs (one GPU: all
- * compute). No-op without a duration. */
+ * compute); M in whole elements, an all-to-all's a multiple of its ranks' elements. No-op
+ * without a duration. */
 void job_fit_duration(struct job_spec *j, uint64_t rate_bps);
 
 /* A Poisson workload (vClos §9.2; lambda read as the mean inter-arrival time). */

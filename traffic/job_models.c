@@ -155,7 +155,9 @@ uint64_t job_compute_ns(const struct job_spec *j, uint64_t rate_bps)
 void job_fit_duration(struct job_spec *j, uint64_t rate_bps)
 {
 	double per, a = j->comm_fraction, factor, bytes;
-	uint64_t elem = j->elem ? j->elem : 4;
+	/* whole elements; an all-to-all's in equal blocks of whole elements, one per rank */
+	uint64_t elem =
+		(j->elem ? j->elem : 4) * (j->kind == COLL_ALLTOALL && j->gpus ? j->gpus : 1);
 
 	if (!j->duration_ns || !rate_bps)
 		return;

@@ -85,9 +85,24 @@ static uint64_t wl_duration(const struct workload_gen *g, uint64_t *s)
 	return t >= step ? t / step * step : t;
 }
 
+/* Model `name`; one the papers give no size (moe) takes its size from the job's duration
+ * when the generator gives durations (job_fit_duration sets the bytes), through *sized. */
+static const struct job_model *wl_model(const struct workload_gen *g, const char *name,
+					struct job_model *sized)
+{
+	const struct job_model *m = job_model_find(name);
+
+	if (!m || m->params > 0 || !g->dur_mean_ns || m->comm_fraction <= 0)
+		return m;
+	*sized = *m;
+	sized->params = 1; /* a placeholder: the duration decides the bytes */
+	return sized;
+}
+
 static int wl_one(const struct workload_gen *g, double total, uint64_t *rng, uint64_t t,
 		  job_list *out, struct diag *d)
 {
+	struct job_model sized;
 	struct job_spec *j;
 	uint32_t gpus = wl_pick_size(g, total, rng);
 	size_t mi = (size_t)(rng_unit(rng) * (double)g->models.n);
@@ -99,7 +114,7 @@ static int wl_one(const struct workload_gen *g, double total, uint64_t *rng, uin
 		return diag_set(d, -ENOMEM, "out of memory for the workload");
 	if (g->algos.n) /* drawn after the model: streams without algos stay as they were */
 		algo = g->algos.v[(size_t)(rng_unit(rng) * (double)g->algos.n)];
-	err = job_from_model(job_model_find(g->models.v[mi]), gpus, algo, j, d);
+	err = job_from_model(wl_model(g, g->models.v[mi], &sized), gpus, algo, j, d);
 	if (err)
 		return diag_wrap(d, err, "job %zu: ", out->n - 1);
 	j->id = (uint32_t)(out->n - 1);

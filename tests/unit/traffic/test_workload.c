@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -154,6 +155,45 @@ static void test_gen_durations(void **state)
 	assert_int_equal(workload_generate(&g, &l, &d), -EINVAL);
 	assert_string_equal(d.msg, "duration_min is above duration_max");
 	assert_int_equal(l.n, 0);
+	workload_gen_done(&g);
+}
+
+/* moe has no size in the papers: a generator with durations sizes it from each job's length
+ * (its all-to-all, pairwise, of the bytes job_fit_duration gives: T/I x alpha at the rate);
+ * without durations it is refused. */
+static void test_gen_sized_by_duration(void **state)
+{
+	struct workload_gen g;
+	struct diag d = {0};
+	job_list l = {0};
+	size_t i, moe = 0;
+
+	(void)state;
+	t_gen(&g, 300, 9);
+	free(g.models.v[2]);
+	g.models.v[2] = strdup("moe");
+	assert_int_equal(workload_generate(&g, &l, &d), -EINVAL); /* no durations */
+	assert_non_null(strstr(d.msg, "model moe has no size in the papers"));
+	diag_clear(&d);
+	g.dur_mean_ns = 4000 * T_SEC;
+	g.dur_min_ns = 1000 * T_SEC;
+	assert_int_equal(workload_generate(&g, &l, &d), 0);
+	for (i = 0; i < l.n; i++) {
+		struct job_spec j = l.v[i];
+
+		if (strcmp(j.model, "moe"))
+			continue;
+		moe++;
+		assert_int_equal(j.kind, COLL_ALLTOALL);
+		assert_int_equal(j.algo, COLL_PAIRWISE);
+		job_fit_duration(&j, 100000000000ull);
+		if (j.gpus > 1) /* T/I alpha of all-to-all at 100 Gbit/s, within rounding */
+			assert_true(fabs((double)job_comm_ns(&j, j.bytes, 100000000000ull) -
+					 (double)j.duration_ns / 5 * 0.258) <
+				    1e-3 * (double)j.duration_ns);
+	}
+	assert_true(moe > 60 && moe < 140); /* a third of 300 */
+	vec_free(&l);
 	workload_gen_done(&g);
 }
 
@@ -393,6 +433,7 @@ int main(void)
 		cmocka_unit_test(test_gen_frequencies),
 		cmocka_unit_test(test_gen_determinism),
 		cmocka_unit_test(test_gen_durations),
+		cmocka_unit_test(test_gen_sized_by_duration),
 		cmocka_unit_test(test_gen_errors),
 		cmocka_unit_test(test_trace_sample),
 		cmocka_unit_test(test_trace_header_variants),
