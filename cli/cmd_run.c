@@ -382,6 +382,7 @@ static int report(struct run *r, const struct cmd_run_opts *o, const char *who,
 	info.sched = (struct col_sched_counts){.known = true,
 					       .frag_jobs = r->sched.frag_jobs,
 					       .frag_tries = r->sched.frag_tries,
+					       .gpu_tries = r->sched.gpu_tries,
 					       .rewires = r->rewires};
 	if (r->trace_left) {
 		info.trace_known = true;

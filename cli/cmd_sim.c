@@ -145,6 +145,11 @@ static int sim_file(const char *path, const char *name, const char *results, uin
 			 "(run.sim_quantum)\n",
 			 units_fmt_time(q, sizeof(q), w.e.run.sim_quantum_ns));
 	}
+	if (!r && w.e.run.sim_share != EXP_SHARE_MAXMIN)
+		cmd_note("testbed sim: note: flows share a link by %s (run.sim_share), not "
+			 "max-min\n",
+			 w.e.run.sim_share == EXP_SHARE_EQUAL ? "equal split"
+							      : "equal split since each started");
 	if (!r)
 		cmd_trace_left(stderr, "testbed sim: ", &w.trace_left, false);
 	if (!r)

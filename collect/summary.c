@@ -406,6 +406,7 @@ static json_t *sched_obj(const struct col_summary_meta *meta)
 		return NULL;
 	err |= set(o, "fragmented_jobs", json_integer(c->frag_jobs));
 	err |= set(o, "fragmented_tries", json_integer(c->frag_tries));
+	err |= set(o, "gpu_tries", json_integer(c->gpu_tries));
 	err |= set(o, "rewires", json_integer(c->rewires));
 	return done(o, err);
 }

@@ -21,10 +21,12 @@
 
 /* What the job scheduler counted (vClos §7, Table 2): jobs that waited although enough GPUs
  * were free (the placement found no servers or network for them: fragmentation), the
- * attempts to start them so, and the OCS reconfigurations its placements made. */
+ * attempts to start them so, the attempts that failed for want of GPUs, and the OCS
+ * reconfigurations its placements made. */
 struct col_sched_counts {
 	bool known; /* false: a folder from before these counts */
 	uint32_t frag_jobs, frag_tries, rewires;
+	uint32_t gpu_tries; /* attempts that failed for want of free GPUs (Table 2's "GPU") */
 };
 
 /* Names the summary carries; borrowed, each may be NULL. */

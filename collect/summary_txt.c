@@ -187,8 +187,8 @@ static void sched_counts(struct col_out *o, const struct col_summary_meta *meta)
 	if (c && c->known && (c->frag_jobs || c->rewires))
 		col_out_printf(o,
 			       "scheduler: %u jobs waited with enough GPUs free (fragmentation; "
-			       "%u tries), %u OCS rewires\n",
-			       c->frag_jobs, c->frag_tries, c->rewires);
+			       "%u tries), %u tries failed for want of GPUs, %u OCS rewires\n",
+			       c->frag_jobs, c->frag_tries, c->gpu_tries, c->rewires);
 }
 
 /* "a / b / c" of a per-dimension share list. */

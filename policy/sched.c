@@ -252,8 +252,10 @@ static int sched_try_start(struct sched *s, uint32_t id)
 	uint32_t *eps;
 	int err;
 
-	if (j->gpus > s->free_n)
+	if (j->gpus > s->free_n) {
+		s->gpu_tries++;
 		return -EAGAIN;
+	}
 	if (vec_reserve(&s->assign, s->assign.n + j->gpus))
 		return -ENOMEM;
 	eps = s->assign.v + s->assign.n;

@@ -75,6 +75,7 @@ struct sched {
 	/* vClos §7, Table 2: the head could not start although enough GPUs were free (network
 	 * fragmentation, or locality); attempts, and distinct jobs */
 	uint32_t frag_tries, frag_jobs;
+	uint32_t gpu_tries; /* Table 2's other cause: attempts with fewer GPUs free than asked */
 	struct vclos *vc; /* SCHED_VCLOS: the leaves' servers and the leaf-spine links */
 	VEC(struct vclos_alloc) vc_allocs; /* SCHED_VCLOS: by job id, while running */
 	struct sched_ocs *ocs; /* SCHED_OCS_VCLOS: the cluster, its circuits, the allocations */

@@ -401,6 +401,8 @@ static void sched_from(const json_t *o, struct col_sched_counts *c)
 	c->frag_jobs = (uint32_t)json_integer_value(fj);
 	c->frag_tries = (uint32_t)json_integer_value(ft);
 	c->rewires = (uint32_t)json_integer_value(rw);
+	/* absent from a folder written before it */
+	c->gpu_tries = (uint32_t)json_integer_value(json_object_get(o, "gpu_tries"));
 }
 
 static int info_from(const json_t *j, struct res_info *info)

@@ -122,6 +122,13 @@ struct exp_workload {
 	double chakra_flops;
 };
 
+/* run.sim_share: how flows share a link in `testbed sim` (sim/net.h's enum sim_share). */
+enum exp_share {
+	EXP_SHARE_MAXMIN,
+	EXP_SHARE_EQUAL,
+	EXP_SHARE_EQUAL_SINCE_START,
+};
+
 struct exp_run {
 	char results[256]; /* results directory root */
 	uint64_t progress_ns; /* fail a job after this long without progress, 0 = auto */
@@ -130,6 +137,7 @@ struct exp_run {
 	bool sample_given; /* the scenario set it: sim keeps it instead of its own choice */
 	uint64_t max_wall_ns; /* up refuses jobs whose emulation takes longer, 0 = no limit */
 	uint64_t sim_quantum_ns; /* sim: rates refilled at most once per this, 0 = every instant */
+	enum exp_share sim_share; /* sim: the sharing rule */
 	bool strict; /* a degraded fidelity verdict fails the command (exit 3), as --strict */
 };
 

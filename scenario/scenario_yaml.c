@@ -486,6 +486,13 @@ static const struct keyword place_names[] = {
 	{"ocs-vclos", SCHED_OCS_VCLOS}, {"locality", SCHED_LOCALITY}, {NULL, 0},
 };
 
+static const struct keyword share_names[] = {
+	{"max-min", EXP_SHARE_MAXMIN},
+	{"equal-split", EXP_SHARE_EQUAL},
+	{"equal-split-since-start", EXP_SHARE_EQUAL_SINCE_START},
+	{NULL, 0},
+};
+
 static const struct keyword md_sched_names[] = {
 	{"baseline", COLL_MD_BASELINE},
 	{"themis", COLL_MD_THEMIS},
@@ -598,6 +605,7 @@ static const struct scn_yaml_field run_fields[] = {
 	FIELD("sample_interval", scn_yaml_time, run.sample_ns, uint64_t, false),
 	FIELD("max_wall", scn_yaml_time, run.max_wall_ns, uint64_t, false),
 	FIELD("sim_quantum", scn_yaml_time, run.sim_quantum_ns, uint64_t, false),
+	ENUM("sim_share", run.sim_share, enum exp_share, false, share_names),
 	FIELD("strict", scn_yaml_bool, run.strict, bool, false),
 };
 

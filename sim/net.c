@@ -299,6 +299,8 @@ int sim_flow_start(struct sim_net *s, const uint32_t *path, const double *w, uin
 			       .w = pw,
 			       .hops = hops,
 			       .left = (double)bytes,
+			       .size = (double)bytes,
+			       .start = s->now,
 			       .since = s->now,
 			       .cookie = cookie,
 			       .done = SIM_NEVER,
@@ -629,15 +631,12 @@ static void fix_alone(struct sim_net *s, struct fill *x, uint32_t *left)
 	}
 }
 
-/* Progressive filling (max-min fairness) of the gathered component: the link with the lowest
- * fair share rem/cnt fixes its flows' rates, which leave its other links; repeat. Link marks
- * hold their comp index meanwhile and get the pass back after. */
-static int fill(struct sim_net *s, struct fill *x)
+/* Each link of the gathered component: its capacity, its flows and their weights; its mark
+ * its comp index while filling (the fillers give the marks the pass back after). */
+static void fill_start(struct sim_net *s, struct fill *x)
 {
-	uint32_t left = (uint32_t)s->comp_flows.n;
-	struct share_item it;
 	size_t i;
-	int r = 0;
+	uint32_t h;
 
 	for (i = 0; i < s->comp_links.n; i++) {
 		struct sim_link *l = &s->links.v[s->comp_links.v[i]];
@@ -650,12 +649,24 @@ static int fill(struct sim_net *s, struct fill *x)
 	}
 	for (i = 0; i < s->comp_flows.n; i++) {
 		struct sim_flow *f = &s->flows.v[s->comp_flows.v[i]];
-		uint32_t h;
 
 		f->frozen = false;
 		for (h = 0; h < f->hops; h++)
 			x->wsum[s->links.v[f->path[h]].mark] += f->w ? f->w[h] : 1;
 	}
+}
+
+/* Progressive filling (max-min fairness) of the gathered component: the link with the lowest
+ * fair share rem/cnt fixes its flows' rates, which leave its other links; repeat. Link marks
+ * hold their comp index meanwhile and get the pass back after. */
+static int fill(struct sim_net *s, struct fill *x)
+{
+	uint32_t left = (uint32_t)s->comp_flows.n;
+	struct share_item it;
+	size_t i;
+	int r = 0;
+
+	fill_start(s, x);
 	fix_alone(s, x, &left);
 	if (vec_reserve(&x->q, s->comp_links.n))
 		r = -ENOMEM;
@@ -668,6 +679,39 @@ static int fill(struct sim_net *s, struct fill *x)
 	for (i = 0; i < s->comp_links.n; i++)
 		s->links.v[s->comp_links.v[i]].mark = s->pass;
 	return r;
+}
+
+/* Equal split (SIM_SHARE_EQUAL): every flow of the gathered component gets the lowest, over
+ * its links, of capacity over the (share-weighted) flows there. Links never carry more than
+ * their capacity; what a flow cannot use elsewhere idles. */
+static void fill_equal(struct sim_net *s, struct fill *x)
+{
+	size_t i;
+	uint32_t h;
+
+	fill_start(s, x);
+	for (i = 0; i < s->comp_flows.n; i++) {
+		struct sim_flow *f = &s->flows.v[s->comp_flows.v[i]];
+		double rate = SIM_RATE_INF;
+
+		for (h = 0; h < f->hops; h++) {
+			uint32_t j = s->links.v[f->path[h]].mark;
+
+			rate = fmin(rate, x->rem[j] / x->wsum[j]);
+		}
+		f->rate = rate;
+	}
+	for (i = 0; i < s->comp_links.n; i++)
+		s->links.v[s->comp_links.v[i]].mark = s->pass;
+}
+
+/* SIM_SHARE_EQUAL_SINCE_START: what flow f has left is what its rate now would have left it
+ * had it held since the flow started (none, when that is all of it: it ends now). */
+static void since_start(const struct sim_net *s, struct sim_flow *f)
+{
+	double sent = f->rate * (double)(s->now - f->start) / NS / 8;
+
+	f->left = sent >= f->size ? 0 : f->size - sent;
 }
 
 /* Whether a flow whose rate was just set needs a new completion event. One whose rate did not
@@ -713,8 +757,16 @@ static int refill(struct sim_net *s)
 		settle(s, &s->flows.v[s->comp_flows.v[i]]);
 		old[i] = s->flows.v[s->comp_flows.v[i]].rate;
 	}
-	if (!r)
+	if (!r && s->share == SIM_SHARE_MAXMIN)
 		r = fill(s, &x);
+	else if (!r)
+		fill_equal(s, &x);
+	for (i = 0; !r && s->share == SIM_SHARE_EQUAL_SINCE_START && i < s->comp_flows.n; i++) {
+		struct sim_flow *f = &s->flows.v[s->comp_flows.v[i]];
+
+		since_start(s, f);
+		old[i] = -1; /* what it has left moved: a new completion event */
+	}
 	if (!r && s->mutate) /* tests only: a broken model, for the checks to catch */
 		s->mutate(s, s->mutate_arg);
 	if (!r)

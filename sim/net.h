@@ -33,6 +33,21 @@ struct sim_stats {
 	uint64_t flows_touched; /* flows whose rate those fillings set, summed */
 };
 
+/* How flows crossing one link share it (run.sim_share, docs/scenario.md). */
+enum sim_share {
+	SIM_SHARE_MAXMIN, /* max-min fair rates by progressive filling */
+	/* Each flow gets, on the most loaded link it crosses, the link's capacity over the flows
+	 * there (weighted by the share of its bytes crossing it); what a flow leaves unused on
+	 * its other links nobody takes. */
+	SIM_SHARE_EQUAL,
+	/* As SIM_SHARE_EQUAL, and at every change a flow's progress is computed anew as if its
+	 * new rate had held since it started: a flow joining late slows the whole of another's,
+	 * one leaving gives the rest its time back. The rule of the authors' simulator for
+	 * "Isolated Scheduling for Distributed Training Tasks in GPU Clusters" (RapidNetSim,
+	 * task_step.py, network_refresh.py), per flow rather than per step. */
+	SIM_SHARE_EQUAL_SINCE_START,
+};
+
 struct sim_link {
 	double cap; /* bit/s; 0 = unlimited */
 	bool up;
@@ -48,6 +63,8 @@ struct sim_flow {
 		    * every link (one path); several paths split: each link once */
 	uint32_t hops;
 	double left; /* bytes still to send */
+	double size; /* bytes it started with (SIM_SHARE_EQUAL_SINCE_START) */
+	int64_t start; /* virtual ns it started */
 	double rate; /* bit/s now */
 	int64_t since; /* virtual ns its rate and left were last settled */
 	uint64_t cookie;
@@ -92,6 +109,7 @@ struct sim_net {
 	 * more than a link's capacity, at most quantum late. Set it after sim_net_init, before
 	 * the first flow starts. */
 	int64_t quantum;
+	enum sim_share share; /* set after sim_net_init, before the first flow starts */
 	int64_t filled_at; /* virtual ns of the last refill */
 	struct sim_stats st;
 	/* Physics checks (sim/phys.c): after every refill, every link direction it reached

@@ -97,6 +97,19 @@ static void sim_step(void *arg, uint32_t job, uint32_t rank, uint32_t step, int6
 	run_chakra_step(arg, job, rank, step, t0, t1);
 }
 
+static enum sim_share net_share(enum exp_share s)
+{
+	switch (s) {
+	case EXP_SHARE_EQUAL:
+		return SIM_SHARE_EQUAL;
+	case EXP_SHARE_EQUAL_SINCE_START:
+		return SIM_SHARE_EQUAL_SINCE_START;
+	case EXP_SHARE_MAXMIN:
+		break;
+	}
+	return SIM_SHARE_MAXMIN;
+}
+
 static int sim_prepare(struct run *r, struct diag *d)
 {
 	struct run_sim *s = state(r);
@@ -113,6 +126,7 @@ static int sim_prepare(struct run *r, struct diag *d)
 	s->x.each = par_each; /* each rank's plan, as a job starts, on every core */
 	s->x.net.quantum = (int64_t)(r->e->run.sim_quantum_ns < INT64_MAX ? r->e->run.sim_quantum_ns
 									  : INT64_MAX);
+	s->x.net.share = net_share(r->e->run.sim_share);
 	s->x.phases = r->e->s.routing.policy != SCN_POLICY_ECMP &&
 		      r->e->s.routing.trigger == SCN_TRIGGER_PHASE;
 	s->x.on_step = sim_step; /* a Chakra trace's job: ops.csv */

@@ -6,7 +6,8 @@
 # byte-identical records; a sweep runs and is compared; a Themis all-reduce of milliseconds
 # gets link plots over 100 bins or more of virtual time, unless run.sample_interval says
 # otherwise (then they are left out, with why); per-packet spraying splits flows
-# (HammingMesh's all-to-all near the fluid prediction); SIGINT stops one long collective
+# (HammingMesh's all-to-all near the fluid prediction); the three rules of run.sim_share order
+# a contended workload's Avg.JRT as they must, and a rule other than max-min is said; SIGINT stops one long collective
 # promptly; a spine failing mid-run reroutes the
 # job's flows and slows it; on the ideal switch, jobs of the
 # vClos paper's cluster run exactly their drawn durations; `verify: true` is refused at its
@@ -66,6 +67,25 @@ sw=$(ls -d "$TB_TMP"/r3/*/*-sweep)
 [ "$(jq '[.runs[] | select(.status == "ok")] | length' "$sw/sweep.json")" -eq 6 ] ||
 	fail "sweep: $(jq -c '.runs' "$sw/sweep.json")"
 [ -s "$sw/comparison.txt" ] || fail "sweep: no comparison.txt"
+
+# run.sim_share: the three sharing rules on one contended workload (scenarios/sim-share.yaml).
+# Four jobs meet halfway through each other's flows on a 4:1 uplink: an
+# equal split (what a flow cannot use elsewhere idles) never runs them faster than max-min,
+# and the rule that counts a flow's new share from its start makes them slower still.
+# A file that sets a rule other than max-min is told so on stderr.
+sim "$TB_TMP/r11" scenarios/sim-share.yaml
+sw=$(ls -d "$TB_TMP"/r11/*/*-sweep)
+[ "$(jq '[.runs[] | select(.status == "ok")] | length' "$sw/sweep.json")" -eq 3 ] ||
+	fail "sim-share: $(jq -c '.runs' "$sw/sweep.json")"
+jrt() { jq .totals.avg_jrt_s "$sw/v$1-s0/summary.json"; }
+awk -v m="$(jrt 0)" -v e="$(jrt 1)" -v s="$(jrt 2)" 'BEGIN { exit !(m <= e && e < s) }' ||
+	fail "sim-share: Avg.JRT max-min $(jrt 0), equal-split $(jrt 1), since start $(jrt 2)"
+{ sed -e '/^sweep:/,$d' scenarios/sim-share.yaml; printf 'run:\n  sim_share: equal-split\n'; } \
+	>"$TB_TMP/share1.yaml"
+chmod 0644 "$TB_TMP/share1.yaml"
+sim "$TB_TMP/r12" "$TB_TMP/share1.yaml"
+grep -q "flows share a link by equal split (run.sim_share), not max-min" "$TB_TMP/sim.err" ||
+	fail "sim-share: no note of the rule: $(cat "$TB_TMP/sim.err")"
 
 # plots that say something at every scale: Themis's 3D platform (themis-3d-het cut to 4x4x2
 # NPUs) runs each variant's all-reduce in milliseconds of virtual time, far under the 100 ms

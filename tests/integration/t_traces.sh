@@ -23,6 +23,12 @@ chmod 0777 "$TB_TMP"
 SCHEMA=${TB_BUILD}/tools/schema_check
 before=$(ip netns list | wc -l)
 
+# What `make install` ships of scenarios/traces/ is the samples: 70 files of a fuzzer's corpus
+# once landed there and were installed with them.
+for f in "$TB_ROOT"/scenarios/traces/*; do
+	[[ $f == *.csv || $f == */README* ]] || fail "scenarios/traces/ holds $(basename "$f"), not a sample"
+done
+
 sim() { # sim FILE: runs it as nobody; its results folder in RUN_DIR
 	local out=$TB_TMP/r-$(basename "$1" .yaml)
 	as_user "$TB" sim --results "$out" "$1" >"$TB_TMP/sim.out" 2>"$TB_TMP/sim.err" ||

@@ -93,7 +93,8 @@ static void t_metrics(const struct rec_run *r, struct col_metrics *m)
 		fail_msg("%s", d.msg);
 }
 
-static const struct col_sched_counts t_sched = {.known = true, .frag_jobs = 2, .frag_tries = 5};
+static const struct col_sched_counts t_sched = {
+	.known = true, .frag_jobs = 2, .frag_tries = 5, .gpu_tries = 7};
 static const struct col_summary_meta t_meta = {"quickstart", "run-1", NULL, &t_sched, NULL, 0,
 					       NULL,	     0,	      NULL};
 static const struct col_plot_skip t_skip[2] = {
@@ -270,6 +271,9 @@ static void test_values(void **state)
 	tot = json_object_get(j, "totals");
 	assert_int_equal(json_integer_value(json_object_get(tot, "not_started")), 1);
 	assert_true(json_is_null(json_object_get(tot, "stability_s")));
+	tot = json_object_get(j, "scheduler"); /* vClos Table 2's two causes */
+	assert_int_equal(json_integer_value(json_object_get(tot, "fragmented_tries")), 5);
+	assert_int_equal(json_integer_value(json_object_get(tot, "gpu_tries")), 7);
 	json_decref(j);
 	col_metrics_done(&m);
 	rec_run_done(&r);

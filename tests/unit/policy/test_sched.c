@@ -119,6 +119,8 @@ static void test_fifo_head_blocks(void **state)
 	/* 4 GPUs free: job 2 would fit, but strict FIFO keeps it behind job 1 */
 	assert_int_equal(sched_next(&w.s, &eps), -EAGAIN);
 	assert_int_equal(sched_waiting(&w.s), 2);
+	assert_int_equal(w.s.gpu_tries, 1); /* job 1 tried, for want of GPUs (vClos Table 2) */
+	assert_int_equal(w.s.frag_tries, 0);
 	sched_finish(&w.s, 0);
 	assert_int_equal(sched_next(&w.s, &eps), 1);
 	assert_int_equal(eps[0], 0);
@@ -129,6 +131,7 @@ static void test_fifo_head_blocks(void **state)
 	assert_int_equal(sched_next(&w.s, &eps), -EAGAIN);
 	assert_int_equal(sched_waiting(&w.s), 0);
 	assert_int_equal(w.s.free_n, 6);
+	assert_int_equal(w.s.gpu_tries, 1); /* an empty queue tries nothing */
 	t_check(&w.s);
 	t_free(&w);
 }
@@ -520,6 +523,7 @@ static void test_vclos(void **state)
 	assert_int_equal(sched_next(&w.s, &eps), -EAGAIN); /* no leaf has 2 idle servers */
 	assert_int_equal(sched_next(&w.s, &eps), -EAGAIN);
 	assert_true(w.s.frag_tries == 2 && w.s.frag_jobs == 1); /* 8 GPUs free: fragmentation */
+	assert_int_equal(w.s.gpu_tries, 0);
 	sched_finish(&w.s, 0);
 	assert_null(sched_vclos(&w.s, 0));
 	assert_int_equal(sched_next(&w.s, &eps), 1);

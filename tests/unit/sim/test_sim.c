@@ -3,7 +3,9 @@
  * flows sharing a link, the parking lot, capacity freed by a finishing flow, a link failing
  * under a flow (rerouted, or stalled until repaired), flows alone on their links among flows
  * that share, refilling only what a change reaches, refilling at most once per quantum,
- * determinism; and max-min fairness as a property over random instances. */
+ * determinism; and max-min fairness as a property over random instances; the other sharing
+ * rules (equal split, since each flow started or not) on a hand case each and the same random
+ * instances. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -350,19 +352,49 @@ static void t_check_maxmin(const struct sim_net *s)
 	}
 }
 
+/* Equal split: no link over capacity, and every flow gets the lowest of its links' capacity
+ * over the flows there. */
+static void t_check_equal(const struct sim_net *s)
+{
+	uint32_t f, h;
+	size_t k;
+
+	for (f = 0; f < s->links.n; f++) {
+		const struct sim_link *l = &s->links.v[f];
+		double sum = 0;
+
+		for (k = 0; k < l->flows.n; k++)
+			sum += s->flows.v[l->flows.v[k]].rate;
+		assert_true(!l->cap || sum <= l->cap * (1 + 1e-9));
+	}
+	for (f = 0; f < s->flows.n; f++) {
+		const struct sim_flow *fl = &s->flows.v[f];
+		double want = INFINITY;
+
+		for (h = 0; fl->active && h < fl->hops; h++)
+			want = fmin(want, s->links.v[fl->path[h]].cap /
+						  (double)s->links.v[fl->path[h]].flows.n);
+		assert_true(!fl->active || fabs(fl->rate - want) <= want * 1e-12);
+	}
+}
+
 /* Random instances, the rates checked after every event: `seeds` of them, each of 1 to
  * max_links links and 1 to max_flows flows over 1 to max_hops of them, a flow's links `step`
- * apart (1, or 1 to links / max_hops: scattered, never crossing a link twice). */
-static void t_maxmin_random(uint64_t seeds, uint32_t max_links, uint32_t max_flows,
-			    uint32_t max_hops, bool scatter)
+ * apart (1, or 1 to links / max_hops: scattered, never crossing a link twice). Under
+ * share: max-min, or equal split (since each flow started or not); every flow ends once, and
+ * never sooner than its bytes at the tightest capacity on its path. */
+static void t_share_random(uint64_t seeds, uint32_t max_links, uint32_t max_flows,
+			   uint32_t max_hops, bool scatter, enum sim_share share)
 {
+	int64_t soonest[256];
 	double cap[64];
 	uint32_t path[8], nl, nf, i, h, k, step;
 	struct sim_net s;
 	struct sim_event ev;
-	uint64_t r;
+	uint64_t r, bytes;
 	uint64_t seed;
 
+	assert_true(max_flows <= 256);
 	for (seed = 1; seed <= seeds; seed++) {
 		r = seed * 7919;
 		nl = 1 + (uint32_t)t_below(&r, max_links);
@@ -370,7 +402,10 @@ static void t_maxmin_random(uint64_t seeds, uint32_t max_links, uint32_t max_flo
 		for (i = 0; i < nl; i++)
 			cap[i] = (double)(1 + t_below(&r, 1000)) * 1e6;
 		assert_int_equal(sim_net_init(&s, nl, cap), 0);
+		s.share = share;
 		for (i = 0; i < nf; i++) {
+			double tight = INFINITY;
+
 			h = 1 + (uint32_t)t_below(&r, nl < max_hops ? nl : max_hops);
 			step = scatter && nl / max_hops > 1
 				       ? 1 + (uint32_t)t_below(&r, nl / max_hops)
@@ -378,12 +413,20 @@ static void t_maxmin_random(uint64_t seeds, uint32_t max_links, uint32_t max_flo
 			path[0] = (uint32_t)t_below(&r, nl);
 			for (k = 1; k < h; k++)
 				path[k] = (path[k - 1] + step) % nl;
-			assert_true(sim_flow_start(&s, path, NULL, h, 1 + t_below(&r, 1000000),
-						   i) >= 0);
+			bytes = 1 + t_below(&r, 1000000);
+			for (k = 0; k < h; k++)
+				tight = fmin(tight, cap[path[k]]);
+			soonest[i] = (int64_t)floor((double)bytes * 8 / tight * 1e9);
+			assert_true(sim_flow_start(&s, path, NULL, h, bytes, i) >= 0);
 		}
 		for (k = 0; sim_next(&s, &ev) == 1; k++) {
+			assert_true(ev.kind == SIM_EV_FLOW_DONE && ev.t >= soonest[ev.cookie]);
+			soonest[ev.cookie] = INT64_MAX; /* ends once */
 			assert_int_equal(sim_net_settle(&s), 0); /* refill, then look */
-			t_check_maxmin(&s);
+			if (share == SIM_SHARE_MAXMIN)
+				t_check_maxmin(&s);
+			else
+				t_check_equal(&s);
 		}
 		assert_int_equal(k, nf); /* every flow delivered exactly once */
 		sim_net_done(&s);
@@ -395,8 +438,80 @@ static void t_maxmin_random(uint64_t seeds, uint32_t max_links, uint32_t max_flo
 static void test_maxmin_property(void **state)
 {
 	(void)state;
-	t_maxmin_random(500, 12, 40, 4, false);
-	t_maxmin_random(40, 64, 200, 8, true);
+	t_share_random(500, 12, 40, 4, false, SIM_SHARE_MAXMIN);
+	t_share_random(40, 64, 200, 8, true, SIM_SHARE_MAXMIN);
+}
+
+/* The other sharing rules (run.sim_share) on the same random instances: links never over
+ * capacity, every flow its tightest equal share, every flow ends once and no sooner than its
+ * line rate allows. */
+static void test_share_property(void **state)
+{
+	(void)state;
+	t_share_random(300, 12, 40, 4, false, SIM_SHARE_EQUAL);
+	t_share_random(20, 64, 200, 8, true, SIM_SHARE_EQUAL);
+	t_share_random(300, 12, 40, 4, false, SIM_SHARE_EQUAL_SINCE_START);
+	t_share_random(20, 64, 200, 8, true, SIM_SHARE_EQUAL_SINCE_START);
+}
+
+/* The parking lot with link 1 at 0.6 C under equal split: the long flow and link 1's short
+ * flow get 0.3 C as under max-min, but what the long flow leaves on links 0 and 2 stays idle:
+ * their short flows get C/2, not 0.7 C. */
+static void test_share_equal(void **state)
+{
+	double cap[3] = {GBIT, 0.6 * GBIT, GBIT};
+	uint32_t all[3] = {0, 1, 2}, k;
+	struct sim_net s;
+
+	(void)state;
+	assert_int_equal(sim_net_init(&s, 3, cap), 0);
+	s.share = SIM_SHARE_EQUAL;
+	assert_int_equal(sim_flow_start(&s, all, NULL, 3, 1000000000, 0), 0);
+	for (k = 0; k < 3; k++)
+		assert_int_equal(sim_flow_start(&s, &all[k], NULL, 1, 1000000000, k + 1),
+				 (int)k + 1);
+	t_settle_rates(&s);
+	assert_true(fabs(sim_flow_rate(&s, 0) - 0.3 * GBIT) < 1e-3);
+	assert_true(fabs(sim_flow_rate(&s, 2) - 0.3 * GBIT) < 1e-3);
+	assert_true(fabs(sim_flow_rate(&s, 1) - 0.5 * GBIT) < 1e-3);
+	assert_true(fabs(sim_flow_rate(&s, 3) - 0.5 * GBIT) < 1e-3);
+	sim_net_done(&s);
+}
+
+/* A (1 MB) alone on 1 Gbit/s from 0 would end at 8 ms; B (2 MB) joins at 6 ms.
+ * Kept progress (max-min or equal split): A has 250 kB left at 0.5 Gbit/s, ends at 10 ms; B
+ * sent 250 kB by then and ends 14 ms later, at 24 ms.
+ * Since start: at 6 ms A is as far as 0.5 Gbit/s since 0 takes it (375 kB), 625 kB left: it
+ * ends at 16 ms. B, alone again, is then as far as 1 Gbit/s for its 10 ms takes it (1.25 MB):
+ * it ends 6 ms later, at 22 ms. */
+static void t_join_late(enum sim_share share, int64_t a_end, int64_t b_end)
+{
+	double cap = GBIT;
+	uint32_t path = 0;
+	struct sim_net s;
+	struct sim_event ev;
+
+	assert_int_equal(sim_net_init(&s, 1, &cap), 0);
+	s.share = share;
+	assert_int_equal(sim_flow_start(&s, &path, NULL, 1, 1000000, 1), 0);
+	assert_int_equal(sim_timer(&s, 6 * MS, 9), 0);
+	ev = t_next(&s);
+	assert_true(ev.kind == SIM_EV_TIMER && ev.t == 6 * MS);
+	assert_int_equal(sim_flow_start(&s, &path, NULL, 1, 2000000, 2), 1);
+	ev = t_next(&s);
+	assert_true(ev.cookie == 1 && ev.t == a_end);
+	ev = t_next(&s);
+	assert_true(ev.cookie == 2 && ev.t == b_end);
+	assert_int_equal(sim_next(&s, &ev), 0);
+	sim_net_done(&s);
+}
+
+static void test_share_since_start(void **state)
+{
+	(void)state;
+	t_join_late(SIM_SHARE_MAXMIN, 10 * MS, 24 * MS);
+	t_join_late(SIM_SHARE_EQUAL, 10 * MS, 24 * MS);
+	t_join_late(SIM_SHARE_EQUAL_SINCE_START, 16 * MS, 22 * MS);
 }
 
 /* Flows alone on their links take the tightest one's share at once; a component mixes them
@@ -480,7 +595,8 @@ int main(void)
 		cmocka_unit_test(test_split_flow),     cmocka_unit_test(test_alone),
 		cmocka_unit_test(test_failure),	       cmocka_unit_test(test_incremental),
 		cmocka_unit_test(test_deterministic),  cmocka_unit_test(test_maxmin_property),
-		cmocka_unit_test(test_quantum),
+		cmocka_unit_test(test_quantum),	       cmocka_unit_test(test_share_property),
+		cmocka_unit_test(test_share_equal),    cmocka_unit_test(test_share_since_start),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
