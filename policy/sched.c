@@ -55,6 +55,64 @@ static int sched_place_first_fit(struct sched *s, uint32_t job, uint32_t n, uint
 	return 0;
 }
 
+/* Free GPUs of server v (T consecutive endpoints; the last may have fewer). */
+static uint32_t server_free(const struct sched *s, uint32_t v, uint32_t T)
+{
+	uint32_t ep, free = 0;
+
+	for (ep = v * T; ep < (v + 1) * T && ep < s->n_ep; ep++)
+		free += !s->busy[ep];
+	return free;
+}
+
+/* Takes n free endpoints of server v, lowest first, into out. */
+static uint32_t server_take(const struct sched *s, uint32_t v, uint32_t T, uint32_t n,
+			    uint32_t *out)
+{
+	uint32_t ep, k = 0;
+
+	for (ep = v * T; ep < (v + 1) * T && ep < s->n_ep && k < n; ep++)
+		if (!s->busy[ep])
+			out[k++] = ep;
+	return k;
+}
+
+/* Whole servers, blind to leaves, as the non-strict branch of the vClos paper's simulator
+ * places its baselines (RapidNetSim, static_scheduler.py:491-544; docs/papers/vclos-assumptions.md
+ * row 8): servers in order of free GPUs, fewest first, lowest-numbered among equals; a job
+ * of n <= T GPUs goes to the first with n free, a larger one to the first ceil(n / T) idle
+ * servers (the last partly). Without them it waits, GPUs free or not. */
+static int sched_place_server_ff(struct sched *s, uint32_t job, uint32_t n, uint32_t *out)
+{
+	uint32_t T = s->cfg.gpus_per_server > 1 ? s->cfg.gpus_per_server : 1;
+	uint32_t nv = (s->n_ep + T - 1) / T, v, best = UINT32_MAX, bf = T + 1, f, k = 0;
+
+	(void)job;
+	if (n > s->free_n)
+		return -EAGAIN;
+	if (n <= T) {
+		for (v = 0; v < nv; v++) {
+			f = server_free(s, v, T);
+			if (f >= n && f < bf) {
+				best = v;
+				bf = f;
+			}
+		}
+		if (best == UINT32_MAX)
+			return -EAGAIN;
+		server_take(s, best, T, n, out);
+		sched_rank_order(s, out, n);
+		return 0;
+	}
+	for (v = 0; v < nv && k < n; v++)
+		if (server_free(s, v, T) == T)
+			k += server_take(s, v, T, n - k, out + k);
+	if (k < n)
+		return -EAGAIN;
+	sched_rank_order(s, out, n);
+	return 0;
+}
+
 /* A uniformly random n-subset of the free endpoints by selection sampling (Knuth, TAOCP
  * vol. 2, 3.4.2, Algorithm S): each free endpoint is taken with probability
  * (still needed) / (free ones left). */
@@ -141,7 +199,9 @@ int sched_init(struct sched *s, const struct topo *t, const struct sched_cfg *cf
 		return -ENOMEM;
 	s->free_n = s->n_ep;
 	s->rng = cfg->seed;
-	s->place = cfg->place == SCHED_RANDOM ? sched_place_random : sched_place_first_fit;
+	s->place = cfg->place == SCHED_RANDOM		  ? sched_place_random
+		   : cfg->place == SCHED_SERVER_FIRST_FIT ? sched_place_server_ff
+							  : sched_place_first_fit;
 	if (cfg->place == SCHED_OCS_VCLOS) {
 		s->place = sched_ocs_place;
 		return sched_ocs_init(s, t, cfg->gpus_per_server);

@@ -34,6 +34,10 @@ enum sched_place {
 			  * rewired for it (ocs_vclos.h) */
 	SCHED_LOCALITY, /* vClos §9's baselines: vClos's one server or one leaf, else the idle
 			 * servers of the fullest leaves; no links held (vclos_place_spread) */
+	SCHED_SERVER_FIRST_FIT, /* whole servers, leaf-blind: a job of at most a server's GPUs
+				 * on the fullest server that has room, a larger one on the
+				 * lowest-numbered idle servers (the vClos paper's simulator's
+				 * placement for its baselines) */
 };
 
 struct sched_cfg {
@@ -41,7 +45,8 @@ struct sched_cfg {
 	enum sched_place place;
 	uint64_t seed;
 	bool placement_order; /* ranks in the order placed, not leaf-major */
-	uint32_t gpus_per_server; /* vclos: GPUs per server (T); 0 or 1: one each */
+	uint32_t gpus_per_server; /* vclos, server-first-fit: GPUs per server (T); 0 or 1: one each
+				   */
 	uint32_t line, col; /* where the file gives scheduler.placement; 0 if it does not */
 	uint32_t qline, qcol; /* where it gives scheduler.queue; 0 if it does not */
 };

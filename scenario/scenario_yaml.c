@@ -482,8 +482,13 @@ static const struct keyword queue_names[] = {
 };
 
 static const struct keyword place_names[] = {
-	{"first-fit", SCHED_FIRST_FIT}, {"random", SCHED_RANDOM},     {"vclos", SCHED_VCLOS},
-	{"ocs-vclos", SCHED_OCS_VCLOS}, {"locality", SCHED_LOCALITY}, {NULL, 0},
+	{"first-fit", SCHED_FIRST_FIT},
+	{"random", SCHED_RANDOM},
+	{"vclos", SCHED_VCLOS},
+	{"ocs-vclos", SCHED_OCS_VCLOS},
+	{"locality", SCHED_LOCALITY},
+	{"server-first-fit", SCHED_SERVER_FIRST_FIT},
+	{NULL, 0},
 };
 
 static const struct keyword share_names[] = {

@@ -102,6 +102,50 @@ static void t_check(const struct sched *s)
 	assert_int_equal(s->free_n, s->n_ep - used);
 }
 
+/* server-first-fit (the vClos paper's simulator's baselines): 2 leaves of 8 GPUs, servers of
+ * 4 (servers 0-1 under leaf 0, 2-3 under leaf 1).
+ * - 2 GPUs: every server idle, the first: server 0 (GPUs 0, 1).
+ * - 1 GPU: the fullest server with room: server 0 again (GPU 2).
+ * - 8 GPUs: two idle servers, the lowest-numbered: 1 and 2, across the leaves (4-11).
+ * - 3 GPUs: server 3 (idle, 4 free) is the only one with 3 free: 12-14.
+ * - 2 GPUs: 2 GPUs are free (3 and 15) but on two servers: it waits, a fragmentation try.
+ * - job 0 ends: server 0 has 3 free (0, 1, 3): the 2 GPUs go there. */
+static void test_server_first_fit(void **state)
+{
+	struct sched_cfg cfg = {
+		.queue = SCHED_FIFO, .place = SCHED_SERVER_FIRST_FIT, .gpus_per_server = 4};
+	const uint32_t *eps;
+	struct diag d = {0};
+	struct t_world w;
+	uint32_t i;
+
+	(void)state;
+	t_load(&w, 8, 2, SCHED_FIFO, SCHED_FIRST_FIT, 1);
+	sched_done(&w.s);
+	assert_int_equal(sched_init(&w.s, w.t, &cfg), 0);
+	assert_int_equal(sched_submit(&w.s, 0, 2, UINT64_MAX, &d), 0);
+	assert_int_equal(sched_next(&w.s, &eps), 0);
+	assert_true(eps[0] == 0 && eps[1] == 1);
+	assert_int_equal(sched_submit(&w.s, 1, 1, UINT64_MAX, &d), 0);
+	assert_int_equal(sched_next(&w.s, &eps), 1);
+	assert_int_equal(eps[0], 2);
+	assert_int_equal(sched_submit(&w.s, 2, 8, UINT64_MAX, &d), 0);
+	assert_int_equal(sched_next(&w.s, &eps), 2);
+	for (i = 0; i < 8; i++)
+		assert_int_equal(eps[i], 4 + i);
+	assert_int_equal(sched_submit(&w.s, 3, 3, UINT64_MAX, &d), 0);
+	assert_int_equal(sched_next(&w.s, &eps), 3);
+	assert_true(eps[0] == 12 && eps[1] == 13 && eps[2] == 14);
+	assert_int_equal(sched_submit(&w.s, 4, 2, UINT64_MAX, &d), 0);
+	assert_int_equal(sched_next(&w.s, &eps), -EAGAIN);
+	assert_true(w.s.frag_tries == 1 && w.s.gpu_tries == 0);
+	sched_finish(&w.s, 0);
+	assert_int_equal(sched_next(&w.s, &eps), 4);
+	assert_true(eps[0] == 0 && eps[1] == 1);
+	t_check(&w.s);
+	t_free(&w);
+}
+
 static void test_fifo_head_blocks(void **state)
 {
 	const uint32_t *eps;
@@ -667,6 +711,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fifo_head_blocks),
+		cmocka_unit_test(test_server_first_fit),
 		cmocka_unit_test(test_backfill_overtakes),
 		cmocka_unit_test(test_submit_errors),
 		cmocka_unit_test(test_place_checked),
