@@ -228,8 +228,7 @@ static int one_job(const struct world *w, const struct sched_opts *o, const stru
 			x.tacos = &tr;
 	}
 	if (!err && j->chakra) {
-		err = jobs_chakra_read(&w->e, j->chakra, &ch, d);
-		jobs_chakra_job(&w->e, j, &ch, 1.0, 1.0, &cj);
+		err = jobs_chakra_open(&w->e, j, 1.0, 1.0, &ch, &cj, d);
 		x.chakra = &cj;
 	}
 	err = err ? err : coll_sched_build_ext(&p, &x, &s, d);

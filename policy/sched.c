@@ -198,6 +198,7 @@ int sched_init(struct sched *s, const struct topo *t, const struct sched_cfg *cf
 	if (!s->busy)
 		return -ENOMEM;
 	s->free_n = s->n_ep;
+	s->idle_gen = UINT64_MAX; /* no call has found nothing yet */
 	s->rng = cfg->seed;
 	s->place = cfg->place == SCHED_RANDOM		  ? sched_place_random
 		   : cfg->place == SCHED_SERVER_FIRST_FIT ? sched_place_server_ff
@@ -266,6 +267,8 @@ int sched_submit(struct sched *s, uint32_t job, uint32_t gpus, uint64_t due, str
 		return err;
 	if (vec_push(&s->queue, job))
 		return diag_set(d, -ENOMEM, "out of memory queueing job %u", job);
+	if (s->cfg.queue != SCHED_FIFO) /* it may go before the jobs that could not start */
+		s->gen++;
 	j = &s->jobs.v[job];
 	*j = (struct sched_job){.id = job, .gpus = gpus, .due = due, .waiting = true};
 	return 0;
@@ -358,7 +361,29 @@ static size_t sched_pick(const struct sched *s)
 	return best;
 }
 
+/* Whether nothing changed since sched_next last found nothing to start (sched.h). */
+static bool sched_unchanged(const struct sched *s)
+{
+	return s->queue.n && s->gen == s->idle_gen && s->queue.v[0] == s->idle_head;
+}
+
+static int sched_next_try(struct sched *s, const uint32_t **eps);
+
 int sched_next(struct sched *s, const uint32_t **eps)
+{
+	int r;
+
+	if (sched_unchanged(s))
+		return -EAGAIN;
+	r = sched_next_try(s, eps);
+	if (r == -EAGAIN && s->queue.n) {
+		s->idle_gen = s->gen;
+		s->idle_head = s->queue.v[0];
+	}
+	return r;
+}
+
+static int sched_next_try(struct sched *s, const uint32_t **eps)
 {
 	size_t qi;
 	uint32_t id;
@@ -405,6 +430,7 @@ void sched_finish(struct sched *s, uint32_t job)
 		for (i = 0; i < j->gpus; i++)
 			s->busy[s->assign.v[j->first + i]] = 0;
 		s->free_n += j->gpus;
+		s->gen++;
 		j->running = false;
 		sched_release(s, job);
 	}

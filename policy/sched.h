@@ -81,6 +81,12 @@ struct sched {
 	 * fragmentation, or locality); attempts, and distinct jobs */
 	uint32_t frag_tries, frag_jobs;
 	uint32_t gpu_tries; /* Table 2's other cause: attempts with fewer GPUs free than asked */
+	/* What changed since the last sched_next that started nothing: it looks again only when
+	 * a job finished (or, with a queue other than strict FIFO, one arrived) or the head is
+	 * a new one, as the authors' simulator tries its head at those events only. So the
+	 * counts above are attempts, not calls, and a caller may call it at every event. */
+	uint64_t gen, idle_gen;
+	uint32_t idle_head;
 	struct vclos *vc; /* SCHED_VCLOS: the leaves' servers and the leaf-spine links */
 	VEC(struct vclos_alloc) vc_allocs; /* SCHED_VCLOS: by job id, while running */
 	struct sched_ocs *ocs; /* SCHED_OCS_VCLOS: the cluster, its circuits, the allocations */

@@ -76,9 +76,8 @@ int run_chakra_load(struct run *r, uint32_t j, struct diag *d)
 	rj->chakra = calloc(1, sizeof(*rj->chakra));
 	if (!rj->chakra)
 		return diag_set(d, -ENOMEM, "out of memory");
-	err = jobs_chakra_read(r->e, rj->spec.chakra, &rj->chakra->c, d);
-	jobs_chakra_job(r->e, &rj->spec, &rj->chakra->c, s->emulation.size_scale, r->dilation,
-			&rj->chakra->job);
+	err = jobs_chakra_open(r->e, &rj->spec, s->emulation.size_scale, r->dilation,
+			       &rj->chakra->c, &rj->chakra->job, d);
 	err = err ? err : chakra_lower(&rj->chakra->job, &sc, &rj->chakra->maps, d);
 	if (!err && (err = tables(r, rj->chakra, &sc)))
 		diag_set(d, err, "%s", err == -ENOMEM ? "out of memory" : "no critical path");

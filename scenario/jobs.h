@@ -71,6 +71,11 @@ void jobs_chakra_done(struct jobs_chakra *c);
 void jobs_chakra_job(const struct experiment *e, const struct job_spec *j,
 		     const struct jobs_chakra *c, double size_mul, double time_mul,
 		     struct chakra_job *out);
+/* jobs_chakra_read of job j's trace into *c, then jobs_chakra_job of it into *out (made also
+ * when the read fails, so that releasing c is the same): 0 or -errno with d set. */
+int jobs_chakra_open(const struct experiment *e, const struct job_spec *j, double size_mul,
+		     double time_mul, struct jobs_chakra *c, struct chakra_job *out,
+		     struct diag *d);
 /* Fills the Chakra job j (j->chakra, chakra_algo set) from its trace: gpus (the files; a
  * `gpus` given must agree), bytes (its buffer: its largest operation's, under verify what a
  * rank's regions take, in paper bytes), chakra_ns and chakra_ship, lowered once so that what

@@ -113,6 +113,15 @@ static uint64_t ship_bytes(const struct coll_sched *s, const struct chakra_maps 
 	return most;
 }
 
+int jobs_chakra_open(const struct experiment *e, const struct job_spec *j, double size_mul,
+		     double time_mul, struct jobs_chakra *c, struct chakra_job *out, struct diag *d)
+{
+	int r = jobs_chakra_read(e, j->chakra, c, d);
+
+	jobs_chakra_job(e, j, c, size_mul, time_mul, out);
+	return r;
+}
+
 int jobs_chakra_spec(const struct experiment *e, struct job_spec *j, uint32_t gpus, struct diag *d)
 {
 	struct jobs_chakra c;

@@ -23,8 +23,7 @@ static int job_conns(const struct world *w, const struct job_spec *js, const str
 	int err = 0;
 
 	if (js->chakra) {
-		err = jobs_chakra_read(&w->e, js->chakra, &ch, d);
-		jobs_chakra_job(&w->e, js, &ch, 1.0, 1.0, &cj);
+		err = jobs_chakra_open(&w->e, js, 1.0, 1.0, &ch, &cj, d);
 		x.chakra = &cj;
 	}
 	err = err ? err : greedy_job_conns(p, &x, js->id, eps, c, m, d);
