@@ -43,6 +43,15 @@ static void t_load(struct t_world *w, uint32_t hpl, uint32_t leaves, enum sched_
 	assert_int_equal(sched_init(&w->s, w->t, &cfg), 0);
 }
 
+/* The same world with the scheduler made from cfg (servers, placements t_load does not take). */
+static void t_load_cfg(struct t_world *w, uint32_t hpl, uint32_t leaves,
+		       const struct sched_cfg *cfg)
+{
+	t_load(w, hpl, leaves, SCHED_FIFO, SCHED_FIRST_FIT, 1);
+	sched_done(&w->s);
+	assert_int_equal(sched_init(&w->s, w->t, cfg), 0);
+}
+
 static void t_free(struct t_world *w)
 {
 	sched_done(&w->s);
@@ -120,9 +129,7 @@ static void test_server_first_fit(void **state)
 	uint32_t i;
 
 	(void)state;
-	t_load(&w, 8, 2, SCHED_FIFO, SCHED_FIRST_FIT, 1);
-	sched_done(&w.s);
-	assert_int_equal(sched_init(&w.s, w.t, &cfg), 0);
+	t_load_cfg(&w, 8, 2, &cfg);
 	assert_int_equal(sched_submit(&w.s, 0, 2, UINT64_MAX, &d), 0);
 	assert_int_equal(sched_next(&w.s, &eps), 0);
 	assert_true(eps[0] == 0 && eps[1] == 1);
@@ -553,9 +560,7 @@ static void test_vclos(void **state)
 	uint32_t i;
 
 	(void)state;
-	t_load(&w, 4, 4, SCHED_FIFO, SCHED_FIRST_FIT, 1);
-	sched_done(&w.s);
-	assert_int_equal(sched_init(&w.s, w.t, &cfg), 0);
+	t_load_cfg(&w, 4, 4, &cfg);
 	assert_int_equal(sched_submit(&w.s, 0, 8, UINT64_MAX, &d), 0);
 	assert_int_equal(sched_next(&w.s, &eps), 0);
 	a = sched_vclos(&w.s, 0);

@@ -319,6 +319,22 @@ static void test_deterministic(void **state)
 	}
 }
 
+/* No link carries more than its capacity at the rates now. */
+static void t_check_caps(const struct sim_net *s)
+{
+	uint32_t i;
+	size_t k;
+
+	for (i = 0; i < s->links.n; i++) {
+		const struct sim_link *l = &s->links.v[i];
+		double sum = 0;
+
+		for (k = 0; k < l->flows.n; k++)
+			sum += s->flows.v[l->flows.v[k]].rate;
+		assert_true(!l->cap || sum <= l->cap * (1 + 1e-9));
+	}
+}
+
 /* Max-min fairness of the rates now: no link over capacity, and every flow has a saturated
  * link on its path where no flow gets more than it (or it is unlimited everywhere). */
 static void t_check_maxmin(const struct sim_net *s)
@@ -326,14 +342,7 @@ static void t_check_maxmin(const struct sim_net *s)
 	uint32_t f, h;
 	size_t k;
 
-	for (f = 0; f < s->links.n; f++) {
-		const struct sim_link *l = &s->links.v[f];
-		double sum = 0;
-
-		for (k = 0; k < l->flows.n; k++)
-			sum += s->flows.v[l->flows.v[k]].rate;
-		assert_true(!l->cap || sum <= l->cap * (1 + 1e-9));
-	}
+	t_check_caps(s);
 	for (f = 0; f < s->flows.n; f++) {
 		const struct sim_flow *fl = &s->flows.v[f];
 		bool bottlenecked = false;
@@ -357,16 +366,8 @@ static void t_check_maxmin(const struct sim_net *s)
 static void t_check_equal(const struct sim_net *s)
 {
 	uint32_t f, h;
-	size_t k;
 
-	for (f = 0; f < s->links.n; f++) {
-		const struct sim_link *l = &s->links.v[f];
-		double sum = 0;
-
-		for (k = 0; k < l->flows.n; k++)
-			sum += s->flows.v[l->flows.v[k]].rate;
-		assert_true(!l->cap || sum <= l->cap * (1 + 1e-9));
-	}
+	t_check_caps(s);
 	for (f = 0; f < s->flows.n; f++) {
 		const struct sim_flow *fl = &s->flows.v[f];
 		double want = INFINITY;
