@@ -42,7 +42,8 @@ struct sampler;
 int sampler_open(struct sampler **out, const struct topo *t, const struct scn_shaping *sh,
 		 const int *nsfd, int64_t interval_ns, struct diag *d);
 
-/* With full, reads every direction every round instead of only those that may have changed:
+/* With full, reads every direction every round instead of only those that may have changed,
+ * and every endpoint's TCP counters every second instead of only those whose links moved:
  * the cost of sampling with every link busy (testbed sample --full). */
 void sampler_set_full(struct sampler *s, bool full);
 

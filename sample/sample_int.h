@@ -41,6 +41,7 @@ struct sample_port {
 	bool read; /* asked this round */
 	bool watched, moved; /* this round's dump saw it; its device counter moved */
 	bool have_last; /* last holds its latest reading */
+	uint64_t busy_round; /* the last round it was busy (sample_plan_tcp), 0: never */
 	uint64_t act, act_round; /* device counter a dump saw, and in which round (0: never) */
 	struct sample_counts q, l; /* this round's replies: root qdisc, device */
 	struct sample_counts last; /* the latest reading */
@@ -57,6 +58,8 @@ struct sample_ns {
 /* One endpoint namespace's TCP counter files (sample_tcp.c). */
 struct sample_tcp {
 	uint32_t node;
+	uint64_t round; /* the round of its last reading (0: none yet) */
+	int64_t t; /* ... and when, ns since the run's start */
 	int netstat, snmp; /* fds, -1 when not open */
 };
 
@@ -105,8 +108,10 @@ int sample_watch_ns(struct sampler *s, const struct sample_ns *n, int64_t t0);
 int sample_tcp_open(struct sampler *s, const struct topo *t, const int *nsfd, int root_fd,
 		    struct diag *d);
 void sample_tcp_close(struct sampler *s);
-/* Every endpoint's TCP counters now into rec->tcp, and the next due a second later. 0 or the
- * first error, *who naming its namespace (the others are still read). */
-int sample_tcp_take(struct sampler *s, int64_t t0, struct rec_run *rec, const char **who);
+/* The endpoints' TCP counters now into rec->tcp, and the next due a second later: all of them
+ * when final (the run's start and end), else those sample_plan_tcp says. 0 or the first
+ * error, *who naming its namespace (the others are still read). */
+int sample_tcp_take(struct sampler *s, int64_t t0, bool final, struct rec_run *rec,
+		    const char **who);
 
 #endif

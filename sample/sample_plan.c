@@ -99,3 +99,8 @@ bool sample_plan_dump_next(bool dumping, uint32_t busy, uint32_t n)
 
 	return dumping ? pct <= DUMP_OFF_PCT : pct < DUMP_ON_PCT;
 }
+
+bool sample_plan_tcp(bool final, bool busy_since, int64_t age_ns)
+{
+	return final || busy_since || age_ns >= SAMPLE_TCP_QUIET_NS;
+}

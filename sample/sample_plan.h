@@ -18,6 +18,9 @@
 #include "model/topo.h"
 
 #define SAMPLE_REFRESH_ROUNDS 10 /* every direction is read at least this often */
+/* An endpoint's TCP counters are read once a second while its links move; when they have
+ * not, at least this often (sample_plan_tcp). */
+#define SAMPLE_TCP_QUIET_NS 10000000000LL
 
 enum sample_view {
 	SAMPLE_VIEW_NONE, /* not watched: read every round */
@@ -58,5 +61,15 @@ bool sample_plan_refresh(uint32_t i, uint64_t r);
  * backlogged) among the n watchable ones: with most links busy, every direction is read
  * anyway and the dumps would only add to the cost; hysteresis keeps it from flapping. */
 bool sample_plan_dump_next(bool dumping, uint32_t busy, uint32_t n);
+
+/* Whether an endpoint's TCP counters are read now, due by the clock (once a second): always
+ * at the run's start and end (final); else when a link direction out of or into it was busy
+ * (its counters moved, it had a backlog, or its reading failed) in a round since its last
+ * reading, or that reading is SAMPLE_TCP_QUIET_NS old. A segment the endpoint sends or
+ * receives passes one of those directions, so with none busy its counters almost always held;
+ * the exceptions change no wire (a retransmission timer firing with no route left, which
+ * still counts a timeout), and the periodic and final readings take them. The fidelity
+ * verdict reads only the first and last. */
+bool sample_plan_tcp(bool final, bool busy_since, int64_t age_ns);
 
 #endif

@@ -14,6 +14,7 @@
 #include "collect/tcp.h"
 #include "kernel/netns.h"
 #include "sample/sample_int.h"
+#include "sample/sample_plan.h"
 
 int sample_tcp_open(struct sampler *s, const struct topo *t, const int *nsfd, int root_fd,
 		    struct diag *d)
@@ -67,29 +68,53 @@ static int read_all(int fd, char *buf, size_t len)
 	return 0;
 }
 
-static int take_one(struct sampler *s, const struct sample_tcp *x, int64_t t, struct rec_run *rec)
+static int take_one(struct sampler *s, struct sample_tcp *x, int64_t t, struct rec_run *rec)
 {
 	struct rec_tcp c = {.t = t, .node = x->node};
 	int r;
 
+	x->round = s->rounds;
+	x->t = t;
 	r = read_all(x->netstat, s->tbuf[0], sizeof(s->tbuf[0]));
 	r = r ? r : read_all(x->snmp, s->tbuf[1], sizeof(s->tbuf[1]));
 	r = r ? r : col_tcp_parse(s->tbuf[0], s->tbuf[1], &c) ? -EPROTO : 0;
 	return r ? r : vec_push(&rec->tcp, c);
 }
 
-int sample_tcp_take(struct sampler *s, int64_t t0, struct rec_run *rec, const char **who)
+/* Whether a direction out of or into endpoint x was busy in a round after its last reading
+ * (a direction whose peer the sampler does not know counts as busy). */
+static bool busy_since(const struct sampler *s, const struct sample_tcp *x)
+{
+	const struct sample_ns *n = &s->ns[x->node];
+	const struct sample_port *p;
+	uint32_t i;
+
+	for (i = 0; i < n->nports; i++) {
+		p = &s->ports[n->port0 + i];
+		if (p->busy_round > x->round || p->peer == TOPO_NONE ||
+		    s->ports[p->peer].busy_round > x->round)
+			return true;
+	}
+	return false;
+}
+
+int sample_tcp_take(struct sampler *s, int64_t t0, bool final, struct rec_run *rec,
+		    const char **who)
 {
 	int64_t t = mono_now_ns() - t0;
+	struct sample_tcp *x;
 	uint32_t i;
 	int r, first = 0;
 
 	s->tcp_next = t + SAMPLE_TCP_NS;
 	for (i = 0; first != -ENOMEM && i < s->ntcp; i++) {
-		r = take_one(s, &s->tcp[i], t, rec);
+		x = &s->tcp[i];
+		if (!sample_plan_tcp(final || s->full || !x->round, busy_since(s, x), t - x->t))
+			continue;
+		r = take_one(s, x, t, rec);
 		if (r && !first) {
 			first = r;
-			*who = s->ns[s->tcp[i].node].name;
+			*who = s->ns[x->node].name;
 		}
 	}
 	return first;

@@ -25,6 +25,8 @@ static uint32_t port_of(const struct sampler *s, const struct sample_ns *n, uint
 static void observe(struct sampler *s, struct sample_port *p, uint64_t act, int64_t now)
 {
 	p->moved = !p->act_round || p->act_round + 1 != s->rounds || p->act != act;
+	if (p->moved)
+		p->busy_round = s->rounds;
 	p->watched = true;
 	p->act = act;
 	p->act_round = s->rounds;

@@ -65,8 +65,15 @@ tb_down=$(secs "$t1" "$t2")
 tb_settle=$(secs "$t1" "$t3")
 
 "$BUILD/tools/ipbatch" "$scenario" "$NAME" "$TMP"
+# The bare cost, the floor a build cannot go under: the namespaces alone (ip netns add, one
+# after another: unshare and a bind mount each), then the veth pairs between them, unconfigured.
+grep '^netns ' "$TMP/root.ip" >"$TMP/bare-ns.ip"
+grep -v '^netns ' "$TMP/root.ip" >"$TMP/bare-veth.ip"
 t0=$(now)
-ip -batch "$TMP/root.ip"
+ip -batch "$TMP/bare-ns.ip"
+tn=$(now)
+ip -batch "$TMP/bare-veth.ip"
+tv=$(now)
 for f in "$TMP"/tb-*.ip; do
 	ns=$(basename "$f" .ip)
 	ip netns exec "$ns" sysctl -q -p "$TMP/$ns.sysctl" >/dev/null
@@ -85,6 +92,8 @@ t2=$(now)
 settle
 t3=$(now)
 ib_up=$(secs "$t0" "$t1")
+bare_ns=$(secs "$t0" "$tn")
+bare_veth=$(secs "$tn" "$tv")
 ib_down=$(secs "$t1" "$t2")
 ib_settle=$(secs "$t1" "$t3")
 
@@ -100,6 +109,16 @@ t_ns=$(phase_end namespaces)
 t_links=$(phase_end links)
 echo "testbed up:   namespaces $(per "$nns" "$t_ns")/s (${t_ns} s), veth links $(per "$nlinks" "$(echo "$t_links - $t_ns" | bc)")/s," \
 	"$(per "$nns" "$tb_up") namespaces/s and $(per "$nlinks" "$tb_up") links/s with everything"
+printf '%-34s %10.2f\n' "bare: namespaces (ip netns add)" "$bare_ns"
+printf '%-34s %10.2f\n' "bare: + veth pairs (ip link add)" "$(echo "$bare_ns + $bare_veth" | bc)"
+printf '%-34s %9.1fx %s\n' "testbed up / bare namespaces" "$(echo "$tb_up / $bare_ns" | bc -l)" \
+	"(target <= 2x: $(awk -v u="$tb_up" -v b="$bare_ns" 'BEGIN { print (u <= 2 * b ? "met" : "MISSED") }'))"
+printf '%-34s %9.1fx\n' "testbed up / bare namespaces+veths" \
+	"$(echo "$tb_up / ($bare_ns + $bare_veth)" | bc -l)"
+t_cfg=$(phase_end addresses/qdiscs/routes)
+awk -v n="$t_ns" -v l="$t_links" -v c="$t_cfg" -v u="$tb_up" 'BEGIN {
+	printf "testbed up'"'"'s phases: namespaces %.2f s, veths %.2f s, addresses/qdiscs/routes %.2f s, nftables %.2f s\n",
+		n, l - n, c - l, u - c }'
 echo "targets:      up <= 15 s: $(awk -v t="$tb_up" 'BEGIN { print (t <= 15 ? "met" : "MISSED") }'), down <= 15 s: $(awk -v t="$tb_down" 'BEGIN { print (t <= 15 ? "met" : "MISSED") }')"
 
 echo

@@ -6,7 +6,8 @@
 # with their headers, so 100% at saturation while the goodput is 1448/1514 of it), the host
 # links (2R) half that, the reverse directions only the ACKs, and every other direction
 # nothing. Same with tbf. The counters come from `testbed sample NAME --out DIR`, which
-# writes a results folder of the span.
+# writes a results folder of the span. tcp.csv: the flow's two endpoints read every second,
+# the two quiet ones at the first and last sample only (sample_plan_tcp).
 #
 #   h0 \           / h2
 #       l0 -- s0 -- l1          host links 2R, l0-s0-l1 at R = 100 Mbit/s
@@ -23,6 +24,13 @@ util() {
 		| ($l.ends[0].node == $a | if . then 0 else 1 end) as $d
 		| .[1].links[] | select(.link == $l.id and .dir == $d) | .util_mean' \
 		<(jq -s . "$OUT/topology.json" "$OUT/summary.json")
+}
+
+# rows NODE: readings of endpoint NODE in $OUT/tcp.csv
+rows() {
+	local id
+	id=$(jq --arg a "$1" '.nodes[] | select(.name == $a) | .id' "$OUT/topology.json")
+	awk -F, -v id="$id" 'NR > 1 && $2 == id { n++ } END { print n + 0 }' "$OUT/tcp.csv"
 }
 
 run_qdisc() { # run_qdisc QDISC TAG
@@ -60,6 +68,12 @@ run_qdisc() { # run_qdisc QDISC TAG
 	# the path's 8 directions carry something (data or ACKs), the other 4 nothing
 	others=$(jq '[.links[] | select(.util_mean > 0.0005)] | length' "$OUT/summary.json")
 	[ "$others" -eq 8 ] || fail "$q: $others directions above 0.05%, want the 8 of the path"
+	for path in h0:4 h2:4 h1:2 h3:2; do
+		u=$(rows "${path%:*}")
+		note "$q: tcp.csv rows of ${path%:*}: $u"
+		if [ "${path#*:}" = 2 ]; then [ "$u" -eq 2 ]; else [ "$u" -ge 4 ]; fi ||
+			fail "$q: ${path%:*} has $u rows in tcp.csv, want ${path#*:}$([ "${path#*:}" = 2 ] || echo ' or more')"
+	done
 	"$TB" down "$n" >/dev/null
 	no_leftovers "$n"
 }

@@ -358,6 +358,17 @@ static void test_plan_read(void **state)
 	assert_true(sample_plan_read(&s));
 }
 
+static void test_plan_tcp(void **state)
+{
+	(void)state;
+	/* quiet since its last reading, read less than 10 s ago: its counters held */
+	assert_false(sample_plan_tcp(false, false, 0));
+	assert_false(sample_plan_tcp(false, false, SAMPLE_TCP_QUIET_NS - 1));
+	assert_true(sample_plan_tcp(false, false, SAMPLE_TCP_QUIET_NS)); /* the periodic one */
+	assert_true(sample_plan_tcp(false, true, 0)); /* a direction of it moved */
+	assert_true(sample_plan_tcp(true, false, 0)); /* the run's first and last */
+}
+
 static void test_plan_rounds(void **state)
 {
 	uint32_t i, r, due;
@@ -410,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_plan_leafspine), /* sample_plan.c */
 		cmocka_unit_test(test_plan_ring),
 		cmocka_unit_test(test_plan_read),
+		cmocka_unit_test(test_plan_tcp),
 		cmocka_unit_test(test_plan_rounds),
 		cmocka_unit_test(test_cpu), /* collect/cpu.c */
 	};
