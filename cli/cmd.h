@@ -45,6 +45,20 @@ bool cmd_emu_too_long(const struct world *w, char *buf, size_t len);
  * would do: `up` refuses the file, `testbed sim` runs it. */
 bool cmd_emu_rate_over(const struct world *w, char *buf, size_t len);
 
+/* The connections per pair of the workload's first job (channels). */
+uint32_t cmd_first_channels(const struct world *w);
+
+/* A workload of one all-to-all job: where the scheduler puts its ranks (as the run will,
+ * from an empty cluster), into eps (t->endpoints.n long). Its GPU count, or 0 for any other
+ * workload. */
+uint32_t cmd_lone_alltoall(const struct world *w, uint32_t *eps);
+
+/* Whether a lone all-to-all job's connections, with transport.window set, keep more in flight
+ * on some link direction than SHAPE_INFLIGHT_MAX times its queue (policy/shape.h); if so, buf
+ * says where, by how much, and the channels and the queue that would do. With report, buf
+ * also says it when it is within (for `check`), and the return is still whether it is over. */
+bool cmd_emu_window_over(const struct world *w, bool report, char *buf, size_t len);
+
 /* Prints d (or a fallback) as "testbed <cmd>: <message>" and returns the exit code for r. */
 int cmd_fail(const char *cmd, int r, const struct diag *d);
 

@@ -35,47 +35,13 @@ static void check_usage(FILE *f)
 #define CHECK_HASHED_MAX 256
 #define CHECK_HASHED_TRIALS 20
 
-/* The connections per pair of the workload's first job (channels). */
-static uint32_t first_channels(const struct world *w)
-{
-	const struct exp_workload *wl = &w->e.w;
-	uint32_t k = wl->jobs.n ? wl->jobs.v[0].channels : 0;
-
-	return k ? k : wl->channels ? wl->channels : 1;
-}
-
-/* A workload of one all-to-all job: where the scheduler puts its ranks (as the run will,
- * from an empty cluster), into eps. Its GPU count, or 0 for any other workload. */
-static uint32_t lone_alltoall(const struct world *w, uint32_t *eps)
-{
-	const struct exp_workload *wl = &w->e.w;
-	struct sched_cfg cfg = w->e.sched;
-	const uint32_t *placed;
-	struct diag d = {0};
-	struct sched s;
-	uint32_t n = 0;
-
-	if (wl->jobs.n != 1 || wl->generate || wl->trace || wl->jobs.v[0].kind != COLL_ALLTOALL)
-		return 0;
-	cfg.placement_order = wl->rank_order == EXP_RANK_PLACEMENT;
-	if (sched_init(&s, w->t, &cfg))
-		return 0;
-	if (!sched_submit(&s, 0, wl->jobs.v[0].gpus, UINT64_MAX, &d) && !sched_next(&s, &placed) &&
-	    placed) {
-		n = wl->jobs.v[0].gpus;
-		memcpy(eps, placed, n * sizeof(*eps));
-	}
-	sched_done(&s);
-	return n;
-}
-
 /* The per-flow ECMP bound for the connections the workload's one all-to-all job will open. */
 static void print_job_bound(const struct world *w)
 {
-	uint32_t *eps = calloc(w->t->endpoints.n, sizeof(*eps)), n, k = first_channels(w);
+	uint32_t *eps = calloc(w->t->endpoints.n, sizeof(*eps)), n, k = cmd_first_channels(w);
 	double f;
 
-	n = eps ? lone_alltoall(w, eps) : 0;
+	n = eps ? cmd_lone_alltoall(w, eps) : 0;
 	if (n >= 2 && !route_alltoall_conns(w->t, &w->plan, eps, n, 0, k, &f))
 		printf("           %.3f under per-flow ECMP for this workload's job (%u ranks, %u "
 		       "connection%s per pair, the source ports emu-node binds)\n",
@@ -83,12 +49,23 @@ static void print_job_bound(const struct world *w)
 	free(eps);
 }
 
+/* With transport.window, what the lone all-to-all's connections keep in flight against the
+ * busiest queue (cmd_emu_window_over; `up` refuses past SHAPE_INFLIGHT_MAX). */
+static void print_inflight(const struct world *w)
+{
+	char buf[768];
+	bool over = cmd_emu_window_over(w, true, buf, sizeof(buf));
+
+	if (buf[0])
+		printf("in flight  %s%s\n", over ? "`up` refuses it: " : "", buf);
+}
+
 /* HammingMesh §V-A1's global bandwidth as our fluid model: the all-to-all fraction the routes
  * allow, split equally per hop. */
 static void print_fluid(const struct world *w)
 {
 	struct route_a2a_bound b;
-	uint32_t k = first_channels(w);
+	uint32_t k = cmd_first_channels(w);
 	double f;
 
 	if (w->t->endpoints.n > CHECK_FLUID_MAX || fluid_alltoall(w->t, &w->paths, &f))
@@ -105,6 +82,7 @@ static void print_fluid(const struct world *w)
 		       "channels; mean of %d draws, %.3f to %.3f)\n",
 		       b.mean, k, CHECK_HASHED_TRIALS, b.min, b.max);
 	print_job_bound(w);
+	print_inflight(w);
 }
 
 /* OCS layers (model/ocs.h): how many, their circuits at `up`, the reconfiguration delay. */
@@ -289,12 +267,12 @@ static void print_plan(const struct world *w)
 static int print_loads(const struct world *w, struct diag *d)
 {
 	const struct topo *t = w->t;
-	uint32_t *eps = calloc(t->endpoints.n, sizeof(*eps)), n, k = first_channels(w);
+	uint32_t *eps = calloc(t->endpoints.n, sizeof(*eps)), n, k = cmd_first_channels(w);
 	double *load = calloc(t->ports.n + 1, sizeof(*load));
 	size_t i;
 	int r = eps && load ? 0 : -ENOMEM;
 
-	n = r ? 0 : lone_alltoall(w, eps);
+	n = r ? 0 : cmd_lone_alltoall(w, eps);
 	if (!r && n < 2)
 		r = diag_set(d, -EINVAL,
 			     "%s: --loads needs a workload of one all-to-all job of 2 or more GPUs",

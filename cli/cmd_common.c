@@ -15,6 +15,7 @@
 #include "run/emu/emu_find.h"
 #include "fabric/fabric.h"
 #include "run/emu/run_emu.h"
+#include "policy/sched.h"
 #include "policy/shape.h"
 
 /* Seconds, minutes, hours or days: the scale a user plans a run in. */
@@ -109,6 +110,143 @@ bool cmd_emu_ship_over(const struct world *w, char *buf, size_t len)
 		return true;
 	}
 	return false;
+}
+
+uint32_t cmd_first_channels(const struct world *w)
+{
+	const struct exp_workload *wl = &w->e.w;
+	uint32_t k = wl->jobs.n ? wl->jobs.v[0].channels : 0;
+
+	return k ? k : wl->channels ? wl->channels : 1;
+}
+
+uint32_t cmd_lone_alltoall(const struct world *w, uint32_t *eps)
+{
+	const struct exp_workload *wl = &w->e.w;
+	struct sched_cfg cfg = w->e.sched;
+	const uint32_t *placed;
+	struct diag d = {0};
+	struct sched s;
+	uint32_t n = 0;
+
+	if (wl->jobs.n != 1 || wl->generate || wl->trace || wl->jobs.v[0].kind != COLL_ALLTOALL)
+		return 0;
+	cfg.placement_order = wl->rank_order == EXP_RANK_PLACEMENT;
+	if (sched_init(&s, w->t, &cfg))
+		return 0;
+	if (!sched_submit(&s, 0, wl->jobs.v[0].gpus, UINT64_MAX, &d) && !sched_next(&s, &placed) &&
+	    placed) {
+		n = wl->jobs.v[0].gpus;
+		memcpy(eps, placed, n * sizeof(*eps));
+	}
+	sched_done(&s);
+	return n;
+}
+
+/* The busiest direction's windows in flight over its queue, for k connections per pair. */
+struct inflight {
+	double ratio, flows; /* the most loaded direction's (shape_inflight), and its flows */
+	uint32_t port, queue;
+};
+
+/* The share of its peers a rank of the lone all-to-all sends to at once: `group` of them under
+ * direct (all when 0), one under pairwise; 0 for an algorithm that relays through other ranks,
+ * whose flows route_alltoall_conn_loads does not model. */
+static double a2a_concurrent(const struct job_spec *j)
+{
+	double peers = j->gpus > 1 ? (double)(j->gpus - 1) : 1;
+
+	if (j->algo == COLL_DIRECT)
+		return j->group && j->group < j->gpus - 1 ? j->group / peers : 1;
+	if (j->algo == COLL_PAIRWISE)
+		return 1 / peers;
+	return 0;
+}
+
+static int inflight_of(const struct world *w, const uint32_t *eps, uint32_t n, uint32_t k,
+		       double concurrent, double *load, struct inflight *out)
+{
+	const struct topo *t = w->t;
+	struct shape_params sp;
+	struct diag d = {0};
+	double r;
+	uint32_t p;
+	int err;
+
+	*out = (struct inflight){0};
+	err = route_alltoall_conn_loads(t, &w->plan, eps, n, 0, k, load);
+	for (p = 0; !err && p < t->ports.n; p++) {
+		if (!load[p] ||
+		    shape_derive(topo_port_rate(t, p), t->links.v[t->ports.v[p].link].delay_ns,
+				 &w->e.s.shaping, &sp, &d) ||
+		    sp.kind == SHAPE_NONE)
+			continue;
+		r = shape_inflight(load[p] * k, concurrent, w->e.s.transport.window_bytes,
+				   sp.limit);
+		if (r > out->ratio)
+			*out = (struct inflight){r, load[p] * k, p, sp.limit};
+	}
+	return err;
+}
+
+static void say_inflight(const struct world *w, const struct inflight *x, uint32_t k, bool over,
+			 uint32_t fit, char *buf, size_t len)
+{
+	const struct topo *t = w->t;
+	const struct topo_port *p = &t->ports.v[x->port];
+	double need = x->ratio * x->queue / SHAPE_INFLIGHT_MAX;
+	char win[32], q[32], nq[32], kk[64] = "";
+	int m;
+
+	units_fmt_size(win, sizeof(win), w->e.s.transport.window_bytes);
+	units_fmt_size(q, sizeof(q), x->queue);
+	units_fmt_size(nq, sizeof(nq), (uint64_t)ceil(need));
+	m = snprintf(buf, len,
+		     "with transport.window %s and %u connection%s per pair, the all-to-all's %.0f "
+		     "connections over %s -> %s keep up to %.2fx its queue of %s in flight",
+		     win, k, k > 1 ? "s" : "", x->flows, t->nodes.v[p->node].name,
+		     t->nodes.v[topo_port_peer_node(t, x->port)].name, x->ratio, q);
+	if (m < 0 || (size_t)m >= len)
+		return;
+	if (!over) {
+		snprintf(buf + m, len - (size_t)m, " (`up` refuses past %.0fx)",
+			 SHAPE_INFLIGHT_MAX);
+		return;
+	}
+	if (fit)
+		snprintf(kk, sizeof(kk), "workload.channels %u, or ", fit);
+	snprintf(buf + m, len - (size_t)m,
+		 "; past %.0fx the queue overflows and, with windows of a segment or two, each "
+		 "loss waits for a retransmission timeout (measured: docs/scenario.md, "
+		 "transport.window): %sshaping.queue of at least %s would do",
+		 SHAPE_INFLIGHT_MAX, kk, nq);
+}
+
+bool cmd_emu_window_over(const struct world *w, bool report, char *buf, size_t len)
+{
+	uint32_t *eps = calloc(w->t->endpoints.n + 1, sizeof(*eps)), n, k = cmd_first_channels(w),
+		 fit = 0, c;
+	double *load = calloc(w->t->ports.n + 1, sizeof(*load)), conc = 0;
+	struct inflight x = {0}, y;
+	bool over = false;
+
+	if (len)
+		buf[0] = '\0';
+	n = eps && load && w->e.s.transport.window_bytes ? cmd_lone_alltoall(w, eps) : 0;
+	if (n >= 2)
+		conc = a2a_concurrent(&w->jobs.v[0]);
+	if (conc > 0 && !inflight_of(w, eps, n, k, conc, load, &x)) {
+		over = x.ratio > SHAPE_INFLIGHT_MAX;
+		for (c = k - 1; over && c >= 1 && !fit; c--)
+			if (!inflight_of(w, eps, n, c, conc, load, &y) &&
+			    y.ratio <= SHAPE_INFLIGHT_MAX)
+				fit = c;
+		if (over || report)
+			say_inflight(w, &x, k, over, fit, buf, len);
+	}
+	free(eps);
+	free(load);
+	return over;
 }
 
 int cmd_fail(const char *cmd, int r, const struct diag *d)

@@ -319,7 +319,7 @@ int cmd_up(int argc, char **argv)
 				       {"jobs", &jobs, NULL}, {"shard", &shard, NULL},
 				       {NULL, NULL, NULL}};
 	struct cmd_shard sh;
-	char buf[32], wall[256];
+	char buf[32], wall[768];
 	int r = cmd_opts_parse("up", argc, argv, opts, false, &help), code;
 	struct cmd_run_tally tally = {0};
 
@@ -364,6 +364,8 @@ int cmd_up(int argc, char **argv)
 	if (!r && cmd_emu_ship_over(&w, wall, sizeof(wall)))
 		r = diag_set(&d, -EINVAL, "%s: %s; run it in virtual time: testbed sim %s", argv[1],
 			     wall, argv[1]);
+	if (!r && cmd_emu_window_over(&w, false, wall, sizeof(wall)))
+		r = diag_set(&d, -EINVAL, "%s: %s", argv[1], wall);
 	if (!r && cmd_emu_rate_over(&w, wall, sizeof(wall)))
 		r = diag_set(&d, -EINVAL,
 			     "%s: %s; lower it, or run the file in virtual time: testbed sim %s",

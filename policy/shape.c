@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Shaping parameters from rates (see shape.h). */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "policy/shape.h"
@@ -79,4 +80,9 @@ int shape_derive(uint64_t rate_bps, uint64_t delay_ns, const struct scn_shaping 
 uint32_t shape_gso_segs(const struct scn_shaping *cfg)
 {
 	return cfg->qdisc == SCN_QDISC_TBF ? SHAPE_GSO_SEGS : 0;
+}
+
+double shape_inflight(double flows, double concurrent, uint64_t window, uint32_t queue)
+{
+	return queue ? flows * concurrent * (double)window / queue : INFINITY;
 }

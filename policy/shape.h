@@ -63,6 +63,20 @@ uint32_t shape_frame(const struct scn_shaping *cfg);
  * once, whatever their size. */
 uint32_t shape_gso_segs(const struct scn_shaping *cfg);
 
+/* What a link direction's connections keep in flight at most, over its queue: flows
+ * connections cross it, a share `concurrent` of them sending at once (an all-to-all's sends in
+ * flight per rank over its peers), each with at most `window` bytes out (transport.window, its
+ * receive buffer). With transport.window the scenario stands in for a lossless fabric whose
+ * credits the windows are: while this stays at or under 1, the queue holds every window and
+ * nothing drops. Past SHAPE_INFLIGHT_MAX, `up` refuses the file: with windows of a segment or
+ * two, a drop-tail loss is repaired only by a retransmission timeout. Measured on the
+ * HammingMesh all-to-all of scenarios/hxmesh-a2a.yaml (8 KiB windows, 500 KiB queues, 5 Mbit/s
+ * links, 2 cores) with 1, 2, 4, 8 and 16 connections per pair (ratios 0.48, 0.92, 1.77, 3.42,
+ * 6.59): 0.229-0.233, 0.222, 0.222-0.227 and 0.165 of injection bandwidth (0, 0, 22-466 and
+ * 135,259 drops), and with 16 a rank failed after 61 s (344,289 drops). */
+#define SHAPE_INFLIGHT_MAX 2.0
+double shape_inflight(double flows, double concurrent, uint64_t window, uint32_t queue);
+
 /* Derives the qdisc parameters for one direction of rate_bps (0 = unshaped: kind NONE unless a
  * delay is asked for); derived bursts and queues count frames of shape_frame(cfg). Returns 0
  * or -ERANGE with a message (rate beyond what tbf accepts). */

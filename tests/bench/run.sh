@@ -11,7 +11,9 @@
 #      decision of the greedy controller at that scale; 9. what the simulator's physics
 #      checks cost, with them against without, on CLUSTER512 and Themis's 3D-FC_Ring_SW;
 #      10. CLUSTER512's whole sweep with -j 1 against -j <cores> (sim_jobs.sh); 11. reading
-#      a Chakra trace of 1,024 ranks of 10,000 nodes each (tests/tools/chakra_bench.c).
+#      a Chakra trace of 1,024 ranks of 10,000 nodes each (tests/tools/chakra_bench.c);
+#   12. emulation capacity: the fastest link rate at which an all-to-all keeps its fidelity
+#      verdict ok, on the 64-accelerator Hx2Mesh and on a 32-host leaf-spine (capacity.sh).
 # Usage: run.sh BUILD_DIR
 set -eu
 BUILD=$(cd "${1:-build}" && pwd)
@@ -163,3 +165,6 @@ echo "bench: reading a Chakra trace of 1,024 ranks x 10,000 nodes (issue 37, acc
 CB=$(mktemp -d /tmp/tbchakra.XXXXXX)
 "$BUILD/tools/chakra_bench" 1024 10000 "$CB" || { rm -rf "$CB"; exit 1; }
 rm -rf "$CB"
+echo
+echo "bench: emulation capacity, the fastest all-to-all whose fidelity verdict stays ok (issue 40, acceptance 4)"
+"$ROOT/tests/bench/capacity.sh" "$BUILD"

@@ -60,3 +60,20 @@ awk -v a="$lo1" -v b="$hi1" 'BEGIN { exit !(b > 1.1 * a) }' ||
 note "4 channels, verified: fabric bytes / predicted $lo to $hi (against one connection's" \
 	"prediction: $lo1 to $hi1); JRT $(jq .totals.avg_jrt_paper_s "$RUN_DIR/summary.json") paper s," \
 	"fidelity $(jq -r .fidelity.verdict "$RUN_DIR/summary.json")"
+
+# With transport.window (a lossless fabric's credits), `up` refuses connections per pair whose
+# windows in flight overflow a queue past SHAPE_INFLIGHT_MAX (policy/shape.h), before making
+# anything, naming the link, the ratio and the channels that fit: the HammingMesh all-to-all
+# of scenarios/hxmesh-a2a.yaml with 16 (6.59x its queue) and 8 (3.42x); 4 (1.77x) passes
+# `check` with its ratio printed.
+hx() { scenario_as scenarios/hxmesh-a2a.yaml "chx$1" "s/^workload:$/workload:\n  channels: $1/"; }
+for k in 8 16; do
+	out=$("$TB" up "$(hx "$k")" 2>&1) && fail "up with $k channels: not refused"
+	echo "$out" | grep -q "keep up to .*x its queue of .* in flight.*workload.channels 4, or shaping.queue of at least" ||
+		fail "up with $k channels: $out"
+	"$TB" check "$(hx "$k")" | grep -q "^in flight  \`up\` refuses it:" || fail "check with $k channels"
+	no_leftovers "chx$k"
+	note "$k channels refused: ${out#*: }"
+done
+"$TB" check "$(hx 4)" | grep -q "^in flight  with transport.window 8KiB and 4 connections per pair.* keep up to 1\.[0-9]*x .*(\`up\` refuses past 2x)" ||
+	fail "check with 4 channels: $("$TB" check "$(hx 4)" | grep '^in flight')"

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -360,6 +361,20 @@ static void test_pfifo_plain(void **state)
 	nlmsg_free(m);
 }
 
+/* The in-flight ratio of scenarios/hxmesh-a2a.yaml's busiest direction (testbed check): 59
+ * connections with one channel, 811 with 16, a rank sending to 32 of its 63 peers at once, 8
+ * KiB windows over a 500 KiB queue. */
+static void test_shape_inflight(void **state)
+{
+	(void)state;
+	assert_true(fabs(shape_inflight(59, 32.0 / 63, 8192, 512000) - 0.4796) < 1e-3);
+	assert_true(fabs(shape_inflight(811, 32.0 / 63, 8192, 512000) - 6.591) < 1e-3);
+	assert_true(shape_inflight(811, 32.0 / 63, 8192, 512000) > SHAPE_INFLIGHT_MAX);
+	assert_true(shape_inflight(59, 32.0 / 63, 8192, 512000) <= SHAPE_INFLIGHT_MAX);
+	assert_true(shape_inflight(10, 1, 8192, 0) > SHAPE_INFLIGHT_MAX); /* no queue */
+	assert_true(shape_inflight(0, 1, 8192, 512000) == 0);
+}
+
 static void test_shape_derive(void **state)
 {
 	struct scn_shaping cfg = {.qdisc = SCN_QDISC_TBF};
@@ -427,7 +442,8 @@ int main(void)
 		cmocka_unit_test(test_rule),	      cmocka_unit_test(test_tbf),
 		cmocka_unit_test(test_htb),	      cmocka_unit_test(test_u32_short),
 		cmocka_unit_test(test_netem),	      cmocka_unit_test(test_pfifo_plain),
-		cmocka_unit_test(test_shape_derive),  cmocka_unit_test(test_shape_mtu),
+		cmocka_unit_test(test_shape_derive),  cmocka_unit_test(test_shape_inflight),
+		cmocka_unit_test(test_shape_mtu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
