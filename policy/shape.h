@@ -72,8 +72,8 @@ uint32_t shape_gso_segs(const struct scn_shaping *cfg);
  * two, a drop-tail loss is repaired only by a retransmission timeout. Measured on the
  * HammingMesh all-to-all of scenarios/hxmesh-a2a.yaml (8 KiB windows, 500 KiB queues, 5 Mbit/s
  * links, 2 cores) with 1, 2, 4, 8 and 16 connections per pair (ratios 0.48, 0.92, 1.77, 3.42,
- * 6.59): 0.229-0.233, 0.222, 0.222-0.227 and 0.165 of injection bandwidth (0, 0, 22-466 and
- * 135,259 drops), and with 16 a rank failed after 61 s (344,289 drops). */
+ * 6.59): 0.227-0.233, 0.222, 0.222-0.227 and 0.138-0.165 of injection bandwidth (0, 0, 22-466
+ * and 135,259-142,661 drops), and with 16 a rank failed after 61 s (344,289 drops). */
 #define SHAPE_INFLIGHT_MAX 2.0
 double shape_inflight(double flows, double concurrent, uint64_t window, uint32_t queue);
 

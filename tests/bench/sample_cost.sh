@@ -47,7 +47,7 @@ echo "$full" | sed 's/^sample:/full:  /'
 fshare=$(echo "$full" | sed -n 's/.* = \([0-9.]*\)% of one core.*/\1/p')
 echo "conditions:   $(nproc) cores, load $load before, $others other testbed/emu-node/iperf3 processes," \
 	"load $(cut -d' ' -f1 /proc/loadavg) after"
-verdict() { awk -v s="$1" 'BEGIN { print (s < 5 ? "met" : "MISSED") }'; }
-echo "target:       sampling 2,048 directions at 10 Hz below 5% of one core:" \
-	"links idle $(verdict "$share") (${share}%), every link busy (--full)" \
-	"$(verdict "$fshare") (${fshare}%)"
+verdict() { awk -v s="$1" -v t="$2" 'BEGIN { print (s < t ? "met" : "MISSED") }'; }
+echo "targets:      sampling 2,048 directions at 10 Hz: links idle below 2% of one core" \
+	"$(verdict "$share" 2) (${share}%), every link busy (--full) below 5%" \
+	"$(verdict "$fshare" 5) (${fshare}%)"
