@@ -55,8 +55,10 @@ uint32_t cmd_lone_alltoall(const struct world *w, uint32_t *eps);
 
 /* Whether a lone all-to-all job's connections, with transport.window set, keep more in flight
  * on some link direction than SHAPE_INFLIGHT_MAX times its queue (policy/shape.h); if so, buf
- * says where, by how much, and the channels and the queue that would do. With report, buf
- * also says it when it is within (for `check`), and the return is still whether it is over. */
+ * says where, by how much, and the channels and the queue that would do, after the
+ * "LINE:COL: workload.channels: " of the field when the file gives it. With report, buf says
+ * it also when it is within and never names the field (for `check`), and the return is still
+ * whether it is over. */
 bool cmd_emu_window_over(const struct world *w, bool report, char *buf, size_t len);
 
 /* Prints d (or a fallback) as "testbed <cmd>: <message>" and returns the exit code for r. */

@@ -222,6 +222,24 @@ static void say_inflight(const struct world *w, const struct inflight *x, uint32
 		 SHAPE_INFLIGHT_MAX, kk, nq);
 }
 
+/* Puts "LINE:COL: " of the channels field the count came from (the job's, else the
+ * workload's) before buf's message, when the file gives one. */
+static void at_channels(const struct world *w, char *buf, size_t len)
+{
+	const struct exp_workload *wl = &w->e.w;
+	uint32_t line = wl->channels ? wl->chan_line : 0, col = wl->chan_col;
+	char tmp[768];
+
+	if (wl->jobs.n && wl->jobs.v[0].channels) {
+		line = wl->jobs.v[0].chan_line;
+		col = wl->jobs.v[0].chan_col;
+	}
+	if (!line)
+		return;
+	snprintf(tmp, sizeof(tmp), "%u:%u: workload.channels: %s", line, col, buf);
+	snprintf(buf, len, "%s", tmp);
+}
+
 bool cmd_emu_window_over(const struct world *w, bool report, char *buf, size_t len)
 {
 	uint32_t *eps = calloc(w->t->endpoints.n + 1, sizeof(*eps)), n, k = cmd_first_channels(w),
@@ -233,7 +251,7 @@ bool cmd_emu_window_over(const struct world *w, bool report, char *buf, size_t l
 	if (len)
 		buf[0] = '\0';
 	n = eps && load && w->e.s.transport.window_bytes ? cmd_lone_alltoall(w, eps) : 0;
-	if (n >= 2)
+	if (n >= 2 && w->jobs.n)
 		conc = a2a_concurrent(&w->jobs.v[0]);
 	if (conc > 0 && !inflight_of(w, eps, n, k, conc, load, &x)) {
 		over = x.ratio > SHAPE_INFLIGHT_MAX;
@@ -243,6 +261,8 @@ bool cmd_emu_window_over(const struct world *w, bool report, char *buf, size_t l
 				fit = c;
 		if (over || report)
 			say_inflight(w, &x, k, over, fit, buf, len);
+		if (over && !report)
+			at_channels(w, buf, len);
 	}
 	free(eps);
 	free(load);

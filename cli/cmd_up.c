@@ -365,7 +365,8 @@ int cmd_up(int argc, char **argv)
 		r = diag_set(&d, -EINVAL, "%s: %s; run it in virtual time: testbed sim %s", argv[1],
 			     wall, argv[1]);
 	if (!r && cmd_emu_window_over(&w, false, wall, sizeof(wall)))
-		r = diag_set(&d, -EINVAL, "%s: %s", argv[1], wall);
+		r = diag_set(&d, -EINVAL, "%s%s%s", argv[1], /* FILE:LINE:COL, or FILE: */
+			     wall[0] >= '0' && wall[0] <= '9' ? ":" : ": ", wall);
 	if (!r && cmd_emu_rate_over(&w, wall, sizeof(wall)))
 		r = diag_set(&d, -EINVAL,
 			     "%s: %s; lower it, or run the file in virtual time: testbed sim %s",

@@ -63,13 +63,13 @@ note "4 channels, verified: fabric bytes / predicted $lo to $hi (against one con
 
 # With transport.window (a lossless fabric's credits), `up` refuses connections per pair whose
 # windows in flight overflow a queue past SHAPE_INFLIGHT_MAX (policy/shape.h), before making
-# anything, naming the link, the ratio and the channels that fit: the HammingMesh all-to-all
-# of scenarios/hxmesh-a2a.yaml with 16 (6.59x its queue) and 8 (3.42x); 4 (1.77x) passes
-# `check` with its ratio printed.
+# anything, naming the field's line, the link, the ratio and the channels that fit: the
+# HammingMesh all-to-all of scenarios/hxmesh-a2a.yaml with 16 (6.59x its queue) and 8
+# (3.42x); 4 (1.77x) passes `check` with its ratio printed.
 hx() { scenario_as scenarios/hxmesh-a2a.yaml "chx$1" "s/^workload:$/workload:\n  channels: $1/"; }
 for k in 8 16; do
 	out=$("$TB" up "$(hx "$k")" 2>&1) && fail "up with $k channels: not refused"
-	echo "$out" | grep -q "keep up to .*x its queue of .* in flight.*workload.channels 4, or shaping.queue of at least" ||
+	echo "$out" | grep -q "chx$k.yaml:[0-9]*:[0-9]*: workload.channels: .*keep up to .*x its queue of .* in flight.*workload.channels 4, or shaping.queue of at least" ||
 		fail "up with $k channels: $out"
 	"$TB" check "$(hx "$k")" | grep -q "^in flight  \`up\` refuses it:" || fail "check with $k channels"
 	no_leftovers "chx$k"
