@@ -16,7 +16,9 @@
 
 /* Every variant of a sweep builds and its jobs fit (what `up` refuses before it runs one),
  * with its first seed combination; the error names the variant. */
-static int check_variants(const char *path, const struct exp_sweep *s, struct diag *d)
+static int check_variants(const char *path, const struct exp_sweep *s,
+			  int (*check)(const struct world *w, const char *path, struct diag *d),
+			  struct diag *d)
 {
 	uint32_t *choice = calloc(s->axes.n + 1, sizeof(*choice)), v;
 	struct world w;
@@ -25,7 +27,7 @@ static int check_variants(const char *path, const struct exp_sweep *s, struct di
 
 	for (v = 1; !r && v < s->variants; v++) {
 		exp_sweep_choice(s, v * s->seeds, choice);
-		r = world_load(path, (struct world_ask){.choice = choice}, &w, d);
+		r = world_load(path, (struct world_ask){.choice = choice, .check = check}, &w, d);
 		if (r) { /* the location first, as every check message has it */
 			exp_sweep_label(s, choice, false, label, sizeof(label));
 			snprintf(msg, sizeof(msg), "%s", d->msg);
@@ -106,8 +108,11 @@ int world_load(const char *path, struct world_ask ask, struct world *w, struct d
 {
 	int r = load(path, ask.choice, ask.sim, w, d);
 
-	return !r && ask.every_variant && w->e.sweep.axes.n ? check_variants(path, &w->e.sweep, d)
-							    : r;
+	if (!r && ask.check)
+		r = ask.check(w, path, d);
+	return !r && ask.every_variant && w->e.sweep.axes.n
+		       ? check_variants(path, &w->e.sweep, ask.check, d)
+		       : r;
 }
 
 void world_done(struct world *w)

@@ -36,6 +36,10 @@ struct world_ask {
 	/* every other variant of the sweep is loaded too, and the first that `up` would refuse
 	 * before it runs is the error */
 	bool every_variant;
+	/* called with each world loaded, every variant's with every_variant (the first one's
+	 * included): a nonzero return, with d set, refuses the file (`up`'s checks of what the
+	 * machine cannot emulate, cli/cmd_up.c) */
+	int (*check)(const struct world *w, const char *path, struct diag *d);
 };
 
 /* Parses path and derives topology, the workload's jobs (reading a trace), paths and routing

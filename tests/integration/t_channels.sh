@@ -77,3 +77,10 @@ for k in 8 16; do
 done
 "$TB" check "$(hx 4)" | grep -q "^in flight  with transport.window 8KiB and 4 connections per pair.* keep up to 1\.[0-9]*x .*(\`up\` refuses past 2x)" ||
 	fail "check with 4 channels: $("$TB" check "$(hx 4)" | grep '^in flight')"
+# ... in every variant of a sweep, before the first runs
+f=$(scenario_as scenarios/hxmesh-a2a.yaml chxs)
+printf 'sweep:\n  workload.channels: [1, 16]\n' >>"$f"
+out=$("$TB" up "$f" 2>&1) && fail "up of a sweep with a 16-channel variant: not refused"
+echo "$out" | grep -q "workload.channels: .*keep up to 6\.59x .*(in sweep variant v1, channels=16)" ||
+	fail "sweep with 16 channels: $out"
+no_leftovers chxs
