@@ -149,20 +149,6 @@ struct inflight {
 	uint32_t port, queue;
 };
 
-/* The share of its peers a rank of the lone all-to-all sends to at once: `group` of them under
- * direct (all when 0), one under pairwise; 0 for an algorithm that relays through other ranks,
- * whose flows route_alltoall_conn_loads does not model. */
-static double a2a_concurrent(const struct job_spec *j)
-{
-	double peers = j->gpus > 1 ? (double)(j->gpus - 1) : 1;
-
-	if (j->algo == COLL_DIRECT)
-		return j->group && j->group < j->gpus - 1 ? j->group / peers : 1;
-	if (j->algo == COLL_PAIRWISE)
-		return 1 / peers;
-	return 0;
-}
-
 static int inflight_of(const struct world *w, const uint32_t *eps, uint32_t n, uint32_t k,
 		       double concurrent, double *load, struct inflight *out)
 {
@@ -252,7 +238,8 @@ bool cmd_emu_window_over(const struct world *w, bool report, char *buf, size_t l
 		buf[0] = '\0';
 	n = eps && load && w->e.s.transport.window_bytes ? cmd_lone_alltoall(w, eps) : 0;
 	if (n >= 2 && w->jobs.n)
-		conc = a2a_concurrent(&w->jobs.v[0]);
+		conc = coll_a2a_concurrent(w->jobs.v[0].algo, w->jobs.v[0].gpus,
+					   w->jobs.v[0].group);
 	if (conc > 0 && !inflight_of(w, eps, n, k, conc, load, &x)) {
 		over = x.ratio > SHAPE_INFLIGHT_MAX;
 		for (c = k - 1; over && c >= 1 && !fit; c--)

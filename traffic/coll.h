@@ -256,6 +256,11 @@ double coll_busbw_factor(enum coll_kind kind, uint32_t nranks);
  * but nranks / group under shard-rings (each shard's ring of replicas). */
 uint32_t coll_busbw_ranks(enum coll_algo algo, uint32_t nranks, uint32_t group);
 
+/* The share of its n - 1 peers a rank of an all-to-all under algo sends to at once, as the
+ * schedules are built (coll_a2a.c): `group` of them under direct (all when 0 or at least
+ * n - 1), one under pairwise; 0 for an algorithm whose all-to-all relays through other ranks. */
+double coll_a2a_concurrent(enum coll_algo algo, uint32_t nranks, uint32_t group);
+
 /* Whether the orchestrator makes a's schedules (TACOS's synthesis) and ships each rank its
  * slice, rather than every rank building its own from the parameters (traffic/coll_ship.c). */
 bool coll_algo_shipped(enum coll_algo a);

@@ -96,3 +96,14 @@ void coll_a2a_direct_build(struct coll_bld *b)
 	}
 	free(snd);
 }
+
+double coll_a2a_concurrent(enum coll_algo algo, uint32_t nranks, uint32_t group)
+{
+	double peers = nranks > 1 ? (double)(nranks - 1) : 1;
+
+	if (algo == COLL_DIRECT)
+		return group && group < nranks - 1 ? group / peers : 1;
+	if (algo == COLL_PAIRWISE)
+		return 1 / peers;
+	return 0;
+}

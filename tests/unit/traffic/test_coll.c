@@ -289,6 +289,9 @@ static void t_a2a_one(uint32_t n, uint64_t per_block, uint32_t elem)
 			assert_int_equal(st[i].dep_n, i < 2 ? 0 : 2);
 		}
 	}
+	/* one send in flight: round t's waits for round t-1's */
+	if (n > 1)
+		assert_true(fabs(coll_a2a_concurrent(COLL_PAIRWISE, n, 0) * (n - 1) - 1) < 1e-9);
 	coll_sched_done(&s);
 }
 
@@ -326,6 +329,10 @@ static void t_a2a_direct(uint32_t n, uint64_t per_block, uint32_t k)
 			assert_int_equal(to[i], i != r);
 			assert_int_equal(from[i], i != r);
 		}
+		/* the sends that wait for none are those in flight at once */
+		for (i = 0, sh = 0; i < s.ranks.v[r].step_n; i++)
+			sh += st[i].op == COLL_SEND && !st[i].dep_n;
+		assert_true(fabs(coll_a2a_concurrent(COLL_DIRECT, n, k) * (n - 1) - sh) < 1e-9);
 	}
 	coll_sched_done(&s);
 }
