@@ -55,11 +55,22 @@ uint32_t cmd_lone_alltoall(const struct world *w, uint32_t *eps);
 
 /* Whether a lone all-to-all job's connections, with transport.window set, keep more in flight
  * on some link direction than SHAPE_INFLIGHT_MAX times its queue (policy/shape.h); if so, buf
- * says where, by how much, and the channels and the queue that would do, after the
- * "LINE:COL: workload.channels: " of the field when the file gives it. With report, buf says
- * it also when it is within and never names the field (for `check`), and the return is still
- * whether it is over. */
+ * says where, by how much, and the channels whose windows the queues hold (or, with none, the
+ * window or the queue that would do), after the "LINE:COL: workload.channels: " of the field
+ * when the file gives it. With report, buf says it also when it is within and never names the
+ * field (for `check`), and the return is still whether it is over. */
 bool cmd_emu_window_over(const struct world *w, bool report, char *buf, size_t len);
+
+/* Whether those windows overflow the queue without reaching SHAPE_INFLIGHT_MAX (`up` warns):
+ * buf as cmd_emu_window_over's, with the channels that keep within it. */
+bool cmd_emu_window_full(const struct world *w, char *buf, size_t len);
+
+/* What the machine cannot emulate, which `up` refuses before it makes anything: w, one run of
+ * path, too long (cmd_emu_too_long), past the control packet (cmd_emu_ship_over), past its
+ * queues (cmd_emu_window_over) or past the shapers (cmd_emu_rate_over). 0, or -EINVAL with d
+ * saying why and what would do. `up` checks every variant of a sweep with it
+ * (world_ask.check), `check` reports them (world_check_variants). */
+int cmd_up_refuses(const struct world *w, const char *path, struct diag *d);
 
 /* Prints d (or a fallback) as "testbed <cmd>: <message>" and returns the exit code for r. */
 int cmd_fail(const char *cmd, int r, const struct diag *d);

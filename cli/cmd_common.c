@@ -175,37 +175,63 @@ static int inflight_of(const struct world *w, const uint32_t *eps, uint32_t n, u
 	return err;
 }
 
-static void say_inflight(const struct world *w, const struct inflight *x, uint32_t k, bool over,
-			 uint32_t fit, char *buf, size_t len)
+/* What x's ratio means, after say_inflight's description: within (report only), past 1x (the
+ * queue drops: fit, the most channels that keep within it), or past SHAPE_INFLIGHT_MAX (fit,
+ * the most that keep within that; with none, the queue that would). */
+static void say_verdict(const struct inflight *x, uint32_t fit, char *buf, size_t len)
+{
+	const char *drops = "; past 1x the queue drops and, with windows of a segment or two, "
+			    "each loss waits for a retransmission timeout",
+		   *stalls = "; past 1x the queue drops, and past %.0fx the losses and the "
+			     "retransmission timeouts they wait for cut the throughput by a third "
+			     "or stall a rank";
+	char nq[32], refuses[40] = "";
+	int m;
+
+	if (x->ratio <= SHAPE_INFLIGHT_MAX)
+		snprintf(refuses, sizeof(refuses), " (`up` refuses past %.0fx)",
+			 SHAPE_INFLIGHT_MAX);
+	if (x->ratio <= 1) {
+		snprintf(buf, len, " (`up` warns past 1x and refuses past %.0fx)",
+			 SHAPE_INFLIGHT_MAX);
+		return;
+	}
+	if (x->ratio <= SHAPE_INFLIGHT_MAX)
+		m = snprintf(buf, len, "%s", drops);
+	else
+		m = snprintf(buf, len, stalls, SHAPE_INFLIGHT_MAX);
+	if (m < 0 || (size_t)m >= len)
+		return;
+	units_fmt_size(nq, sizeof(nq), (uint64_t)ceil(x->ratio * x->queue));
+	if (fit)
+		snprintf(buf + m, len - (size_t)m,
+			 "; deeper queues did not make up for it (measured: docs/scenario.md, "
+			 "transport.window): workload.channels %u keeps within it%s",
+			 fit, refuses);
+	else
+		snprintf(buf + m, len - (size_t)m,
+			 " (measured: docs/scenario.md, transport.window): a smaller "
+			 "transport.window, or shaping.queue of at least %s, keeps within it%s",
+			 nq, refuses);
+}
+
+static void say_inflight(const struct world *w, const struct inflight *x, uint32_t k, uint32_t fit,
+			 char *buf, size_t len)
 {
 	const struct topo *t = w->t;
 	const struct topo_port *p = &t->ports.v[x->port];
-	double need = x->ratio * x->queue / SHAPE_INFLIGHT_MAX;
-	char win[32], q[32], nq[32], kk[64] = "";
+	char win[32], q[32];
 	int m;
 
 	units_fmt_size(win, sizeof(win), w->e.s.transport.window_bytes);
 	units_fmt_size(q, sizeof(q), x->queue);
-	units_fmt_size(nq, sizeof(nq), (uint64_t)ceil(need));
 	m = snprintf(buf, len,
 		     "with transport.window %s and %u connection%s per pair, the all-to-all's %.0f "
 		     "connections over %s -> %s keep up to %.2fx its queue of %s in flight",
 		     win, k, k > 1 ? "s" : "", x->flows, t->nodes.v[p->node].name,
 		     t->nodes.v[topo_port_peer_node(t, x->port)].name, x->ratio, q);
-	if (m < 0 || (size_t)m >= len)
-		return;
-	if (!over) {
-		snprintf(buf + m, len - (size_t)m, " (`up` refuses past %.0fx)",
-			 SHAPE_INFLIGHT_MAX);
-		return;
-	}
-	if (fit)
-		snprintf(kk, sizeof(kk), "workload.channels %u, or ", fit);
-	snprintf(buf + m, len - (size_t)m,
-		 "; past %.0fx the queue overflows and, with windows of a segment or two, each "
-		 "loss waits for a retransmission timeout (measured: docs/scenario.md, "
-		 "transport.window): %sshaping.queue of at least %s would do",
-		 SHAPE_INFLIGHT_MAX, kk, nq);
+	if (m >= 0 && (size_t)m < len)
+		say_verdict(x, fit, buf + m, len - (size_t)m);
 }
 
 /* Puts "LINE:COL: " of the channels field the count came from (the job's, else the
@@ -226,34 +252,85 @@ static void at_channels(const struct world *w, char *buf, size_t len)
 	snprintf(buf, len, "%s", tmp);
 }
 
-bool cmd_emu_window_over(const struct world *w, bool report, char *buf, size_t len)
+/* The lone all-to-all's windows in flight against its queues (false when the check does not
+ * apply): its busiest direction x with its k channels and, past 1x, the most channels below k
+ * whose windows its queues hold (0: none). */
+static bool window_of(const struct world *w, struct inflight *x, uint32_t *k, uint32_t *fit)
 {
-	uint32_t *eps = calloc(w->t->endpoints.n + 1, sizeof(*eps)), n, k = cmd_first_channels(w),
-		 fit = 0, c;
+	uint32_t *eps = calloc(w->t->endpoints.n + 1, sizeof(*eps)), n, c;
 	double *load = calloc(w->t->ports.n + 1, sizeof(*load)), conc = 0;
-	struct inflight x = {0}, y;
-	bool over = false;
+	struct inflight y;
+	bool ok = false;
 
-	if (len)
-		buf[0] = '\0';
+	*k = cmd_first_channels(w);
+	*fit = 0;
 	n = eps && load && w->e.s.transport.window_bytes ? cmd_lone_alltoall(w, eps) : 0;
 	if (n >= 2 && w->jobs.n)
 		conc = coll_a2a_concurrent(w->jobs.v[0].algo, w->jobs.v[0].gpus,
 					   w->jobs.v[0].group);
-	if (conc > 0 && !inflight_of(w, eps, n, k, conc, load, &x)) {
-		over = x.ratio > SHAPE_INFLIGHT_MAX;
-		for (c = k - 1; over && c >= 1 && !fit; c--)
-			if (!inflight_of(w, eps, n, c, conc, load, &y) &&
-			    y.ratio <= SHAPE_INFLIGHT_MAX)
-				fit = c;
-		if (over || report)
-			say_inflight(w, &x, k, over, fit, buf, len);
-		if (over && !report)
-			at_channels(w, buf, len);
+	if (conc > 0 && !inflight_of(w, eps, n, *k, conc, load, x)) {
+		ok = true;
+		for (c = *k - 1; x->ratio > 1 && c >= 1 && !*fit; c--)
+			if (!inflight_of(w, eps, n, c, conc, load, &y) && y.ratio <= 1)
+				*fit = c;
 	}
 	free(eps);
 	free(load);
+	return ok;
+}
+
+bool cmd_emu_window_over(const struct world *w, bool report, char *buf, size_t len)
+{
+	struct inflight x = {0};
+	uint32_t k, fit;
+	bool over = false;
+
+	if (len)
+		buf[0] = '\0';
+	if (!window_of(w, &x, &k, &fit))
+		return false;
+	over = x.ratio > SHAPE_INFLIGHT_MAX;
+	if (over || report)
+		say_inflight(w, &x, k, fit, buf, len);
+	if (over && !report)
+		at_channels(w, buf, len);
 	return over;
+}
+
+bool cmd_emu_window_full(const struct world *w, char *buf, size_t len)
+{
+	struct inflight x = {0};
+	uint32_t k, fit;
+
+	if (len)
+		buf[0] = '\0';
+	if (!window_of(w, &x, &k, &fit) || x.ratio <= 1 || x.ratio > SHAPE_INFLIGHT_MAX)
+		return false;
+	say_inflight(w, &x, k, fit, buf, len);
+	at_channels(w, buf, len);
+	return true;
+}
+
+int cmd_up_refuses(const struct world *w, const char *path, struct diag *d)
+{
+	char why[768];
+
+	if (w->jobs.n && cmd_emu_too_long(w, why, sizeof(why)))
+		return diag_set(d, -EINVAL,
+				"%s: emulating its %zu jobs takes %s; run it in virtual time: "
+				"testbed sim %s",
+				path, w->jobs.n, why, path);
+	if (cmd_emu_ship_over(w, why, sizeof(why)))
+		return diag_set(d, -EINVAL, "%s: %s; run it in virtual time: testbed sim %s", path,
+				why, path);
+	if (cmd_emu_window_over(w, false, why, sizeof(why)))
+		return diag_set(d, -EINVAL, "%s%s%s", path, /* FILE:LINE:COL, or FILE: */
+				why[0] >= '0' && why[0] <= '9' ? ":" : ": ", why);
+	if (cmd_emu_rate_over(w, why, sizeof(why)))
+		return diag_set(d, -EINVAL,
+				"%s: %s; lower it, or run the file in virtual time: testbed sim %s",
+				path, why, path);
+	return 0;
 }
 
 int cmd_fail(const char *cmd, int r, const struct diag *d)

@@ -250,30 +250,6 @@ static int build(struct world *w, const char *name, bool keep, const struct cmd_
 	return finish(w, name, keep, d);
 }
 
-/* What the machine cannot emulate, refused before anything is made: the world of one run
- * (every variant of a sweep is checked, world_ask.check). */
-static int up_refuses(const struct world *w, const char *path, struct diag *d)
-{
-	char why[768];
-
-	if (w->jobs.n && cmd_emu_too_long(w, why, sizeof(why)))
-		return diag_set(d, -EINVAL,
-				"%s: emulating its %zu jobs takes %s; run it in virtual time: "
-				"testbed sim %s",
-				path, w->jobs.n, why, path);
-	if (cmd_emu_ship_over(w, why, sizeof(why)))
-		return diag_set(d, -EINVAL, "%s: %s; run it in virtual time: testbed sim %s", path,
-				why, path);
-	if (cmd_emu_window_over(w, false, why, sizeof(why)))
-		return diag_set(d, -EINVAL, "%s%s%s", path, /* FILE:LINE:COL, or FILE: */
-				why[0] >= '0' && why[0] <= '9' ? ":" : ": ", why);
-	if (cmd_emu_rate_over(w, why, sizeof(why)))
-		return diag_set(d, -EINVAL,
-				"%s: %s; lower it, or run the file in virtual time: testbed sim %s",
-				path, why, path);
-	return 0;
-}
-
 /* ---- sweeps ---- */
 
 struct up_one {
@@ -343,7 +319,7 @@ int cmd_up(int argc, char **argv)
 				       {"jobs", &jobs, NULL}, {"shard", &shard, NULL},
 				       {NULL, NULL, NULL}};
 	struct cmd_shard sh;
-	char buf[32];
+	char buf[768];
 	int r = cmd_opts_parse("up", argc, argv, opts, false, &help), code;
 	struct cmd_run_tally tally = {0};
 
@@ -376,11 +352,14 @@ int cmd_up(int argc, char **argv)
 			SCN_YAML_NAME_LEN, name, why);
 		return CMD_USAGE;
 	}
-	r = world_load(argv[1], (struct world_ask){.every_variant = true, .check = up_refuses}, &w,
-		       &d);
+	r = world_load(argv[1], (struct world_ask){.every_variant = true, .check = cmd_up_refuses},
+		       &w, &d);
 	r = r ? r : set_results(&w, results, &d);
 	if (!r)
 		cmd_trace_left(stderr, "testbed up: ", &w.trace_left, false);
+	if (!r && cmd_emu_window_full(&w, buf, sizeof(buf)))
+		fprintf(stderr, "testbed up: warning: %s%s%s\n", argv[1],
+			buf[0] >= '0' && buf[0] <= '9' ? ":" : ": ", buf);
 	if (!r && cmd_need_root("up"))
 		r = -EPERM;
 	if (!r) {

@@ -68,12 +68,15 @@ uint32_t shape_gso_segs(const struct scn_shaping *cfg);
  * flight per rank over its peers), each with at most `window` bytes out (transport.window, its
  * receive buffer). With transport.window the scenario stands in for a lossless fabric whose
  * credits the windows are: while this stays at or under 1, the queue holds every window and
- * nothing drops. Past SHAPE_INFLIGHT_MAX, `up` refuses the file: with windows of a segment or
- * two, a drop-tail loss is repaired only by a retransmission timeout. Measured on the
- * HammingMesh all-to-all of scenarios/hxmesh-a2a.yaml (8 KiB windows, 500 KiB queues, 5 Mbit/s
- * links, 2 cores) with 1, 2, 4, 8 and 16 connections per pair (ratios 0.48, 0.92, 1.77, 3.42,
- * 6.59): 0.227-0.233, 0.222, 0.222-0.227 and 0.138-0.165 of injection bandwidth (0, 0, 22-466
- * and 135,259-142,661 drops), and with 16 a rank failed after 61 s (344,289 drops). */
+ * nothing drops; past 1 `up` warns, and past SHAPE_INFLIGHT_MAX it refuses the file: with
+ * windows of a segment or two, a drop-tail loss is repaired only by a retransmission timeout.
+ * Measured on the HammingMesh all-to-all of scenarios/hxmesh-a2a.yaml (8 KiB windows, 500 KiB
+ * queues, 2 cores) with 1, 2, 4, 8 and 16 connections per pair (ratios 0.48, 0.92, 1.77, 3.42,
+ * 6.59): at 5 Mbit/s 0.223-0.233, 0.222, 0.222-0.227 and 0.138-0.165 of injection bandwidth
+ * (0, 0, 22-466 and 135,259-142,661 drops), and with 16 a rank failed after 61 s (344,289
+ * drops); at 2.5 Mbit/s 0.221, 0.224 and 0.169-0.173 for 1, 2 and 4 (993-1,931 drops). Deeper
+ * queues did worse for 4 (0.098-0.100 with 2 MiB at 2.5 Mbit/s, nothing dropped), and 16
+ * completed with 4 MiB at 0.161 (docs/scenario.md, transport.window). */
 #define SHAPE_INFLIGHT_MAX 2.0
 double shape_inflight(double flows, double concurrent, uint64_t window, uint32_t queue);
 

@@ -14,11 +14,9 @@
 #include "scenario/scenario_yaml.h"
 #include "scenario/world.h"
 
-/* Every variant of a sweep builds and its jobs fit (what `up` refuses before it runs one),
- * with its first seed combination; the error names the variant. */
-static int check_variants(const char *path, const struct exp_sweep *s,
-			  int (*check)(const struct world *w, const char *path, struct diag *d),
-			  struct diag *d)
+int world_check_variants(const char *path, const struct exp_sweep *s,
+			 int (*check)(const struct world *w, const char *path, struct diag *d),
+			 struct diag *d)
 {
 	uint32_t *choice = calloc(s->axes.n + 1, sizeof(*choice)), v;
 	struct world w;
@@ -111,7 +109,7 @@ int world_load(const char *path, struct world_ask ask, struct world *w, struct d
 	if (!r && ask.check)
 		r = ask.check(w, path, d);
 	return !r && ask.every_variant && w->e.sweep.axes.n
-		       ? check_variants(path, &w->e.sweep, ask.check, d)
+		       ? world_check_variants(path, &w->e.sweep, ask.check, d)
 		       : r;
 }
 

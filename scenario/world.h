@@ -48,6 +48,13 @@ struct world_ask {
 int world_load(const char *path, struct world_ask ask, struct world *w, struct diag *d);
 void world_done(struct world *w);
 
+/* Every variant of sweep s of path but the first (loaded already) builds, its jobs fit and,
+ * if check is not NULL, check accepts it, with the variant's first seed combination. 0, or the
+ * first variant's error with d naming it: "... (in sweep variant vN, AXIS=VALUE)". */
+int world_check_variants(const char *path, const struct exp_sweep *s,
+			 int (*check)(const struct world *w, const char *path, struct diag *d),
+			 struct diag *d);
+
 /* routing.policy optimal: refuses (-EINVAL, at the policy's file:line:col) a world whose jobs
  * that start at time 0 already give the exact search more assignments than
  * routing.optimal_limit. 0 otherwise, or -ENOMEM (route_check.c). */
