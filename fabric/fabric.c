@@ -70,7 +70,10 @@ static int raise_nofile(size_t namespaces, struct diag *d)
  * (transport.window, written into rmem). With routing.spray, consecutive segments take paths
  * whose queues differ by many packets, so endpoints start from a reordering degree of 127
  * instead of 3 and send no tail loss probes (each one fired early and was answered by a
- * DSACK); RACK still detects real losses by time (docs/scenario.md, routing.spray). */
+ * DSACK); RACK still detects real losses by time (docs/scenario.md, routing.spray). With
+ * transport.window, a lossless fabric's credits, they send none either: a queue that holds
+ * the windows delays a segment past two round trips without losing it, and every probe was
+ * a duplicate (docs/scenario.md, transport.window). */
 static int node_sysctls(const struct scenario *s, const struct topo_node *n,
 			struct netns_sysctl *out, char *rmem, size_t len)
 {
@@ -102,10 +105,10 @@ static int node_sysctls(const struct scenario *s, const struct topo_node *n,
 			 (unsigned long long)s->transport.window_bytes);
 		out[k++] = (struct netns_sysctl){"net/ipv4/tcp_rmem", rmem};
 	}
-	if (n->kind == TOPO_ENDPOINT && s->routing.spray) {
+	if (n->kind == TOPO_ENDPOINT && s->routing.spray)
 		out[k++] = (struct netns_sysctl){"net/ipv4/tcp_reordering", "127"};
+	if (n->kind == TOPO_ENDPOINT && (s->routing.spray || s->transport.window_bytes))
 		out[k++] = (struct netns_sysctl){"net/ipv4/tcp_early_retrans", "0"};
-	}
 	return k;
 }
 

@@ -38,4 +38,10 @@ frac=$(awk -F, 'NR > 1 { if (!s || $5 < s) s = $5; if ($6 > e) e = $6 }
 note "all-to-all of 16: $frac of injection bandwidth, fluid prediction $fluid"
 awk -v f="$frac" -v p="$fluid" 'BEGIN { exit !(f > p / 3 && f <= p) }' ||
 	fail "fraction $frac outside ($fluid / 3, $fluid]"
+# transport.window stands in for a lossless fabric's credits: the endpoints send no tail loss
+# probes (fabric.c), which fired spuriously behind the queues, so what TCP retransmits is
+# what the queues dropped (a segment each, and a few more for a timeout's burst)
+read -r rtx drops <<<"$(jq -r '.fidelity.transport | "\(.retrans_segs) \(.drops)"' "$run/summary.json")"
+note "retransmitted $rtx segments, $drops drops"
+((rtx <= 4 * drops + 8)) || fail "retransmitted $rtx segments for $drops drops"
 no_leftovers "$n"
