@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* CPU shares from /proc/stat readings (cpu.h). */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,9 +29,39 @@ int col_cpu_parse(const char *text, struct col_cpu_times *out)
 	}
 	if (i <= IOWAIT)
 		return -EINVAL; /* every kernel since 2.6 has at least these */
-	*out = (struct col_cpu_times){.idle = v[IDLE], .iowait = v[IOWAIT], .softirq = v[SOFTIRQ]};
+	*out = (struct col_cpu_times){.idle = v[IDLE],
+				      .iowait = v[IOWAIT],
+				      .softirq = v[SOFTIRQ],
+				      .backlog_drops = REC_NEVER};
 	for (i = 0; i < NFIELDS; i++)
 		out->total += v[i];
+	return 0;
+}
+
+int col_softnet_parse(const char *text, int64_t *drops)
+{
+	const char *p = text;
+	uint64_t sum = 0, v;
+	char *end;
+	int lines = 0;
+
+	while (*p) {
+		strtoull(p, &end, 16); /* processed */
+		if (end == p || *end != ' ')
+			return -EINVAL;
+		v = strtoull(end, &end, 16);
+		if (*end != ' ' && *end != '\n')
+			return -EINVAL;
+		sum += v;
+		lines++;
+		p = strchr(end, '\n');
+		if (!p)
+			return -EINVAL; /* a line cut short */
+		p++;
+	}
+	if (!lines || sum > INT64_MAX)
+		return -EINVAL;
+	*drops = (int64_t)sum;
 	return 0;
 }
 
@@ -49,6 +80,10 @@ int col_cpu_share(const struct col_cpu_times *a, const struct col_cpu_times *b, 
 	if (total <= 0)
 		return -EAGAIN;
 	out->t = t;
+	out->backlog_drops =
+		a->backlog_drops == REC_NEVER || b->backlog_drops == REC_NEVER
+			? REC_NEVER
+			: (int64_t)d((uint64_t)a->backlog_drops, (uint64_t)b->backlog_drops);
 	out->busy = idle >= total ? 0 : 1 - idle / total;
 	out->softirq = (double)d(a->softirq, b->softirq) / total;
 	if (out->softirq > 1)

@@ -9,18 +9,25 @@
 
 #include "collect/records.h"
 
-/* Cumulative jiffies of all CPUs. */
+/* Cumulative jiffies of all CPUs, and packets their input backlogs dropped (REC_NEVER:
+ * unknown). */
 struct col_cpu_times {
 	uint64_t total; /* user + nice + system + idle + iowait + irq + softirq + steal */
 	uint64_t idle, iowait, softirq;
+	int64_t backlog_drops;
 };
 
 /* Reads the first line of /proc/stat's text ("cpu  user nice system idle iowait irq softirq
  * steal ..."); guest time is part of user already and is not added again. 0 or -EINVAL. */
 int col_cpu_parse(const char *text, struct col_cpu_times *out);
 
-/* The interval a -> b as a record at time t: busy = 1 - (idle + iowait) / total (io_uring's
- * waits count as iowait), softirq = softirq / total. 0, or -EAGAIN when no time passed. */
+/* The packets every CPU's input backlog dropped, from /proc/net/softnet_stat's text (a line
+ * per CPU of hexadecimal counters: processed, dropped, ...), summed. 0 or -EINVAL. */
+int col_softnet_parse(const char *text, int64_t *drops);
+
+/* The interval a -> b as a record at time t (with the backlog drops between them): busy = 1 - (idle
+ * + iowait) / total (io_uring's waits count as iowait), softirq = softirq / total. 0, or -EAGAIN
+ * when no time passed. */
 int col_cpu_share(const struct col_cpu_times *a, const struct col_cpu_times *b, int64_t t,
 		  struct rec_cpu *out);
 

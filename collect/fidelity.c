@@ -11,16 +11,15 @@
 #include "collect/metrics.h"
 
 static const char *const kinds[] = {
-	[COL_FID_CPU_BUSY] = "cpu_busy",
-	[COL_FID_CPU_SOFTIRQ] = "cpu_softirq",
-	[COL_FID_UNSHAPED_DROP] = "unshaped_drops",
-	[COL_FID_BACKLOG_SLOW] = "backlog_slow",
-	[COL_FID_TRANSPORT] = "transport",
+	[COL_FID_CPU_BUSY] = "cpu_busy",	 [COL_FID_CPU_SOFTIRQ] = "cpu_softirq",
+	[COL_FID_CPU_BACKLOG] = "cpu_backlog",	 [COL_FID_UNSHAPED_DROP] = "unshaped_drops",
+	[COL_FID_BACKLOG_SLOW] = "backlog_slow", [COL_FID_TRANSPORT] = "transport",
 };
 
 static const char *const causes[] = {
 	[COL_FID_CPU_BUSY] = "cpu",
 	[COL_FID_CPU_SOFTIRQ] = "cpu",
+	[COL_FID_CPU_BACKLOG] = "cpu",
 	[COL_FID_UNSHAPED_DROP] = "forwarding",
 	[COL_FID_BACKLOG_SLOW] = "forwarding",
 	[COL_FID_TRANSPORT] = "transport",
@@ -45,6 +44,7 @@ void col_fid_cfg_default(struct col_fid_cfg *c)
 		.cpu_softirq_max = COL_FID_CPU_SOFTIRQ_MAX,
 		.cpu_hot_share = COL_FID_CPU_HOT_SHARE,
 		.unshaped_drops = COL_FID_UNSHAPED_DROPS,
+		.backlog_drops = COL_FID_BACKLOG_DROPS,
 		.bl_util_min = COL_FID_BL_UTIL_MIN,
 		.bl_min_intervals = COL_FID_BL_MIN_INTERVALS,
 		.tcp_rate_max = COL_FID_TCP_RATE_MAX,
@@ -74,7 +74,11 @@ static void cpu_stats(const struct rec_run *r, const struct col_fid_cfg *c, stru
 
 	f->busy_mean = f->busy_peak = f->softirq_mean = f->softirq_peak = NAN;
 	f->busy_share = f->softirq_share = NAN;
+	f->backlog_drops = REC_NEVER;
 	vec_for_each (&r->cpu, s) {
+		if (s->backlog_drops != REC_NEVER)
+			f->backlog_drops = (f->backlog_drops == REC_NEVER ? 0 : f->backlog_drops) +
+					   s->backlog_drops;
 		if (!isfinite(s->busy) || !isfinite(s->softirq))
 			continue; /* an interval the sampler could not measure */
 		f->cpu_samples++;
@@ -103,6 +107,9 @@ static int cpu_judge(const struct col_fid_cfg *c, struct col_fidelity *f)
 	if (!err && f->cpu_samples && f->softirq_share > c->cpu_hot_share)
 		err = add(f, COL_FID_CPU_SOFTIRQ, NULL, f->softirq_share, c->cpu_hot_share,
 			  c->cpu_softirq_max);
+	if (!err && f->backlog_drops != REC_NEVER && (uint64_t)f->backlog_drops > c->backlog_drops)
+		err = add(f, COL_FID_CPU_BACKLOG, NULL, (double)f->backlog_drops,
+			  (double)c->backlog_drops, 0);
 	return err;
 }
 
@@ -270,6 +277,11 @@ int col_fid_reason_text(char *buf, size_t len, const struct col_fid_reason *r)
 				"softirq above %.0f%% of the CPU time in %.1f%% of the samples "
 				"(limit %.1f%%)",
 				100 * r->level, 100 * r->value, 100 * r->limit);
+	case COL_FID_CPU_BACKLOG:
+		return snprintf(buf, len,
+				"the CPUs' input backlogs dropped %.0f packets "
+				"(net.core.netdev_max_backlog; limit %.0f)",
+				r->value, r->limit);
 	case COL_FID_UNSHAPED_DROP:
 		return snprintf(buf, len,
 				"link %u dir %u: %.0f drops on an unshaped hop (limit %.0f)",

@@ -110,6 +110,7 @@ struct col_totals {
 #define COL_FID_CPU_SOFTIRQ_MAX 0.50 /* half the machine forwarding packets */
 #define COL_FID_CPU_HOT_SHARE 0.05 /* share of samples allowed above those */
 #define COL_FID_UNSHAPED_DROPS 0 /* drops allowed on an unshaped hop */
+#define COL_FID_BACKLOG_DROPS 0 /* packets the CPUs' input backlogs may drop over a run */
 #define COL_FID_BL_UTIL_MIN 0.80 /* a backlogged link delivers at least this share */
 #define COL_FID_BL_MIN_INTERVALS 3 /* backlogged intervals needed to judge a link */
 /* An interval is backlogged when more than this was queued at both of its samples: one GSO or
@@ -123,7 +124,7 @@ struct col_totals {
 
 struct col_fid_cfg {
 	double cpu_busy_max, cpu_softirq_max, cpu_hot_share;
-	uint64_t unshaped_drops;
+	uint64_t unshaped_drops, backlog_drops;
 	double bl_util_min;
 	uint32_t bl_min_intervals;
 	double tcp_rate_max;
@@ -134,6 +135,8 @@ struct col_fid_cfg {
 enum col_fid_kind {
 	COL_FID_CPU_BUSY, /* share of samples with busy > level; limit: cpu_hot_share */
 	COL_FID_CPU_SOFTIRQ, /* share of samples with softirq > level; limit: cpu_hot_share */
+	COL_FID_CPU_BACKLOG, /* packets the CPUs' input backlogs dropped (cpu.csv); limit:
+				backlog_drops */
 	COL_FID_UNSHAPED_DROP, /* drops on an unshaped direction; limit: unshaped_drops */
 	COL_FID_BACKLOG_SLOW, /* utilization while backlogged; limit: bl_util_min; level: the
 				 backlogged time, emulated s */
@@ -165,6 +168,7 @@ struct col_fidelity {
 	uint32_t cpu_samples;
 	double busy_mean, busy_peak, softirq_mean, softirq_peak; /* NAN without samples */
 	double busy_share, softirq_share; /* samples above the limits */
+	int64_t backlog_drops; /* over the samples that know them; REC_NEVER if none does */
 	VEC(struct col_fid_reason) reasons; /* CPU first, then links in (link, dir) order */
 };
 

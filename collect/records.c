@@ -16,7 +16,8 @@ const char rec_iter_header[] = "job,rank,iter,t_start_ns,t_compute_end_ns,t_end_
 const char rec_flow_header[] =
 	"job,iter,src,dst,src_node,dst_node,seq,phase,bytes,t_start_ns,t_end_ns,tag";
 const char rec_sample_header[] = "t_ns,link,dir,tx_bytes,tx_packets,drops,backlog";
-const char rec_cpu_header[] = "t_ns,busy,softirq";
+const char rec_cpu_header[] = "t_ns,busy,softirq,backlog_drops";
+const char rec_cpu_header_v1[] = "t_ns,busy,softirq";
 const char rec_tcp_header[] = "t_ns,node,timeouts,spurious_rtos,retrans_segs,out_segs";
 const char rec_route_header[] =
 	"t_ns,trigger,commodities,retagged,max_load,lower_bound,decide_ns,paths_ns";
@@ -241,6 +242,7 @@ int rec_cpu_csv(char *buf, size_t len, const struct rec_cpu *c)
 	col_csv_time(&w, c->t);
 	col_csv_dbl(&w, c->busy);
 	col_csv_dbl(&w, c->softirq);
+	col_csv_time(&w, c->backlog_drops); /* a count, empty where unknown as a time is */
 	return col_csv_w_end(&w);
 }
 
@@ -253,7 +255,10 @@ int rec_cpu_parse(const char *line, struct rec_cpu *out)
 	c.t = col_csv_get_time(&r);
 	c.busy = col_csv_get_dbl(&r);
 	c.softirq = col_csv_get_dbl(&r);
-	if (col_csv_r_end(&r))
+	c.backlog_drops = REC_NEVER; /* a folder written before the column has none */
+	if (!r.err && !r.at_end)
+		c.backlog_drops = col_csv_get_time(&r);
+	if (col_csv_r_end(&r) || (c.backlog_drops < 0 && c.backlog_drops != REC_NEVER))
 		return -EINVAL;
 	*out = c;
 	return 0;

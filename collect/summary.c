@@ -107,6 +107,9 @@ static int fid_cpu(json_t *o, const struct col_metrics *m)
 	err |= set(o, "softirq_mean", num(f->softirq_mean));
 	err |= set(o, "softirq_peak", num(f->softirq_peak));
 	err |= set(o, "softirq_share", num(f->softirq_share));
+	err |= set(o, "backlog_drops",
+		   f->backlog_drops == REC_NEVER ? json_null()
+						 : json_integer((json_int_t)f->backlog_drops));
 	return err;
 }
 
@@ -119,6 +122,7 @@ static int fid_thresholds(json_t *o, const struct col_metrics *m)
 	err |= set(o, "cpu_softirq_max", json_real(c->cpu_softirq_max));
 	err |= set(o, "cpu_hot_share", json_real(c->cpu_hot_share));
 	err |= set(o, "unshaped_drops", json_integer((json_int_t)c->unshaped_drops));
+	err |= set(o, "backlog_drops", json_integer((json_int_t)c->backlog_drops));
 	err |= set(o, "backlog_util_min", json_real(c->bl_util_min));
 	err |= set(o, "backlog_min_intervals", json_integer(c->bl_min_intervals));
 	err |= set(o, "transport_rate_max", json_real(c->tcp_rate_max));

@@ -127,7 +127,7 @@ static const struct csv_kind kinds[K_N] = {
 	{"iterations.csv", rec_iter_header, sizeof(struct rec_iter), fmt_iter, parse_iter, NULL},
 	{"flows.csv", rec_flow_header, sizeof(struct rec_flow), fmt_flow, parse_flow, NULL},
 	{"links.csv", rec_sample_header, sizeof(struct rec_sample), fmt_sample, parse_sample, NULL},
-	{"cpu.csv", rec_cpu_header, sizeof(struct rec_cpu), fmt_cpu, parse_cpu, NULL},
+	{"cpu.csv", rec_cpu_header, sizeof(struct rec_cpu), fmt_cpu, parse_cpu, rec_cpu_header_v1},
 	{"tcp.csv", rec_tcp_header, sizeof(struct rec_tcp), fmt_tcp, parse_tcp, NULL},
 	{"routing.csv", rec_route_header, sizeof(struct rec_route), fmt_route, parse_route, NULL},
 	{"ops.csv", rec_op_header, sizeof(struct rec_op), fmt_op, parse_op, NULL},

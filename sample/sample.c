@@ -143,7 +143,7 @@ static int alloc(struct sampler *s, const struct topo *t, struct diag *d)
 {
 	uint32_t i;
 
-	s->stat_fd = -1;
+	s->stat_fd = s->softnet_fd = -1;
 	s->ns = calloc(t->nodes.n + 1, sizeof(*s->ns));
 	s->ports = calloc(t->ports.n + 1, sizeof(*s->ports));
 	if (!s->ns || !s->ports)
@@ -175,6 +175,10 @@ static int setup(struct sampler *s, const struct topo *t, const struct scn_shapi
 	s->stat_fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
 	if (!err && s->stat_fd < 0)
 		err = diag_set(d, -errno, "sampling: /proc/stat: %s", strerror(errno));
+	/* without it the backlogs' drops stay unknown (cpu.csv), which no run fails for */
+	s->softnet_buf = malloc(SAMPLE_SOFTNET_MAX);
+	if (!err && s->softnet_buf)
+		s->softnet_fd = open("/proc/net/softnet_stat", O_RDONLY | O_CLOEXEC);
 	return err;
 }
 
@@ -214,6 +218,9 @@ void sampler_free(struct sampler *s)
 		close(s->ns[i].fd);
 	if (s->stat_fd >= 0)
 		close(s->stat_fd);
+	if (s->softnet_fd >= 0)
+		close(s->softnet_fd);
+	free(s->softnet_buf);
 	sample_tcp_close(s);
 	free(s->ns);
 	free(s->ports);
@@ -318,6 +325,21 @@ static void choose_ns(struct sampler *s, uint32_t k)
 	}
 }
 
+/* The CPUs' input backlog drops so far, or REC_NEVER when they cannot be read. */
+static int64_t softnet_drops(const struct sampler *s)
+{
+	ssize_t n;
+	int64_t v;
+
+	if (s->softnet_fd < 0)
+		return REC_NEVER;
+	n = pread(s->softnet_fd, s->softnet_buf, SAMPLE_SOFTNET_MAX - 1, 0);
+	if (n <= 0 || n >= SAMPLE_SOFTNET_MAX - 1)
+		return REC_NEVER;
+	s->softnet_buf[n] = '\0';
+	return col_softnet_parse(s->softnet_buf, &v) ? REC_NEVER : v;
+}
+
 static int take_cpu(struct sampler *s, int64_t t0, struct rec_run *rec)
 {
 	struct col_cpu_times now;
@@ -330,6 +352,7 @@ static int take_cpu(struct sampler *s, int64_t t0, struct rec_run *rec)
 	buf[n] = '\0';
 	if (col_cpu_parse(buf, &now))
 		return -EPROTO;
+	now.backlog_drops = softnet_drops(s);
 	if (s->have_prev && !col_cpu_share(&s->cpu_prev, &now, mono_now_ns() - t0, &c) &&
 	    vec_push(&rec->cpu, c))
 		return -ENOMEM;

@@ -21,6 +21,7 @@
 #define SAMPLE_SEQ_IDX_BITS 19 /* seq = round:12 | port index in the namespace:19 | kind:1 */
 #define SAMPLE_SEQ_DUMP ((1u << SAMPLE_SEQ_IDX_BITS) - 1) /* the index of a dump */
 #define SAMPLE_TCP_BUF 16384 /* /proc/net/netstat is about 4 KiB */
+#define SAMPLE_SOFTNET_MAX 65536 /* /proc/net/softnet_stat: about 120 bytes per CPU */
 /* TCP counters every second, not every round: about 40 us an endpoint, which a round of 1,024
  * endpoints could not afford every 100 ms; the verdict needs only the first and last. */
 #define SAMPLE_TCP_NS 1000000000LL
@@ -69,6 +70,8 @@ struct sampler {
 	struct sample_port *ports;
 	uint32_t nports, nwatch; /* directions, and those a dump can watch */
 	int stat_fd;
+	int softnet_fd; /* /proc/net/softnet_stat, -1 when it cannot be read */
+	char *softnet_buf; /* SAMPLE_SOFTNET_MAX bytes for its text */
 	struct sample_tcp *tcp;
 	uint32_t ntcp;
 	int64_t tcp_next; /* when the TCP counters are due, ns since the run's start */

@@ -378,7 +378,7 @@ static void t_cpu(struct rec_run *r, unsigned n, unsigned hot, double busy, doub
 	unsigned i;
 
 	for (i = 0; i < n; i++) {
-		struct rec_cpu c = {i, i < hot ? busy : 0.3, i < hot ? soft : 0.1};
+		struct rec_cpu c = {i, i < hot ? busy : 0.3, i < hot ? soft : 0.1, 0};
 
 		vec_push(&r->cpu, c);
 	}
@@ -426,6 +426,51 @@ static void test_fid_cpu(void **state)
 	r.cpu.v[0].busy = NAN; /* an unmeasured interval is skipped */
 	t_judge(&r, NULL, 0, &c, &f);
 	assert_int_equal(f.cpu_samples, 19);
+	col_fid_done(&f);
+	rec_run_done(&r);
+}
+
+/* Packets the CPUs' input backlogs dropped: summed over the intervals that know them, and
+ * any at all (COL_FID_BACKLOG_DROPS) makes the run degraded, on the CPU; unknown everywhere
+ * (a folder from before the column) judges nothing. */
+static void test_fid_backlog(void **state)
+{
+	struct rec_run r = {.dilation = 1};
+	struct col_fidelity f = {0};
+	struct col_fid_cfg c;
+	char text[160], causes[64];
+	unsigned i;
+
+	(void)state;
+	t_cpu(&r, 10, 0, 0, 0);
+	t_judge(&r, NULL, 0, NULL, &f);
+	assert_false(f.degraded);
+	assert_int_equal(f.backlog_drops, 0);
+	r.cpu.v[3].backlog_drops = 7;
+	r.cpu.v[4].backlog_drops = REC_NEVER; /* an interval whose reading failed */
+	r.cpu.v[8].backlog_drops = 5;
+	t_judge(&r, NULL, 0, NULL, &f);
+	assert_true(f.degraded && f.reasons.n == 1);
+	assert_int_equal(f.backlog_drops, 12);
+	assert_int_equal(f.reasons.v[0].kind, COL_FID_CPU_BACKLOG);
+	t_near(f.reasons.v[0].value, 12);
+	assert_string_equal(col_fid_kind_name(COL_FID_CPU_BACKLOG), "cpu_backlog");
+	assert_string_equal(col_fid_kind_cause(COL_FID_CPU_BACKLOG), "cpu");
+	assert_true(col_fid_machine(&f));
+	col_fid_causes(causes, sizeof(causes), &f);
+	assert_string_equal(causes, "cpu");
+	col_fid_reason_text(text, sizeof(text), &f.reasons.v[0]);
+	assert_string_equal(text, "the CPUs' input backlogs dropped 12 packets "
+				  "(net.core.netdev_max_backlog; limit 0)");
+	col_fid_cfg_default(&c);
+	c.backlog_drops = 12; /* a parameter too */
+	t_judge(&r, NULL, 0, &c, &f);
+	assert_false(f.degraded);
+	for (i = 0; i < r.cpu.n; i++)
+		r.cpu.v[i].backlog_drops = REC_NEVER;
+	t_judge(&r, NULL, 0, NULL, &f);
+	assert_false(f.degraded);
+	assert_int_equal(f.backlog_drops, REC_NEVER);
 	col_fid_done(&f);
 	rec_run_done(&r);
 }
@@ -567,13 +612,21 @@ static void test_metric_values(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_job_times),     cmocka_unit_test(test_iterations),
-		cmocka_unit_test(test_flows),	      cmocka_unit_test(test_flows_zero),
-		cmocka_unit_test(test_percentile),    cmocka_unit_test(test_links),
-		cmocka_unit_test(test_link_series),   cmocka_unit_test(test_link_errors),
-		cmocka_unit_test(test_totals),	      cmocka_unit_test(test_empty_run),
-		cmocka_unit_test(test_fid_cpu),	      cmocka_unit_test(test_fid_links),
-		cmocka_unit_test(test_sweep),	      cmocka_unit_test(test_sweep_zero_baseline),
+		cmocka_unit_test(test_job_times),
+		cmocka_unit_test(test_iterations),
+		cmocka_unit_test(test_flows),
+		cmocka_unit_test(test_flows_zero),
+		cmocka_unit_test(test_percentile),
+		cmocka_unit_test(test_links),
+		cmocka_unit_test(test_link_series),
+		cmocka_unit_test(test_link_errors),
+		cmocka_unit_test(test_totals),
+		cmocka_unit_test(test_empty_run),
+		cmocka_unit_test(test_fid_backlog),
+		cmocka_unit_test(test_fid_cpu),
+		cmocka_unit_test(test_fid_links),
+		cmocka_unit_test(test_sweep),
+		cmocka_unit_test(test_sweep_zero_baseline),
 		cmocka_unit_test(test_metric_values),
 	};
 
