@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* CPU shares from /proc/stat readings (cpu.h). */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,8 @@ int col_cpu_parse(const char *text, struct col_cpu_times *out)
 	*out = (struct col_cpu_times){.idle = v[IDLE],
 				      .iowait = v[IOWAIT],
 				      .softirq = v[SOFTIRQ],
-				      .backlog_drops = REC_NEVER};
+				      .backlog_drops = REC_NEVER,
+				      .self = NAN};
 	for (i = 0; i < NFIELDS; i++)
 		out->total += v[i];
 	return 0;
@@ -86,6 +88,9 @@ int col_cpu_share(const struct col_cpu_times *a, const struct col_cpu_times *b, 
 			: (int64_t)d((uint64_t)a->backlog_drops, (uint64_t)b->backlog_drops);
 	out->busy = idle >= total ? 0 : 1 - idle / total;
 	out->softirq = (double)d(a->softirq, b->softirq) / total;
+	out->self = b->self >= a->self ? (b->self - a->self) / total : NAN; /* NAN stays NAN */
+	if (out->self > 1)
+		out->self = 1;
 	if (out->softirq > 1)
 		out->softirq = 1;
 	return 0;

@@ -69,13 +69,20 @@ static void peak(double *p, double v)
 
 static void cpu_stats(const struct rec_run *r, const struct col_fid_cfg *c, struct col_fidelity *f)
 {
-	double busy = 0, soft = 0, hot_busy = 0, hot_soft = 0;
+	double busy = 0, soft = 0, hot_busy = 0, hot_soft = 0, self = 0;
 	const struct rec_cpu *s;
+	uint32_t self_n = 0;
 
 	f->busy_mean = f->busy_peak = f->softirq_mean = f->softirq_peak = NAN;
 	f->busy_share = f->softirq_share = NAN;
 	f->backlog_drops = REC_NEVER;
+	f->self_mean = f->self_peak = NAN;
 	vec_for_each (&r->cpu, s) {
+		if (isfinite(s->self)) {
+			self += s->self;
+			self_n++;
+			peak(&f->self_peak, s->self);
+		}
 		if (s->backlog_drops != REC_NEVER)
 			f->backlog_drops = (f->backlog_drops == REC_NEVER ? 0 : f->backlog_drops) +
 					   s->backlog_drops;
@@ -89,6 +96,8 @@ static void cpu_stats(const struct rec_run *r, const struct col_fid_cfg *c, stru
 		peak(&f->busy_peak, s->busy);
 		peak(&f->softirq_peak, s->softirq);
 	}
+	if (self_n)
+		f->self_mean = self / self_n;
 	if (!f->cpu_samples)
 		return;
 	f->busy_mean = busy / f->cpu_samples;

@@ -169,6 +169,7 @@ struct col_fidelity {
 	double busy_mean, busy_peak, softirq_mean, softirq_peak; /* NAN without samples */
 	double busy_share, softirq_share; /* samples above the limits */
 	int64_t backlog_drops; /* over the samples that know them; REC_NEVER if none does */
+	double self_mean, self_peak; /* the testbed's own share (cpu.csv self); NAN if unknown */
 	VEC(struct col_fid_reason) reasons; /* CPU first, then links in (link, dir) order */
 };
 

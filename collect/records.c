@@ -2,6 +2,7 @@
 /* The run's records as CSV (see records.h): one writer and one parser per record type, column
  * for column in the order of the header constants. */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "collect/csv.h"
@@ -16,7 +17,7 @@ const char rec_iter_header[] = "job,rank,iter,t_start_ns,t_compute_end_ns,t_end_
 const char rec_flow_header[] =
 	"job,iter,src,dst,src_node,dst_node,seq,phase,bytes,t_start_ns,t_end_ns,tag";
 const char rec_sample_header[] = "t_ns,link,dir,tx_bytes,tx_packets,drops,backlog";
-const char rec_cpu_header[] = "t_ns,busy,softirq,backlog_drops";
+const char rec_cpu_header[] = "t_ns,busy,softirq,backlog_drops,self";
 const char rec_cpu_header_v1[] = "t_ns,busy,softirq";
 const char rec_tcp_header[] = "t_ns,node,timeouts,spurious_rtos,retrans_segs,out_segs";
 const char rec_route_header[] =
@@ -243,6 +244,7 @@ int rec_cpu_csv(char *buf, size_t len, const struct rec_cpu *c)
 	col_csv_dbl(&w, c->busy);
 	col_csv_dbl(&w, c->softirq);
 	col_csv_time(&w, c->backlog_drops); /* a count, empty where unknown as a time is */
+	col_csv_dbl(&w, c->self);
 	return col_csv_w_end(&w);
 }
 
@@ -255,9 +257,12 @@ int rec_cpu_parse(const char *line, struct rec_cpu *out)
 	c.t = col_csv_get_time(&r);
 	c.busy = col_csv_get_dbl(&r);
 	c.softirq = col_csv_get_dbl(&r);
-	c.backlog_drops = REC_NEVER; /* a folder written before the column has none */
-	if (!r.err && !r.at_end)
+	c.backlog_drops = REC_NEVER; /* a folder written before the columns has neither */
+	c.self = NAN;
+	if (!r.err && !r.at_end) {
 		c.backlog_drops = col_csv_get_time(&r);
+		c.self = col_csv_get_dbl(&r);
+	}
 	if (col_csv_r_end(&r) || (c.backlog_drops < 0 && c.backlog_drops != REC_NEVER))
 		return -EINVAL;
 	*out = c;

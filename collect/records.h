@@ -85,12 +85,15 @@ struct rec_sample {
  * softirq / total; and the packets the CPUs' input backlogs dropped in it, summed over the
  * CPUs (/proc/net/softnet_stat, column 2: a veth hands every packet to such a backlog, which
  * drops past net.core.netdev_max_backlog), REC_NEVER where unknown (a folder written before
- * the column). The fidelity verdict reads these, so a results folder can re-judge it. */
+ * the column); and the share of all CPUs' time the testbed process itself took (its
+ * sampling and its runner: what measuring costs), NAN where unknown. The fidelity verdict
+ * reads these, so a results folder can re-judge it. */
 struct rec_cpu {
 	int64_t t;
 	double busy;
 	double softirq;
 	int64_t backlog_drops;
+	double self;
 };
 
 /* tcp.csv: the TCP counters of one endpoint's namespace at one instant, as the kernel counts
@@ -162,7 +165,7 @@ extern const char rec_job_header[], rec_iter_header[], rec_flow_header[], rec_sa
 	rec_cpu_header[], rec_tcp_header[], rec_route_header[], rec_op_header[];
 /* jobs.csv's header before the group column (rec_job_parse reads both). */
 extern const char rec_job_header_v1[];
-/* cpu.csv's header before the backlog_drops column (rec_cpu_parse reads both). */
+/* cpu.csv's header before the backlog_drops and self columns (rec_cpu_parse reads both). */
 extern const char rec_cpu_header_v1[];
 int rec_job_csv(char *buf, size_t len, const struct rec_job *j);
 int rec_iter_csv(char *buf, size_t len, const struct rec_iter *i);

@@ -110,6 +110,8 @@ static int fid_cpu(json_t *o, const struct col_metrics *m)
 	err |= set(o, "backlog_drops",
 		   f->backlog_drops == REC_NEVER ? json_null()
 						 : json_integer((json_int_t)f->backlog_drops));
+	err |= set(o, "self_mean", num(f->self_mean));
+	err |= set(o, "self_peak", num(f->self_peak));
 	return err;
 }
 

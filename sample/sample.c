@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -340,6 +341,17 @@ static int64_t softnet_drops(const struct sampler *s)
 	return col_softnet_parse(s->softnet_buf, &v) ? REC_NEVER : v;
 }
 
+/* This process's CPU time (the sampling, and the runner around it) in /proc/stat's unit. */
+static double self_jiffies(void)
+{
+	struct timespec ts;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (hz <= 0 || clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
+		return NAN;
+	return ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9) * (double)hz;
+}
+
 static int take_cpu(struct sampler *s, int64_t t0, struct rec_run *rec)
 {
 	struct col_cpu_times now;
@@ -353,6 +365,7 @@ static int take_cpu(struct sampler *s, int64_t t0, struct rec_run *rec)
 	if (col_cpu_parse(buf, &now))
 		return -EPROTO;
 	now.backlog_drops = softnet_drops(s);
+	now.self = self_jiffies();
 	if (s->have_prev && !col_cpu_share(&s->cpu_prev, &now, mono_now_ns() - t0, &c) &&
 	    vec_push(&rec->cpu, c))
 		return -ENOMEM;

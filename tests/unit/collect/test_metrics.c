@@ -378,7 +378,7 @@ static void t_cpu(struct rec_run *r, unsigned n, unsigned hot, double busy, doub
 	unsigned i;
 
 	for (i = 0; i < n; i++) {
-		struct rec_cpu c = {i, i < hot ? busy : 0.3, i < hot ? soft : 0.1, 0};
+		struct rec_cpu c = {i, i < hot ? busy : 0.3, i < hot ? soft : 0.1, 0, 0.01};
 
 		vec_push(&r->cpu, c);
 	}
@@ -408,6 +408,8 @@ static void test_fid_cpu(void **state)
 	t_near(f.busy_share, 0.05);
 	t_near(f.busy_peak, 0.9);
 	t_near(f.busy_mean, (0.9 + 19 * 0.3) / 20);
+	t_near(f.self_mean, 0.01); /* the testbed's own share, recorded, not judged */
+	t_near(f.self_peak, 0.01);
 	vec_free(&r.cpu);
 	t_cpu(&r, 20, 2, 0.66, 0.1); /* 10% above 65%: degraded */
 	t_judge(&r, NULL, 0, NULL, &f);

@@ -3,6 +3,7 @@
  * text with commas, quotes, CR and LF), random records through write -> parse, record
  * splitting, and the malformed lines the parsers refuse. */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -137,7 +138,7 @@ static void test_other_lines(void **state)
 	struct rec_iter i = {1, 2, 3, 10, REC_NEVER, -5};
 	struct rec_flow f = {1, 2, 3, 4, 5, 6, 7, 8, 0, 100, REC_NEVER, 46};
 	struct rec_sample s = {7, 3, 1, 1500, 1, 0, 64};
-	struct rec_cpu c = {100000000, 0.25, 0.1, 3};
+	struct rec_cpu c = {100000000, 0.25, 0.1, 3, 0.5};
 	char line[T_LINE];
 
 	(void)state;
@@ -148,12 +149,12 @@ static void test_other_lines(void **state)
 	rec_sample_csv(line, sizeof(line), &s);
 	assert_string_equal(line, "7,3,1,1500,1,0,64\n");
 	rec_cpu_csv(line, sizeof(line), &c);
-	assert_string_equal(line, "100000000,0.25,0.10000000000000001,3\n");
+	assert_string_equal(line, "100000000,0.25,0.10000000000000001,3,0.5\n");
 	c.backlog_drops = REC_NEVER; /* unknown: empty */
 	rec_cpu_csv(line, sizeof(line), &c);
-	assert_string_equal(line, "100000000,0.25,0.10000000000000001,\n");
+	assert_string_equal(line, "100000000,0.25,0.10000000000000001,,0.5\n");
 	assert_int_equal(strchr(rec_job_header, '\n'), NULL);
-	assert_string_equal(rec_cpu_header, "t_ns,busy,softirq,backlog_drops");
+	assert_string_equal(rec_cpu_header, "t_ns,busy,softirq,backlog_drops,self");
 	assert_string_equal(rec_cpu_header_v1, "t_ns,busy,softirq");
 	{
 		struct rec_route r = {5, "failure", 1728, 12, 2, 2, 800000, 16000000};
@@ -218,14 +219,15 @@ static void t_cpu_round(void)
 {
 	struct rec_cpu a = {t_time(), (double)t_rand() / (double)UINT64_MAX,
 			    (double)(t_rand() % 1000) / 7.0,
-			    t_rand() % 3 ? (int64_t)(t_rand() >> 1) : REC_NEVER};
+			    t_rand() % 3 ? (int64_t)(t_rand() >> 1) : REC_NEVER,
+			    (double)(t_rand() % 1000) / 999.0};
 	struct rec_cpu b;
 	char line[T_LINE];
 
 	rec_cpu_csv(line, sizeof(line), &a);
 	assert_int_equal(rec_cpu_parse(line, &b), 0);
 	assert_true(a.t == b.t && a.busy == b.busy && a.softirq == b.softirq &&
-		    a.backlog_drops == b.backlog_drops);
+		    a.backlog_drops == b.backlog_drops && a.self == b.self);
 }
 
 static void t_route_round(void)
@@ -394,13 +396,15 @@ static void test_malformed(void **state)
 	assert_int_equal(rec_cpu_parse("1, 0.5,0", &c), -EINVAL);
 	assert_int_equal(rec_cpu_parse("1,5e-1,0", &c), 0);
 	assert_true(c.busy == 0.5);
-	assert_int_equal(c.backlog_drops, REC_NEVER); /* a folder from before the column */
-	assert_int_equal(rec_cpu_parse("1,0.5,0,17", &c), 0);
-	assert_int_equal(c.backlog_drops, 17);
-	assert_int_equal(rec_cpu_parse("1,0.5,0,", &c), 0);
+	/* a folder from before the columns */
+	assert_true(c.backlog_drops == REC_NEVER && isnan(c.self));
+	assert_int_equal(rec_cpu_parse("1,0.5,0,17,0.25", &c), 0);
+	assert_true(c.backlog_drops == 17 && c.self == 0.25);
+	assert_int_equal(rec_cpu_parse("1,0.5,0,,0.25", &c), 0);
 	assert_int_equal(c.backlog_drops, REC_NEVER);
-	assert_int_equal(rec_cpu_parse("1,0.5,0,-3", &c), -EINVAL);
-	assert_int_equal(rec_cpu_parse("1,0.5,0,3,4", &c), -EINVAL);
+	assert_int_equal(rec_cpu_parse("1,0.5,0,-3,0", &c), -EINVAL);
+	assert_int_equal(rec_cpu_parse("1,0.5,0,3", &c), -EINVAL); /* one of the two */
+	assert_int_equal(rec_cpu_parse("1,0.5,0,3,0,4", &c), -EINVAL);
 }
 
 static void test_names(void **state)

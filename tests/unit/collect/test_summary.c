@@ -65,7 +65,7 @@ static void t_run(struct rec_run *r)
 	struct rec_sample s[] = {{0, 0, 0, 0, 0, 0, 70000},	  {S, 0, 0, 100, 1, 0, 70000},
 				 {2 * S, 0, 0, 200, 2, 0, 70000}, {3 * S, 0, 0, 300, 3, 0, 70000},
 				 {0, 0, 1, 0, 0, 0, 0},		  {S, 0, 1, 0, 0, 4, 0}};
-	struct rec_cpu c = {S, 0.99, 0.2, 0};
+	struct rec_cpu c = {S, 0.99, 0.2, 0, 0.01};
 	size_t i;
 
 	*r = (struct rec_run){.dilation = 1000, .t_end = 20 * S};

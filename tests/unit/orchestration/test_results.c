@@ -68,7 +68,7 @@ static void t_run(struct rec_run *r)
 	struct rec_iter it = {1, 0, 0, S, S + 5, S + 10};
 	struct rec_flow f = {1, 0, 0, 1, 0, 1, 0, 0, 100, S, REC_NEVER, 0};
 	struct rec_sample s = {0, 4, 1, 10, 1, 0, 0};
-	struct rec_cpu c = {S / 10, 0.25, 1.0 / 3, 0};
+	struct rec_cpu c = {S / 10, 0.25, 1.0 / 3, 0, 0.01};
 
 	*r = (struct rec_run){0};
 	snprintf(j.reason, sizeof(j.reason), "line one\nline two");

@@ -5,6 +5,7 @@
  * plan (sample/sample_plan.c): which namespaces are dumped and which directions read.
  * And the CPU shares from /proc/stat text (collect/cpu.c). */
 #include <errno.h>
+#include <math.h>
 #include <libmnl/libmnl.h>
 #include <linux/gen_stats.h>
 #include <linux/if_link.h>
@@ -404,6 +405,11 @@ static void test_cpu(void **state)
 	assert_int_equal(c.t, 123);
 	assert_float_equal(c.busy, 1 - 100.0 / 300, 1e-12); /* idle + iowait: 50 + 50 of 300 */
 	assert_float_equal(c.softirq, 50.0 / 300, 1e-12);
+	assert_true(isnan(c.self)); /* neither reading knew the testbed's own time */
+	a.self = 10;
+	b.self = 40;
+	assert_int_equal(col_cpu_share(&a, &b, 123, &c), 0);
+	assert_float_equal(c.self, 30.0 / 300, 1e-12); /* its jiffies over all CPUs' */
 	assert_int_equal(col_cpu_share(&a, &a, 1, &c), -EAGAIN);
 	assert_int_equal(col_cpu_parse("cpu0 1 2 3 4 5\n", &a), -EINVAL);
 	assert_int_equal(col_cpu_parse("cpu  1 2 3\n", &a), -EINVAL); /* no iowait */
