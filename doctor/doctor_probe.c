@@ -343,7 +343,7 @@ static int nft_install(struct probe *p, struct mnl_socket *nl, enum doctor_feat 
 		doctor_say(&p->res[f], DOCTOR_MISSING, "%s", d.msg[0] ? d.msg : strerror(-r));
 	else
 		doctor_say(&p->res[f], DOCTOR_OK, "%s",
-			   f == DOCTOR_NFT ? "table, chains, sets, maps, jhash" : "");
+			   f == DOCTOR_NFT ? "table, chains, sets, maps, verdict maps, jhash" : "");
 	return r;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* nftables effector, objects: the table, its two chains, and the sets and maps of a node's
- * ECMP groups with their elements, as libnftnl messages in a caller's batch (see nftr.h). */
+/* nftables effector, objects: the table, its base and group chains, and the sets and maps of
+ * a node's ECMP groups with their elements, as libnftnl messages in a caller's batch (see
+ * nftr.h). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -21,7 +22,7 @@
 
 struct elem {
 	uint8_t key[4];
-	uint32_t data;
+	uint32_t data; /* a mark, or in a verdict map the group whose chain to go to */
 	uint32_t flags;
 };
 
@@ -30,15 +31,33 @@ struct set_desc {
 	char name[NFTR_NAME_MAX];
 	uint32_t flags;
 	uint32_t key_type, key_len, key_order;
-	uint32_t data_type; /* 0 for a plain set; map data is always a host-order 4-byte mark */
+	/* 0 for a plain set; NFT_DATA_VERDICT for a verdict map (goto the group chains of hook);
+	 * else map data is a host-order 4-byte mark */
+	uint32_t data_type;
+	enum nftr_hook hook;
 	VEC(struct elem) elems;
 };
 
 void nftr_set_name(char *buf, size_t len, uint32_t gid, enum nftr_set_kind kind)
 {
-	static const char *const what[] = {"dst", "hash", "tag"};
+	static const char *const what[] = {"hash", "tag"};
 
 	snprintf(buf, len, "g%u_%s", gid, what[kind]);
+}
+
+const char *nftr_hook_chain(enum nftr_hook h)
+{
+	return h == NFTR_PRE ? NFTR_CHAIN_PRE : NFTR_CHAIN_OUT;
+}
+
+const char *nftr_hook_map(enum nftr_hook h)
+{
+	return h == NFTR_PRE ? "dst_pre" : "dst_out";
+}
+
+void nftr_group_chain(char *buf, size_t len, uint32_t gid, enum nftr_hook h)
+{
+	snprintf(buf, len, "g%u_%s", gid, h == NFTR_PRE ? "pre" : "out");
 }
 
 uint32_t nftr_member_mark(const struct topo *t, const struct route_plan *plan,
@@ -118,12 +137,14 @@ static int chain_put(struct mnl_nlmsg_batch *b, uint32_t *seq, const char *name,
 	if (!c)
 		return -ENOMEM;
 	nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, NFPROTO_IPV4);
-	nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, hook);
-	nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, NFTR_PRIO_MANGLE);
-	nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, NF_ACCEPT);
+	if (type) { /* a base chain; without, a chain only goto reaches */
+		nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, hook);
+		nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, NFTR_PRIO_MANGLE);
+		nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, NF_ACCEPT);
+	}
 	if (nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, NFTR_TABLE) < 0 ||
 	    nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, name) < 0 ||
-	    nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, type) < 0)
+	    (type && nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, type) < 0))
 		goto out;
 	nlh = nftr_msg_start(b, seq, NFT_MSG_NEWCHAIN, NLM_F_CREATE);
 	nftnl_chain_nlmsg_build_payload(nlh, c);
@@ -142,7 +163,7 @@ static int set_udata(struct nftnl_set *s, const struct set_desc *sd)
 	if (!u)
 		return -ENOMEM;
 	if (nftnl_udata_put_u32(u, NFTNL_UDATA_SET_KEYBYTEORDER, sd->key_order) &&
-	    (!sd->data_type ||
+	    (!sd->data_type || sd->data_type == NFT_DATA_VERDICT ||
 	     nftnl_udata_put_u32(u, NFTNL_UDATA_SET_DATABYTEORDER, NFTR_ORDER_HOST)) &&
 	    !nftnl_set_set_data(s, NFTNL_SET_USERDATA, nftnl_udata_buf_data(u),
 				nftnl_udata_buf_len(u)))
@@ -165,10 +186,10 @@ static int set_put(struct mnl_nlmsg_batch *b, uint32_t *seq, const struct set_de
 	nftnl_set_set_u32(s, NFTNL_SET_ID, *seq);
 	nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, sd->key_type);
 	nftnl_set_set_u32(s, NFTNL_SET_KEY_LEN, sd->key_len);
-	if (sd->data_type) {
+	if (sd->data_type)
 		nftnl_set_set_u32(s, NFTNL_SET_DATA_TYPE, sd->data_type);
+	if (sd->data_type && sd->data_type != NFT_DATA_VERDICT) /* a verdict's is the kernel's */
 		nftnl_set_set_u32(s, NFTNL_SET_DATA_LEN, sizeof(uint32_t));
-	}
 	if (nftnl_set_set_str(s, NFTNL_SET_TABLE, NFTR_TABLE) < 0 ||
 	    nftnl_set_set_str(s, NFTNL_SET_NAME, sd->name) < 0 || set_udata(s, sd))
 		goto out;
@@ -180,6 +201,20 @@ out:
 	return r;
 }
 
+/* An element's data: a mark, or goto the chain of group el->data (not on an interval's end). */
+static int elem_data(struct nftnl_set_elem *e, const struct set_desc *sd, const struct elem *el)
+{
+	char chain[NFTR_NAME_MAX];
+
+	if (!sd->data_type || (el->flags & NFT_SET_ELEM_INTERVAL_END))
+		return 0;
+	if (sd->data_type != NFT_DATA_VERDICT)
+		return nftnl_set_elem_set(e, NFTNL_SET_ELEM_DATA, &el->data, sizeof(el->data));
+	nftr_group_chain(chain, sizeof(chain), el->data, sd->hook);
+	nftnl_set_elem_set_u32(e, NFTNL_SET_ELEM_VERDICT, (uint32_t)NFT_GOTO);
+	return nftnl_set_elem_set_str(e, NFTNL_SET_ELEM_CHAIN, chain);
+}
+
 static int elem_fill(struct nftnl_set *s, const struct set_desc *sd, const struct elem *el)
 {
 	struct nftnl_set_elem *e = nftnl_set_elem_alloc();
@@ -187,8 +222,7 @@ static int elem_fill(struct nftnl_set *s, const struct set_desc *sd, const struc
 	if (!e)
 		return -ENOMEM;
 	if (nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, el->key, sd->key_len) < 0 ||
-	    (sd->data_type &&
-	     nftnl_set_elem_set(e, NFTNL_SET_ELEM_DATA, &el->data, sizeof(el->data)) < 0)) {
+	    elem_data(e, sd, el) < 0) {
 		nftnl_set_elem_free(e);
 		return -ENOMEM;
 	}
@@ -281,25 +315,34 @@ static int edge_desc(const struct topo *t, const struct route_plan *plan,
 	return r;
 }
 
-/* gN_dst: each prefix as an interval, its start and (unless it reaches the end of the
- * address space) the first address after it, flagged as an end. Keys in network order. */
-static int dst_desc(const struct route_plan *plan, const struct route_group *g, struct set_desc *sd)
+/* dst_pre or dst_out: each prefix of every group as an interval going to the group's chain of
+ * hook h, its start and (unless it reaches the end of the address space) the first address
+ * after it, flagged as an end. Keys in network order. The groups' prefixes are disjoint
+ * (route.c aggregates a node's routes), as one interval map needs. */
+static int dst_desc(const struct route_plan *plan, const struct route_node *rn, enum nftr_hook h,
+		    struct set_desc *sd)
 {
+	const struct route_group *g;
 	const struct route_prefix *p;
-	uint32_t i, start, end;
+	uint32_t i, start, end, gi;
 	uint64_t size;
 	int r = 0;
 
-	desc_init(sd, NFT_SET_INTERVAL, NFTR_TYPE_IPADDR, sizeof(uint32_t), 0);
-	nftr_set_name(sd->name, sizeof(sd->name), g->id, NFTR_DST);
-	for (i = 0; i < g->pfx_n && !r; i++) {
-		p = &plan->prefixes.v[g->pfx_off + i];
-		size = 1ULL << (32 - p->plen);
-		start = htonl(p->addr);
-		end = htonl((uint32_t)(p->addr + size));
-		r = elem_add(sd, &start, 0, 0);
-		if (!r && p->addr + size <= UINT32_MAX)
-			r = elem_add(sd, &end, 0, NFT_SET_ELEM_INTERVAL_END);
+	desc_init(sd, NFT_SET_MAP | NFT_SET_INTERVAL, NFTR_TYPE_IPADDR, sizeof(uint32_t),
+		  NFT_DATA_VERDICT);
+	sd->hook = h;
+	snprintf(sd->name, sizeof(sd->name), "%s", nftr_hook_map(h));
+	for (gi = 0; gi < rn->group_n && !r; gi++) {
+		g = &plan->groups.v[rn->group_off + gi];
+		for (i = 0; i < g->pfx_n && !r; i++) {
+			p = &plan->prefixes.v[g->pfx_off + i];
+			size = 1ULL << (32 - p->plen);
+			start = htonl(p->addr);
+			end = htonl((uint32_t)(p->addr + size));
+			r = elem_add(sd, &start, g->id, 0);
+			if (!r && p->addr + size <= UINT32_MAX)
+				r = elem_add(sd, &end, 0, NFT_SET_ELEM_INTERVAL_END);
+		}
 	}
 	return r;
 }
@@ -343,10 +386,7 @@ static int group_sets(struct mnl_nlmsg_batch *b, uint32_t *seq, const struct top
 	struct set_desc sd;
 	int r;
 
-	r = dst_desc(plan, g, &sd);
-	r = r ? r : set_emit(b, seq, &sd);
-	vec_free(&sd.elems);
-	r = r ? r : hash_desc(t, plan, g, &sd);
+	r = hash_desc(t, plan, g, &sd);
 	r = r ? r : set_emit(b, seq, &sd);
 	vec_free(&sd.elems);
 	r = r ? r : tag_desc(t, plan, g, &sd);
@@ -361,7 +401,7 @@ static int node_sets(struct mnl_nlmsg_batch *b, uint32_t *seq, const struct topo
 	const struct route_node *rn = &plan->nodes.v[node];
 	struct set_desc sd;
 	uint32_t g;
-	int r = 0;
+	int h, r = 0;
 
 	if (rn->edge_n) {
 		r = edge_desc(t, plan, rn, &sd);
@@ -370,6 +410,31 @@ static int node_sets(struct mnl_nlmsg_batch *b, uint32_t *seq, const struct topo
 	}
 	for (g = rn->group_off; g < rn->group_off + rn->group_n && !r; g++)
 		r = group_sets(b, seq, t, plan, &plan->groups.v[g]);
+	for (h = NFTR_PRE; h <= NFTR_OUT && !r; h++) { /* after the chains they go to */
+		r = dst_desc(plan, rn, (enum nftr_hook)h, &sd);
+		r = r ? r : set_emit(b, seq, &sd);
+		vec_free(&sd.elems);
+	}
+	return r;
+}
+
+/* The base chains, then every group's two chains (the verdict maps go to them). */
+static int node_chains(struct mnl_nlmsg_batch *b, uint32_t *seq, const struct route_plan *plan,
+		       uint32_t node)
+{
+	const struct route_node *rn = &plan->nodes.v[node];
+	char name[NFTR_NAME_MAX];
+	uint32_t g;
+	int h, r;
+
+	r = chain_put(b, seq, NFTR_CHAIN_PRE, "filter", NF_INET_PRE_ROUTING);
+	r = r ? r : chain_put(b, seq, NFTR_CHAIN_OUT, "route", NF_INET_LOCAL_OUT);
+	for (g = rn->group_off; g < rn->group_off + rn->group_n && !r; g++)
+		for (h = NFTR_PRE; h <= NFTR_OUT && !r; h++) {
+			nftr_group_chain(name, sizeof(name), plan->groups.v[g].id,
+					 (enum nftr_hook)h);
+			r = chain_put(b, seq, name, NULL, 0);
+		}
 	return r;
 }
 
@@ -384,8 +449,7 @@ int nftr_node_build(struct mnl_nlmsg_batch *b, uint32_t *seq, const struct topo 
 	/* add + delete + add: one transaction that replaces whatever was there */
 	r = nftr_node_clear(b, seq);
 	r = r < 0 ? r : table_put(b, seq, NFT_MSG_NEWTABLE);
-	r = r < 0 ? r : chain_put(b, seq, NFTR_CHAIN_PRE, "filter", NF_INET_PRE_ROUTING);
-	r = r < 0 ? r : chain_put(b, seq, NFTR_CHAIN_OUT, "route", NF_INET_LOCAL_OUT);
+	r = r < 0 ? r : node_chains(b, seq, plan, node);
 	r = r < 0 ? r : node_sets(b, seq, t, plan, node);
 	r = r < 0 ? r : nftr_rules_build(b, seq, plan, node);
 	return r < 0 ? r : (int)(*seq - seq0);

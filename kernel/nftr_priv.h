@@ -26,14 +26,25 @@ enum nftr_order {
 	NFTR_ORDER_BIG = 2,
 };
 
-/* The set of group gid holding what (NFTR_DST, NFTR_HASH, NFTR_TAG): "g0_dst". */
+/* The map of group gid holding what (NFTR_HASH, NFTR_TAG): "g0_hash". */
 enum nftr_set_kind {
-	NFTR_DST,
 	NFTR_HASH,
 	NFTR_TAG,
 };
 
 void nftr_set_name(char *buf, size_t len, uint32_t gid, enum nftr_set_kind kind);
+
+/* The two hooks: their base chain, the verdict map from destination to group chain, and the
+ * group chains' suffix. */
+enum nftr_hook {
+	NFTR_PRE,
+	NFTR_OUT,
+};
+
+const char *nftr_hook_chain(enum nftr_hook h); /* "prerouting", "output" */
+const char *nftr_hook_map(enum nftr_hook h); /* "dst_pre", "dst_out" */
+/* Group gid's chain for hook h: "g0_pre", "g0_out". */
+void nftr_group_chain(char *buf, size_t len, uint32_t gid, enum nftr_hook h);
 
 /* The mark (= routing table) that sends a packet out of member i of group g. */
 uint32_t nftr_member_mark(const struct topo *t, const struct route_plan *plan,
@@ -50,7 +61,7 @@ struct nlmsghdr *nftr_msg_start(struct mnl_nlmsg_batch *b, uint32_t *seq, uint16
 /* Closes the message started last: 0, or -EMSGSIZE when it ran past the batch's limit. */
 int nftr_msg_end(struct mnl_nlmsg_batch *b);
 
-/* Appends the rules of node n (both chains). Returns the message count or -errno. */
+/* Appends the rules of node n (base and group chains). Returns the message count or -errno. */
 int nftr_rules_build(struct mnl_nlmsg_batch *b, uint32_t *seq, const struct route_plan *plan,
 		     uint32_t node);
 

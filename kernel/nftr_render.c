@@ -49,22 +49,48 @@ static void render_edge(struct sbuf *o, const struct topo *t, const struct route
 	set_close(o, rn->edge_n);
 }
 
-static void render_dst(struct sbuf *o, const struct route_plan *plan, const struct route_group *g)
+/* The prefix of the node's groups that starts lowest at or after `from` (nft lists an
+ * interval map's elements by address); its group in *gid. NULL when none is left. */
+static const struct route_prefix *next_prefix(const struct route_plan *plan,
+					      const struct route_node *rn, uint64_t from,
+					      uint32_t *gid)
+{
+	const struct route_prefix *best = NULL, *p;
+	const struct route_group *g;
+	uint32_t i, k;
+
+	for (k = 0; k < rn->group_n; k++) {
+		g = &plan->groups.v[rn->group_off + k];
+		for (i = 0; i < g->pfx_n; i++) {
+			p = &plan->prefixes.v[g->pfx_off + i];
+			if (p->addr >= from && (!best || p->addr < best->addr)) {
+				best = p;
+				*gid = g->id;
+			}
+		}
+	}
+	return best;
+}
+
+static void render_vmap(struct sbuf *o, const struct route_plan *plan, const struct route_node *rn,
+			enum nftr_hook h)
 {
 	const struct route_prefix *p;
-	char name[NFTR_NAME_MAX], a[16];
-	uint32_t i;
+	char chain[NFTR_NAME_MAX], a[16];
+	uint64_t from = 0;
+	uint32_t n = 0, gid = 0;
 
-	nftr_set_name(name, sizeof(name), g->id, NFTR_DST);
-	set_open(o, "set", name, "ipv4_addr", "interval");
-	for (i = 0; i < g->pfx_n; i++) {
-		p = &plan->prefixes.v[g->pfx_off + i];
-		elem_sep(o, i);
+	set_open(o, "map", nftr_hook_map(h), "ipv4_addr : verdict", "interval");
+	while ((p = next_prefix(plan, rn, from, &gid))) {
+		nftr_group_chain(chain, sizeof(chain), gid, h);
+		elem_sep(o, n++);
 		sbuf_put(o, "%s", addr_fmt(a, sizeof(a), p->addr));
 		if (p->plen < 32)
 			sbuf_put(o, "/%u", p->plen);
+		sbuf_put(o, " : goto %s", chain);
+		from = (uint64_t)p->addr + 1;
 	}
-	set_close(o, g->pfx_n);
+	set_close(o, n);
 }
 
 static void render_hash(struct sbuf *o, const struct topo *t, const struct route_plan *plan,
@@ -97,21 +123,24 @@ static void render_tag(struct sbuf *o, const struct topo *t, const struct route_
 	set_close(o, n);
 }
 
-static void render_rules(struct sbuf *o, const struct route_group *g, bool tags, const char *iif)
+static void render_group(struct sbuf *o, const struct route_group *g, enum nftr_hook h, bool edge)
 {
+	char chain[NFTR_NAME_MAX];
+
+	nftr_group_chain(chain, sizeof(chain), g->id, h);
+	sbuf_put(o, "\n\tchain %s {\n", chain);
 	if (g->spray)
-		sbuf_put(o,
-			 "\t\tip daddr @g%u_dst meta mark set numgen random mod %u map @g%u_hash\n",
-			 g->id, g->nh_n, g->id);
+		sbuf_put(o, "\t\tmeta mark set numgen random mod %u map @g%u_hash\n", g->nh_n,
+			 g->id);
 	else
 		sbuf_put(o,
-			 "\t\tip daddr @g%u_dst meta mark set jhash ip saddr . ip daddr . ip "
-			 "protocol . "
-			 "th sport . th dport mod %u seed 0x%x map @g%u_hash\n",
-			 g->id, g->nh_n, g->seed, g->id);
-	if (tags)
-		sbuf_put(o, "\t\t%sip daddr @g%u_dst meta mark set ip dscp map @g%u_tag\n", iif,
-			 g->id, g->id);
+			 "\t\tmeta mark set jhash ip saddr . ip daddr . ip protocol . th sport . "
+			 "th dport mod %u seed 0x%x map @g%u_hash\n",
+			 g->nh_n, g->seed, g->id);
+	if (h == NFTR_OUT || edge)
+		sbuf_put(o, "\t\t%smeta mark set ip dscp map @g%u_tag\n",
+			 h == NFTR_PRE ? "iif @" NFTR_SET_EDGE " " : "", g->id);
+	sbuf_put(o, "\t}\n");
 }
 
 static void render_chains(struct sbuf *o, const struct route_plan *plan,
@@ -121,17 +150,17 @@ static void render_chains(struct sbuf *o, const struct route_plan *plan,
 	uint32_t i;
 
 	sbuf_put(o,
-		 "\tchain %s {\n\t\ttype filter hook prerouting priority mangle; policy accept;\n",
-		 NFTR_CHAIN_PRE);
-	for (i = 0; i < rn->group_n; i++)
-		render_rules(o, &g[i], rn->edge_n, "iif @" NFTR_SET_EDGE " ");
-	sbuf_put(
-		o,
-		"\t}\n\n\tchain %s {\n\t\ttype route hook output priority mangle; policy accept;\n",
-		NFTR_CHAIN_OUT);
-	for (i = 0; i < rn->group_n; i++)
-		render_rules(o, &g[i], true, "");
-	sbuf_put(o, "\t}\n");
+		 "\tchain %s {\n\t\ttype filter hook prerouting priority mangle; policy accept;\n"
+		 "\t\tip daddr vmap @%s\n\t}\n",
+		 NFTR_CHAIN_PRE, nftr_hook_map(NFTR_PRE));
+	sbuf_put(o,
+		 "\n\tchain %s {\n\t\ttype route hook output priority mangle; policy accept;\n"
+		 "\t\tip daddr vmap @%s\n\t}\n",
+		 NFTR_CHAIN_OUT, nftr_hook_map(NFTR_OUT));
+	for (i = 0; i < rn->group_n; i++) {
+		render_group(o, &g[i], NFTR_PRE, rn->edge_n > 0);
+		render_group(o, &g[i], NFTR_OUT, rn->edge_n > 0);
+	}
 }
 
 int nftr_node_render(char *buf, size_t size, const struct topo *t, const struct route_plan *plan,
@@ -149,10 +178,11 @@ int nftr_node_render(char *buf, size_t size, const struct topo *t, const struct 
 	if (rn->edge_n)
 		render_edge(&o, t, plan, rn);
 	for (i = rn->group_off; i < rn->group_off + rn->group_n; i++) {
-		render_dst(&o, plan, &plan->groups.v[i]);
 		render_hash(&o, t, plan, &plan->groups.v[i]);
 		render_tag(&o, t, plan, &plan->groups.v[i]);
 	}
+	render_vmap(&o, plan, rn, NFTR_PRE);
+	render_vmap(&o, plan, rn, NFTR_OUT);
 	render_chains(&o, plan, rn);
 	sbuf_put(&o, "}\n");
 	return o.len > INT_MAX ? -EINVAL : (int)o.len;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* nftables effector, rules: per ECMP group and chain, a rule that marks by jhash and one
- * that overrides the mark by DSCP path tag, as libnftnl expressions (see nftr.h). */
+/* nftables effector, rules: in each base chain one lookup of the destination in its verdict
+ * map, and in each group's chains a rule that marks by jhash and one that overrides the mark
+ * by DSCP path tag, as libnftnl expressions (see nftr.h). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -125,15 +126,17 @@ static struct nftnl_expr *rshift8(uint32_t shift)
 	return e;
 }
 
-/* ip daddr @gN_dst */
-static int match_dst(struct nftnl_rule *rule, uint32_t gid)
+/* ip daddr vmap @dst_pre (or dst_out): goto the chain of the group the destination is in */
+static int dst_vmap(struct nftnl_rule *rule, enum nftr_hook h)
 {
-	char name[NFTR_NAME_MAX];
+	struct nftnl_expr *e;
 	int r;
 
-	nftr_set_name(name, sizeof(name), gid, NFTR_DST);
 	r = expr_add(rule, payload(NFT_PAYLOAD_NETWORK_HEADER, IP_OFF_DADDR, 4, NFT_REG_1));
-	return r ? r : expr_add(rule, lookup(name, NFT_REG_1, false));
+	e = r ? NULL : lookup(nftr_hook_map(h), NFT_REG_1, false);
+	if (e)
+		nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_DREG, NFT_REG_VERDICT);
+	return r ? r : expr_add(rule, e);
 }
 
 /* meta iif @edge */
@@ -232,6 +235,19 @@ static int rule_emit(struct mnl_nlmsg_batch *b, uint32_t *seq, struct nftnl_rule
 	return nftr_msg_end(b);
 }
 
+static int vmap_rule(struct mnl_nlmsg_batch *b, uint32_t *seq, enum nftr_hook h)
+{
+	struct nftnl_rule *rule = rule_new(nftr_hook_chain(h));
+	int r;
+
+	if (!rule)
+		return -ENOMEM;
+	r = dst_vmap(rule, h);
+	r = r ? r : rule_emit(b, seq, rule);
+	nftnl_rule_free(rule);
+	return r;
+}
+
 static int hash_rule(struct mnl_nlmsg_batch *b, uint32_t *seq, const char *chain,
 		     const struct route_group *g)
 {
@@ -240,8 +256,7 @@ static int hash_rule(struct mnl_nlmsg_batch *b, uint32_t *seq, const char *chain
 
 	if (!rule)
 		return -ENOMEM;
-	r = match_dst(rule, g->id);
-	r = r ? r : mark_hash(rule, g);
+	r = mark_hash(rule, g);
 	r = r ? r : rule_emit(b, seq, rule);
 	nftnl_rule_free(rule);
 	return r;
@@ -258,10 +273,24 @@ static int tag_rule(struct mnl_nlmsg_batch *b, uint32_t *seq, const char *chain,
 		return -ENOMEM;
 	if (edge)
 		r = match_edge(rule);
-	r = r ? r : match_dst(rule, g->id);
 	r = r ? r : mark_tag(rule, g->id);
 	r = r ? r : rule_emit(b, seq, rule);
 	nftnl_rule_free(rule);
+	return r;
+}
+
+/* Group g's chain for hook h: the hash, then the tag (in prerouting only with edge ports: no
+ * forwarded packet may carry a tag that counts here otherwise). */
+static int group_rules(struct mnl_nlmsg_batch *b, uint32_t *seq, const struct route_group *g,
+		       enum nftr_hook h, bool edge)
+{
+	char chain[NFTR_NAME_MAX];
+	int r;
+
+	nftr_group_chain(chain, sizeof(chain), g->id, h);
+	r = hash_rule(b, seq, chain, g);
+	if (!r && (h == NFTR_OUT || edge))
+		r = tag_rule(b, seq, chain, g, h == NFTR_PRE);
 	return r;
 }
 
@@ -269,21 +298,14 @@ int nftr_rules_build(struct mnl_nlmsg_batch *b, uint32_t *seq, const struct rout
 		     uint32_t node)
 {
 	const struct route_node *rn = &plan->nodes.v[node];
-	const struct route_group *g;
 	uint32_t i, seq0 = *seq;
-	int r = 0;
+	int h, r = 0;
 
-	for (i = 0; i < rn->group_n && !r; i++) {
-		g = &plan->groups.v[rn->group_off + i];
-		r = hash_rule(b, seq, NFTR_CHAIN_PRE, g);
-		/* without edge ports no forwarded packet may carry a tag that counts here */
-		if (!r && rn->edge_n)
-			r = tag_rule(b, seq, NFTR_CHAIN_PRE, g, true);
-	}
-	for (i = 0; i < rn->group_n && !r; i++) {
-		g = &plan->groups.v[rn->group_off + i];
-		r = hash_rule(b, seq, NFTR_CHAIN_OUT, g);
-		r = r ? r : tag_rule(b, seq, NFTR_CHAIN_OUT, g, false);
-	}
+	for (h = NFTR_PRE; h <= NFTR_OUT && !r; h++)
+		r = vmap_rule(b, seq, (enum nftr_hook)h);
+	for (i = 0; i < rn->group_n && !r; i++)
+		for (h = NFTR_PRE; h <= NFTR_OUT && !r; h++)
+			r = group_rules(b, seq, &plan->groups.v[rn->group_off + i],
+					(enum nftr_hook)h, rn->edge_n > 0);
 	return r ? r : (int)(*seq - seq0);
 }

@@ -213,7 +213,7 @@ check_refused() {
 		fail "the kernel accepted a jhash modulo 0"
 	fi
 	log "refused as expected: $err"
-	[[ $err == *"adding rule 1 of chain prerouting: "* ]] ||
+	[[ $err == *"adding rule 1 of chain g0_pre: "* ]] ||
 		fail "the error does not name the failing rule: $err"
 	check_render "$seed"
 }

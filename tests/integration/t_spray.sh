@@ -15,7 +15,7 @@ n=it$$s
 f=$(scenario_as scenarios/hxmesh-16.yaml "$n")
 printf 'routing:\n  spray: true\n' >>"$f"
 tb_up "$f" "$n"
-rules=$(nx "$n" a0-0 nft list chain ip testbed output)
+rules=$(nx "$n" a0-0 nft list chain ip testbed g0_out)
 echo "$rules" | grep -q "numgen random mod 2 map @g0_hash" || fail "no numgen rule: $rules"
 ! echo "$rules" | grep -q jhash || fail "jhash left in a spraying ruleset"
 

@@ -170,6 +170,13 @@ static void t_check_chain(const struct nlmsghdr *nlh, const char *name, const ch
 	assert_int_equal(nftnl_chain_nlmsg_parse(nlh, c), 0);
 	assert_string_equal(nftnl_chain_get_str(c, NFTNL_CHAIN_TABLE), NFTR_TABLE);
 	assert_string_equal(nftnl_chain_get_str(c, NFTNL_CHAIN_NAME), name);
+	if (!type) { /* a group's chain: no hook, reached by goto only */
+		assert_false(nftnl_chain_is_set(c, NFTNL_CHAIN_TYPE));
+		assert_false(nftnl_chain_is_set(c, NFTNL_CHAIN_HOOKNUM));
+		assert_false(nftnl_chain_is_set(c, NFTNL_CHAIN_POLICY));
+		nftnl_chain_free(c);
+		return;
+	}
 	assert_string_equal(nftnl_chain_get_str(c, NFTNL_CHAIN_TYPE), type);
 	assert_int_equal(nftnl_chain_get_u32(c, NFTNL_CHAIN_HOOKNUM), hook);
 	assert_int_equal(nftnl_chain_get_s32(c, NFTNL_CHAIN_PRIO), -150);
@@ -182,9 +189,13 @@ static void test_chains(void **state)
 	struct t_world *w = *state;
 
 	t_build(w, w->l0);
-	assert_int_equal(t_count(w, NFT_MSG_NEWCHAIN), 2);
+	assert_int_equal(t_count(w, NFT_MSG_NEWCHAIN), 4);
 	t_check_chain(t_nth(w, NFT_MSG_NEWCHAIN, 0), "prerouting", "filter", NF_INET_PRE_ROUTING);
 	t_check_chain(t_nth(w, NFT_MSG_NEWCHAIN, 1), "output", "route", NF_INET_LOCAL_OUT);
+	t_check_chain(t_nth(w, NFT_MSG_NEWCHAIN, 2), "g0_pre", NULL, 0);
+	t_check_chain(t_nth(w, NFT_MSG_NEWCHAIN, 3), "g0_out", NULL, 0);
+	/* the chains before the verdict maps that go to them */
+	assert_true(t_nth(w, NFT_MSG_NEWCHAIN, 3) < t_nth(w, NFT_MSG_NEWSET, 0));
 }
 
 /* The set named name among the NEWSET messages, parsed; the caller frees it. */
@@ -244,7 +255,10 @@ static void t_check_set(const struct t_world *w, const char *name, uint32_t flag
 	assert_true(nftnl_set_is_set(s, NFTNL_SET_ID));
 	assert_int_equal(t_udata_order(s, NFTNL_UDATA_SET_KEYBYTEORDER),
 			 key_type == NFTR_TYPE_IPADDR || key_type == NFTR_TYPE_DSCP ? 2 : 1);
-	if (data_type) {
+	if (data_type == NFT_DATA_VERDICT) { /* the kernel knows a verdict's length */
+		assert_int_equal(nftnl_set_get_u32(s, NFTNL_SET_DATA_TYPE), data_type);
+		assert_false(nftnl_set_is_set(s, NFTNL_SET_DATA_LEN));
+	} else if (data_type) {
 		assert_int_equal(nftnl_set_get_u32(s, NFTNL_SET_DATA_TYPE), data_type);
 		assert_int_equal(nftnl_set_get_u32(s, NFTNL_SET_DATA_LEN), 4);
 		assert_int_equal(t_udata_order(s, NFTNL_UDATA_SET_DATABYTEORDER), 1);
@@ -259,15 +273,19 @@ static void test_sets(void **state)
 	struct t_world *w = *state;
 
 	t_build(w, w->l0);
-	assert_int_equal(t_count(w, NFT_MSG_NEWSET), 4);
+	assert_int_equal(t_count(w, NFT_MSG_NEWSET), 5);
 	t_check_set(w, "edge", 0, NFTR_TYPE_IFINDEX, 4, 0);
-	t_check_set(w, "g0_dst", NFT_SET_INTERVAL, NFTR_TYPE_IPADDR, 4, 0);
+	t_check_set(w, "dst_pre", NFT_SET_MAP | NFT_SET_INTERVAL, NFTR_TYPE_IPADDR, 4,
+		    NFT_DATA_VERDICT);
+	t_check_set(w, "dst_out", NFT_SET_MAP | NFT_SET_INTERVAL, NFTR_TYPE_IPADDR, 4,
+		    NFT_DATA_VERDICT);
 	t_check_set(w, "g0_hash", NFT_SET_MAP, NFTR_TYPE_MARK, 4, NFTR_TYPE_MARK);
 	t_check_set(w, "g0_tag", NFT_SET_MAP, NFTR_TYPE_DSCP, 1, NFTR_TYPE_MARK);
 }
 
 struct t_elem {
 	uint32_t key, data, flags;
+	char chain[32]; /* a verdict map's: the chain goto goes to */
 };
 
 struct t_elems {
@@ -291,6 +309,12 @@ static int t_elem_cb(struct nftnl_set_elem *e, void *data)
 		el->data = nftnl_set_elem_get_u32(e, NFTNL_SET_ELEM_DATA);
 	if (nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_FLAGS))
 		el->flags = nftnl_set_elem_get_u32(e, NFTNL_SET_ELEM_FLAGS);
+	if (nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_VERDICT)) {
+		assert_int_equal((int32_t)nftnl_set_elem_get_u32(e, NFTNL_SET_ELEM_VERDICT),
+				 NFT_GOTO);
+		snprintf(el->chain, sizeof(el->chain), "%s",
+			 nftnl_set_elem_get_str(e, NFTNL_SET_ELEM_CHAIN));
+	}
 	out->n++;
 	return 0;
 }
@@ -349,19 +373,107 @@ static void test_dst_intervals(void **state)
 	uint32_t n, i;
 
 	t_build(w, w->l0);
-	n = t_elems(w, "g0_dst", el, 16);
+	n = t_elems(w, "dst_pre", el, 16);
 	assert_int_equal(n, 2 * w->g->pfx_n);
 	for (i = 0; i < w->g->pfx_n; i++) {
 		p = &w->plan.prefixes.v[w->g->pfx_off + i];
 		assert_int_equal(el[2 * i].key, htonl(p->addr));
 		assert_int_equal(el[2 * i].flags, 0);
+		assert_string_equal(el[2 * i].chain, "g0_pre"); /* goto the group's chain */
 		assert_int_equal(el[2 * i + 1].key, htonl(p->addr + (1u << (32 - p->plen))));
 		assert_int_equal(el[2 * i + 1].flags, NFT_SET_ELEM_INTERVAL_END);
+		assert_string_equal(el[2 * i + 1].chain, ""); /* an end has no data */
 	}
 	/* hosts h2, h3 behind leaf l1: 198.18.0.2/31 */
 	assert_int_equal(w->g->pfx_n, 1);
 	assert_int_equal(el[0].key, htonl(0xc6120002));
 	assert_int_equal(el[1].key, htonl(0xc6120004));
+	assert_int_equal(t_elems(w, "dst_out", el, 16), 2);
+	assert_string_equal(el[0].chain, "g0_out");
+}
+
+/* A node of several groups (a HammingMesh accelerator: four): one verdict map per hook holds
+ * every group's prefixes, each going to its own group's chain, so a packet takes one lookup
+ * whatever the group count; the prefixes are disjoint, as an interval map needs. */
+static void test_groups_one_map(void **state)
+{
+	struct t_world *w = *state;
+	struct scenario s;
+	struct topo *t;
+	struct topo_paths p;
+	struct route_plan plan;
+	struct diag d = {0};
+	struct t_elem el[64];
+	const struct route_node *rn;
+	const struct route_group *g;
+	const struct route_prefix *x;
+	char want[32];
+	uint32_t node, n, i, k, j, m, seen;
+
+	scn_init(&s);
+	s.topology.gen = SCN_GEN_HAMMINGMESH;
+	s.topology.hx.a = s.topology.hx.b = s.topology.hx.x = s.topology.hx.y = 2;
+	s.topology.hx.board_rate = s.topology.hx.net_rate = 1000000000ULL;
+	assert_int_equal(topo_build(&s, &t, &d), 0);
+	assert_int_equal(paths_compute(t, &p), 0);
+	assert_int_equal(route_plan_build(t, &p, &plan, &d), 0);
+	node = (uint32_t)topo_node_find(t, "a0-0");
+	rn = &plan.nodes.v[node];
+	assert_true(rn->group_n >= 2);
+	w->b = mnl_nlmsg_batch_start(w->buf, T_BUF - NFTR_MSG_MAX);
+	{
+		uint32_t seq = T_SEQ0;
+		int r, len;
+		const struct nlmsghdr *nlh;
+
+		r = nftr_node_build(w->b, &seq, t, &plan, node);
+		assert_true(r > 0);
+		len = (int)mnl_nlmsg_batch_size(w->b);
+		for (nlh = (const struct nlmsghdr *)w->buf; mnl_nlmsg_ok(nlh, len);
+		     nlh = mnl_nlmsg_next(nlh, &len))
+			w->msg[w->n++] = nlh;
+	}
+	assert_int_equal(t_count(w, NFT_MSG_NEWCHAIN), 2 + 2 * rn->group_n);
+	/* two rules in the base chains: the vmap lookups, whatever the groups */
+	for (k = 0, n = 0; k < t_count(w, NFT_MSG_NEWRULE); k++) {
+		struct nftnl_rule *r = nftnl_rule_alloc();
+		const char *c;
+
+		assert_int_equal(nftnl_rule_nlmsg_parse(t_nth(w, NFT_MSG_NEWRULE, k), r), 0);
+		c = nftnl_rule_get_str(r, NFTNL_RULE_CHAIN);
+		n += !strcmp(c, "prerouting") || !strcmp(c, "output");
+		nftnl_rule_free(r);
+	}
+	assert_int_equal(n, 2);
+	n = t_elems(w, "dst_pre", el, 64);
+	for (k = 0, m = 0; k < rn->group_n; k++)
+		m += plan.groups.v[rn->group_off + k].pfx_n;
+	assert_true(n >= m && n <= 2 * m); /* a start each, and an end unless the next starts */
+	seen = 0;
+	for (k = 0; k < rn->group_n; k++) {
+		g = &plan.groups.v[rn->group_off + k];
+		snprintf(want, sizeof(want), "g%u_pre", g->id);
+		for (i = 0; i < g->pfx_n; i++) {
+			x = &plan.prefixes.v[g->pfx_off + i];
+			for (j = 0; j < n && !(el[j].key == htonl(x->addr) && !el[j].flags); j++)
+				;
+			assert_true(j < n);
+			assert_string_equal(el[j].chain, want);
+			seen++;
+		}
+	}
+	assert_int_equal(seen, m);
+	/* disjoint: no prefix of the node's groups starts inside another (they are contiguous in
+	 * plan.prefixes, group after group) */
+	x = &plan.prefixes.v[plan.groups.v[rn->group_off].pfx_off];
+	for (k = 0; k < m; k++)
+		for (i = 0; i < m; i++)
+			assert_true(k == i || x[i].addr < x[k].addr ||
+				    x[i].addr >= (uint64_t)x[k].addr + (1ULL << (32 - x[k].plen)));
+	route_plan_done(&plan);
+	paths_done(&p);
+	topo_free(t);
+	scn_done(&s);
 }
 
 static void test_maps(void **state)
@@ -440,24 +552,35 @@ static void t_check_meta(const struct t_expr *x, uint32_t key, uint16_t reg_attr
 	assert_int_equal(nftnl_expr_get_u32(x->e, reg_attr), NFT_REG_1);
 }
 
-/* ip daddr @g0_dst meta mark set jhash ip saddr . ip daddr . ip protocol . th sport
- * . th dport mod 2 seed S map @g0_hash */
+/* ip daddr vmap @dst_pre (or dst_out): the destination's group chain, in one lookup */
+static void t_check_vmap_rule(struct nftnl_rule *r, const char *map)
+{
+	struct t_expr x[16];
+
+	assert_int_equal(t_exprs(r, x, 16), 2);
+	t_check_payload(&x[0], NFT_PAYLOAD_NETWORK_HEADER, 16, 4, NFT_REG_1);
+	assert_string_equal(x[1].name, "lookup");
+	assert_string_equal(nftnl_expr_get_str(x[1].e, NFTNL_EXPR_LOOKUP_SET), map);
+	assert_int_equal(nftnl_expr_get_u32(x[1].e, NFTNL_EXPR_LOOKUP_SREG), NFT_REG_1);
+	assert_int_equal(nftnl_expr_get_u32(x[1].e, NFTNL_EXPR_LOOKUP_DREG), NFT_REG_VERDICT);
+}
+
+/* meta mark set jhash ip saddr . ip daddr . ip protocol . th sport . th dport mod 2 seed S
+ * map @g0_hash */
 static void t_check_hash_rule(const struct t_world *w, struct nftnl_rule *r)
 {
 	const uint32_t nh = NFT_PAYLOAD_NETWORK_HEADER, th = NFT_PAYLOAD_TRANSPORT_HEADER;
 	struct t_expr x[16];
 	const struct nftnl_expr *h;
 
-	assert_int_equal(t_exprs(r, x, 16), 10);
-	t_check_payload(&x[0], nh, 16, 4, NFT_REG_1);
-	t_check_lookup(&x[1], "g0_dst", false);
-	t_check_payload(&x[2], nh, 12, 4, NFT_REG32_00);
-	t_check_payload(&x[3], nh, 16, 4, NFT_REG32_01);
-	t_check_payload(&x[4], nh, 9, 1, NFT_REG32_02);
-	t_check_payload(&x[5], th, 0, 2, NFT_REG32_03);
-	t_check_payload(&x[6], th, 2, 2, NFT_REG32_04);
-	assert_string_equal(x[7].name, "hash");
-	h = x[7].e;
+	assert_int_equal(t_exprs(r, x, 16), 8);
+	t_check_payload(&x[0], nh, 12, 4, NFT_REG32_00);
+	t_check_payload(&x[1], nh, 16, 4, NFT_REG32_01);
+	t_check_payload(&x[2], nh, 9, 1, NFT_REG32_02);
+	t_check_payload(&x[3], th, 0, 2, NFT_REG32_03);
+	t_check_payload(&x[4], th, 2, 2, NFT_REG32_04);
+	assert_string_equal(x[5].name, "hash");
+	h = x[5].e;
 	assert_int_equal(nftnl_expr_get_u32(h, NFTNL_EXPR_HASH_TYPE), NFT_HASH_JENKINS);
 	assert_int_equal(nftnl_expr_get_u32(h, NFTNL_EXPR_HASH_SREG), NFT_REG32_00);
 	assert_int_equal(nftnl_expr_get_u32(h, NFTNL_EXPR_HASH_DREG), NFT_REG_1);
@@ -466,24 +589,22 @@ static void t_check_hash_rule(const struct t_world *w, struct nftnl_rule *r)
 	assert_int_equal(nftnl_expr_get_u32(h, NFTNL_EXPR_HASH_SEED), w->g->seed);
 	assert_int_equal(nftnl_expr_get_u32(h, NFTNL_EXPR_HASH_OFFSET), 0);
 	assert_int_equal(w->g->seed, w->t->nodes.v[w->l0].seed);
-	t_check_lookup(&x[8], "g0_hash", true);
-	t_check_meta(&x[9], NFT_META_MARK, NFTNL_EXPR_META_SREG);
+	t_check_lookup(&x[6], "g0_hash", true);
+	t_check_meta(&x[7], NFT_META_MARK, NFTNL_EXPR_META_SREG);
 }
 
-/* [iif @edge] ip daddr @g0_dst meta mark set ip dscp map @g0_tag */
+/* [iif @edge] meta mark set ip dscp map @g0_tag */
 static void t_check_tag_rule(struct nftnl_rule *r, bool edge)
 {
 	struct t_expr x[16];
 	uint32_t n = t_exprs(r, x, 16), i = 0, len;
 	const uint8_t *mask;
 
-	assert_int_equal(n, edge ? 9 : 7);
+	assert_int_equal(n, edge ? 7 : 5);
 	if (edge) {
 		t_check_meta(&x[i++], NFT_META_IIF, NFTNL_EXPR_META_DREG);
 		t_check_lookup(&x[i++], "edge", false);
 	}
-	t_check_payload(&x[i++], NFT_PAYLOAD_NETWORK_HEADER, 16, 4, NFT_REG_1);
-	t_check_lookup(&x[i++], "g0_dst", false);
 	t_check_payload(&x[i++], NFT_PAYLOAD_NETWORK_HEADER, 1, 1, NFT_REG_1);
 	assert_string_equal(x[i].name, "bitwise");
 	assert_int_equal(nftnl_expr_get_u32(x[i].e, NFTNL_EXPR_BITWISE_LEN), 1);
@@ -519,17 +640,23 @@ static void test_rules(void **state)
 	struct nftnl_rule *r;
 
 	t_build(w, w->l0);
-	assert_int_equal(t_count(w, NFT_MSG_NEWRULE), 4);
+	assert_int_equal(t_count(w, NFT_MSG_NEWRULE), 6);
 	r = t_rule(w, 0, "prerouting");
+	t_check_vmap_rule(r, "dst_pre");
+	nftnl_rule_free(r);
+	r = t_rule(w, 1, "output");
+	t_check_vmap_rule(r, "dst_out");
+	nftnl_rule_free(r);
+	r = t_rule(w, 2, "g0_pre");
 	t_check_hash_rule(w, r);
 	nftnl_rule_free(r);
-	r = t_rule(w, 1, "prerouting");
+	r = t_rule(w, 3, "g0_pre");
 	t_check_tag_rule(r, true);
 	nftnl_rule_free(r);
-	r = t_rule(w, 2, "output");
+	r = t_rule(w, 4, "g0_out");
 	t_check_hash_rule(w, r);
 	nftnl_rule_free(r);
-	r = t_rule(w, 3, "output");
+	r = t_rule(w, 5, "g0_out");
 	t_check_tag_rule(r, false);
 	nftnl_rule_free(r);
 	/* objects before the rules that use them */
@@ -537,23 +664,21 @@ static void test_rules(void **state)
 		    t_nth(w, NFT_MSG_NEWRULE, 0));
 }
 
-/* ip daddr @g0_dst meta mark set numgen random mod 2 map @g0_hash */
+/* meta mark set numgen random mod 2 map @g0_hash */
 static void t_check_spray_rule(const struct t_world *w, struct nftnl_rule *r)
 {
 	struct t_expr x[16];
 	const struct nftnl_expr *ng;
 
-	assert_int_equal(t_exprs(r, x, 16), 5);
-	t_check_payload(&x[0], NFT_PAYLOAD_NETWORK_HEADER, 16, 4, NFT_REG_1);
-	t_check_lookup(&x[1], "g0_dst", false);
-	assert_string_equal(x[2].name, "numgen");
-	ng = x[2].e;
+	assert_int_equal(t_exprs(r, x, 16), 3);
+	assert_string_equal(x[0].name, "numgen");
+	ng = x[0].e;
 	assert_int_equal(nftnl_expr_get_u32(ng, NFTNL_EXPR_NG_TYPE), NFT_NG_RANDOM);
 	assert_int_equal(nftnl_expr_get_u32(ng, NFTNL_EXPR_NG_DREG), NFT_REG_1);
 	assert_int_equal(nftnl_expr_get_u32(ng, NFTNL_EXPR_NG_MODULUS), w->g->nh_n);
 	assert_int_equal(nftnl_expr_get_u32(ng, NFTNL_EXPR_NG_OFFSET), 0);
-	t_check_lookup(&x[3], "g0_hash", true);
-	t_check_meta(&x[4], NFT_META_MARK, NFTNL_EXPR_META_SREG);
+	t_check_lookup(&x[1], "g0_hash", true);
+	t_check_meta(&x[2], NFT_META_MARK, NFTNL_EXPR_META_SREG);
 }
 
 /* routing.spray: topo_build marks every group, whose rules then use numgen instead of jhash
@@ -579,22 +704,22 @@ static void test_spray(void **state)
 		assert_true(w->plan.groups.v[i].spray);
 	w->g = &w->plan.groups.v[w->plan.nodes.v[w->l0].group_off];
 	t_build(w, w->l0);
-	assert_int_equal(t_count(w, NFT_MSG_NEWRULE), 4);
-	r = t_rule(w, 0, "prerouting");
+	assert_int_equal(t_count(w, NFT_MSG_NEWRULE), 6);
+	r = t_rule(w, 2, "g0_pre");
 	t_check_spray_rule(w, r);
 	nftnl_rule_free(r);
-	r = t_rule(w, 1, "prerouting");
+	r = t_rule(w, 3, "g0_pre");
 	t_check_tag_rule(r, true);
 	nftnl_rule_free(r);
-	r = t_rule(w, 2, "output");
+	r = t_rule(w, 4, "g0_out");
 	t_check_spray_rule(w, r);
 	nftnl_rule_free(r);
-	r = t_rule(w, 3, "output");
+	r = t_rule(w, 5, "g0_out");
 	t_check_tag_rule(r, false);
 	nftnl_rule_free(r);
 	assert_int_equal(t_elems(w, "g0_hash", el, 16), w->g->nh_n);
 	assert_true(nftr_node_render(text, sizeof(text), w->t, &w->plan, w->l0) > 0);
-	assert_non_null(strstr(text, "ip daddr @g0_dst meta mark set numgen random mod 2 "
+	assert_non_null(strstr(text, "\tchain g0_pre {\n\t\tmeta mark set numgen random mod 2 "
 				     "map @g0_hash\n"));
 	assert_null(strstr(text, "jhash"));
 }
@@ -667,12 +792,13 @@ static void test_many_prefixes(void **state)
 	for (i = 0; i < 150; i++, p.addr += 2)
 		assert_int_equal(vec_push(&w->plan.prefixes, p), 0);
 	t_build(w, w->l0);
-	n = t_elems(w, "g0_dst", el, 512);
+	n = t_elems(w, "dst_pre", el, 512);
 	assert_int_equal(n, 300);
 	for (i = 0; i < w->n; i++)
 		msgs += t_type(w->msg[i]) == NFT_MSG_NEWSETELEM;
-	/* 300 interval elements in messages of 64, plus edge, hash and tag */
-	assert_int_equal(msgs, 5 + 3);
+	/* 300 interval elements in messages of 64, in each of the two maps, plus edge, hash and
+	 * tag */
+	assert_int_equal(msgs, 2 * 5 + 3);
 	assert_int_equal(el[298].key, htonl(0xc6130000 + 2 * 149));
 	assert_int_equal(el[299].flags, NFT_SET_ELEM_INTERVAL_END);
 	free(el);
@@ -744,6 +870,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_chains, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_sets, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_dst_intervals, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_groups_one_map, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_maps, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_rules, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_spray, t_setup, t_teardown),
