@@ -66,7 +66,8 @@ variant() {
 	echo "$TMP/v.yaml"
 }
 
-# run SRC SCALE SIZE: one run; prints "VERDICT RATE_BPS JRT_PAPER_S GBPS CPU_S_PER_GB ENDPOINTS"
+# run SRC SCALE SIZE: one run; prints "VERDICT RATE_BPS JRT_PAPER_S GBPS CPU_S_PER_GB ENDPOINTS
+# REASONS" (the verdict's reason kinds, joined by +, or - when ok)
 run() {
 	local f c0 c1 dir
 	f=$(variant "$@")
@@ -76,7 +77,7 @@ run() {
 	c1=$(cpu)
 	dir=$(ls -d "$TMP/results/$NAME"/* 2>/dev/null | tail -1)
 	if [ -z "$dir" ] || [ ! -f "$dir/summary.json" ]; then
-		echo "failed 0 0 0 0 0"
+		echo "failed 0 0 0 0 0 -"
 		return 0
 	fi
 	jq -r --arg c0 "$c0" --arg c1 "$c1" --argjson cores "$(nproc)" '
@@ -89,7 +90,9 @@ run() {
 		    .totals.avg_jrt_paper_s,
 		    ($bytes * 8 / $span / 1e9),
 		    ($busy * $cores * $span / ($bytes / 1e9)),
-		    (.jobs | map(.gpus) | add) ] | map(tostring) | join(" ")' "$dir/summary.json"
+		    (.jobs | map(.gpus) | add),
+		    ([.fidelity.reasons[].kind] | unique | join("+") | if . == "" then "-" else . end) ]
+		| map(tostring) | join(" ")' "$dir/summary.json"
 }
 
 # search LABEL FILE: the largest rate_scale with verdict ok
@@ -98,8 +101,8 @@ search() {
 	r0=$(awk '/^  rate_scale:/ { print $2 }' "$src")
 	s0=$(awk '/^  size_scale:/ { print $2 }' "$src")
 	s0=${s0:-1}
-	printf '%-12s %12s %10s %8s %14s %10s %12s\n' "$label" "rate_scale" "link rate" "verdict" \
-		"Avg.JRT (ps)" "Gbit/s" "CPU s / GB"
+	printf '%-12s %12s %10s %8s %14s %10s %12s  %s\n' "$label" "rate_scale" "link rate" "verdict" \
+		"Avg.JRT (ps)" "Gbit/s" "CPU s / GB" "why"
 	r=$r0
 	s=$s0
 	out=$(run "$src" "$r" "$s")
@@ -109,8 +112,8 @@ search() {
 		[ "$step" -eq 0 ] || out=$(run "$src" "$r" "$s")
 		v=${out%% *}
 		set -- $out
-		printf '%-12s %12s %7.2f Mb %8s %14.6g %10.3f %12.3f\n' "" "$r" \
-			"$(awk -v b="$2" 'BEGIN { print b / 1e6 }')" "$v" "$3" "$4" "$5"
+		printf '%-12s %12s %7.2f Mb %8s %14.6g %10.3f %12.3f  %s\n' "" "$r" \
+			"$(awk -v b="$2" 'BEGIN { print b / 1e6 }')" "$v" "$3" "$4" "$5" "$7"
 		if [ "$v" = ok ]; then
 			best=$r
 			best_out=$out
