@@ -3,7 +3,9 @@
 # HammingMesh global bandwidth: scenarios/hxmesh-a2a.yaml, one all-to-all among the 64
 # accelerators of the 4x4 Hx2Mesh, run by the workload runner under per-flow ECMP with 1, 4
 # and 16 connections per pair (`channels`), and then with per-packet spraying, against our
-# fluid prediction and the bound per-flow hashing leaves for each channel count.
+# fluid prediction and the bound per-flow hashing leaves for each channel count. `up` warns
+# of 4 (their windows overflow the queues) and refuses 16 (past twice the queues): the
+# refusal, with its ratio, is 16's line.
 #
 # The figure is HammingMesh's (§V-A1, Table II "glob. BW"): bytes an accelerator
 # delivers per second, over its injection bandwidth (its four ports, 4R):
@@ -113,13 +115,21 @@ paths() { # paths RUN_DIR K
 }
 
 measure() { # measure LABEL SPRAY K
-	local f c0 c1 run out bound
+	local f c0 c1 run out bound rc
 	f=$(variant "$2" "$3")
 	bound=$([ "$2" = true ] && echo "$fluid" || job "$3")
 	c0=$(cpu)
-	"$TB" up --results "$TMP/results" --name "$NAME" "$f" >"$TMP/up-$2-$3.log" 2>&1 ||
-		{ tail -20 "$TMP/up-$2-$3.log"; exit 1; }
+	rc=0
+	"$TB" up --results "$TMP/results" --name "$NAME" "$f" >"$TMP/up-$2-$3.log" 2>&1 || rc=$?
 	c1=$(cpu)
+	# a figure too: connections whose windows overflow the queues past SHAPE_INFLIGHT_MAX are
+	# refused before anything is built (docs/scenario.md, transport.window)
+	if [ "$rc" -eq 2 ] && grep -q "in flight" "$TMP/up-$2-$3.log"; then
+		printf '%-22s refused by up: %s\n' "$1" \
+			"$(grep -o 'keep up to [0-9.]*x its queue[^;]*' "$TMP/up-$2-$3.log" | head -1)"
+		return 0
+	fi
+	[ "$rc" -eq 0 ] || { tail -20 "$TMP/up-$2-$3.log"; exit 1; }
 	run=$(ls -d "$TMP/results/$NAME"/* | tail -1)
 	if ! grep -q ',ok,' "$run/jobs.csv"; then # a figure too: the machine could not carry it
 		printf '%-22s failed after %s s (CPU %s, %s drops): %s\n' "$1" \
