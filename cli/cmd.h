@@ -61,6 +61,10 @@ uint32_t cmd_lone_alltoall(const struct world *w, uint32_t *eps);
  * field (for `check`), and the return is still whether it is over. */
 bool cmd_emu_window_over(const struct world *w, bool report, char *buf, size_t len);
 
+/* What goes between a file's path and a message that may start with its LINE:COL (as
+ * cmd_emu_window_over's does): ":" before a digit, else ": ". */
+const char *cmd_at_sep(const char *msg);
+
 /* Whether those windows overflow the queue without reaching SHAPE_INFLIGHT_MAX (`up` warns):
  * buf as cmd_emu_window_over's, with the channels that keep within it. */
 bool cmd_emu_window_full(const struct world *w, char *buf, size_t len);

@@ -185,24 +185,22 @@ static void say_verdict(const struct inflight *x, uint32_t fit, char *buf, size_
 		   *stalls = "; past 1x the queue drops, and past %.0fx the losses and the "
 			     "retransmission timeouts they wait for cut the throughput by a third "
 			     "or stall a rank";
+	enum shape_inflight_level lv = shape_inflight_level(x->ratio);
 	char nq[32], refuses[40] = "";
 	int m;
 
-	if (x->ratio <= SHAPE_INFLIGHT_MAX)
-		snprintf(refuses, sizeof(refuses), " (`up` refuses past %.0fx)",
-			 SHAPE_INFLIGHT_MAX);
-	if (x->ratio <= 1) {
+	if (lv == SHAPE_INFLIGHT_HELD) {
 		snprintf(buf, len, " (`up` warns past 1x and refuses past %.0fx)",
 			 SHAPE_INFLIGHT_MAX);
 		return;
 	}
-	if (x->ratio <= SHAPE_INFLIGHT_MAX)
-		m = snprintf(buf, len, "%s", drops);
-	else
-		m = snprintf(buf, len, stalls, SHAPE_INFLIGHT_MAX);
+	if (lv == SHAPE_INFLIGHT_DROPS)
+		snprintf(refuses, sizeof(refuses), " (`up` refuses past %.0fx)",
+			 SHAPE_INFLIGHT_MAX);
+	m = lv == SHAPE_INFLIGHT_DROPS ? snprintf(buf, len, "%s", drops)
+				       : snprintf(buf, len, stalls, SHAPE_INFLIGHT_MAX);
 	if (m < 0 || (size_t)m >= len)
 		return;
-	units_fmt_size(nq, sizeof(nq), (uint64_t)ceil(x->ratio * x->queue));
 	if (fit)
 		snprintf(buf + m, len - (size_t)m,
 			 "; deeper queues did not make up for it (measured: docs/scenario.md, "
@@ -212,7 +210,8 @@ static void say_verdict(const struct inflight *x, uint32_t fit, char *buf, size_
 		snprintf(buf + m, len - (size_t)m,
 			 " (measured: docs/scenario.md, transport.window): a smaller "
 			 "transport.window, or shaping.queue of at least %s, keeps within it%s",
-			 nq, refuses);
+			 units_fmt_size(nq, sizeof(nq), (uint64_t)ceil(x->ratio * x->queue)),
+			 refuses);
 }
 
 static void say_inflight(const struct world *w, const struct inflight *x, uint32_t k, uint32_t fit,
@@ -289,7 +288,7 @@ bool cmd_emu_window_over(const struct world *w, bool report, char *buf, size_t l
 		buf[0] = '\0';
 	if (!window_of(w, &x, &k, &fit))
 		return false;
-	over = x.ratio > SHAPE_INFLIGHT_MAX;
+	over = shape_inflight_level(x.ratio) == SHAPE_INFLIGHT_OVER;
 	if (over || report)
 		say_inflight(w, &x, k, fit, buf, len);
 	if (over && !report)
@@ -304,11 +303,16 @@ bool cmd_emu_window_full(const struct world *w, char *buf, size_t len)
 
 	if (len)
 		buf[0] = '\0';
-	if (!window_of(w, &x, &k, &fit) || x.ratio <= 1 || x.ratio > SHAPE_INFLIGHT_MAX)
+	if (!window_of(w, &x, &k, &fit) || shape_inflight_level(x.ratio) != SHAPE_INFLIGHT_DROPS)
 		return false;
 	say_inflight(w, &x, k, fit, buf, len);
 	at_channels(w, buf, len);
 	return true;
+}
+
+const char *cmd_at_sep(const char *msg)
+{
+	return msg[0] >= '0' && msg[0] <= '9' ? ":" : ": ";
 }
 
 int cmd_up_refuses(const struct world *w, const char *path, struct diag *d)
@@ -324,8 +328,7 @@ int cmd_up_refuses(const struct world *w, const char *path, struct diag *d)
 		return diag_set(d, -EINVAL, "%s: %s; run it in virtual time: testbed sim %s", path,
 				why, path);
 	if (cmd_emu_window_over(w, false, why, sizeof(why)))
-		return diag_set(d, -EINVAL, "%s%s%s", path, /* FILE:LINE:COL, or FILE: */
-				why[0] >= '0' && why[0] <= '9' ? ":" : ": ", why);
+		return diag_set(d, -EINVAL, "%s%s%s", path, cmd_at_sep(why), why);
 	if (cmd_emu_rate_over(w, why, sizeof(why)))
 		return diag_set(d, -EINVAL,
 				"%s: %s; lower it, or run the file in virtual time: testbed sim %s",

@@ -358,8 +358,7 @@ int cmd_up(int argc, char **argv)
 	if (!r)
 		cmd_trace_left(stderr, "testbed up: ", &w.trace_left, false);
 	if (!r && cmd_emu_window_full(&w, buf, sizeof(buf)))
-		fprintf(stderr, "testbed up: warning: %s%s%s\n", argv[1],
-			buf[0] >= '0' && buf[0] <= '9' ? ":" : ": ", buf);
+		fprintf(stderr, "testbed up: warning: %s%s%s\n", argv[1], cmd_at_sep(buf), buf);
 	if (!r && cmd_need_root("up"))
 		r = -EPERM;
 	if (!r) {

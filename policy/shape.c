@@ -82,6 +82,13 @@ uint32_t shape_gso_segs(const struct scn_shaping *cfg)
 	return cfg->qdisc == SCN_QDISC_TBF ? SHAPE_GSO_SEGS : 0;
 }
 
+enum shape_inflight_level shape_inflight_level(double ratio)
+{
+	if (ratio <= 1)
+		return SHAPE_INFLIGHT_HELD;
+	return ratio <= SHAPE_INFLIGHT_MAX ? SHAPE_INFLIGHT_DROPS : SHAPE_INFLIGHT_OVER;
+}
+
 double shape_inflight(double flows, double concurrent, uint64_t window, uint32_t queue)
 {
 	return queue ? flows * concurrent * (double)window / queue : INFINITY;

@@ -80,6 +80,15 @@ uint32_t shape_gso_segs(const struct scn_shaping *cfg);
 #define SHAPE_INFLIGHT_MAX 2.0
 double shape_inflight(double flows, double concurrent, uint64_t window, uint32_t queue);
 
+/* What a shape_inflight ratio means for a run: the queue holds every window (at most 1), it
+ * can drop (`up` warns), or past SHAPE_INFLIGHT_MAX (`up` refuses). */
+enum shape_inflight_level {
+	SHAPE_INFLIGHT_HELD,
+	SHAPE_INFLIGHT_DROPS,
+	SHAPE_INFLIGHT_OVER,
+};
+enum shape_inflight_level shape_inflight_level(double ratio);
+
 /* Derives the qdisc parameters for one direction of rate_bps (0 = unshaped: kind NONE unless a
  * delay is asked for); derived bursts and queues count frames of shape_frame(cfg). Returns 0
  * or -ERANGE with a message (rate beyond what tbf accepts). */

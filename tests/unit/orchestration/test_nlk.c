@@ -373,6 +373,13 @@ static void test_shape_inflight(void **state)
 	assert_true(shape_inflight(59, 32.0 / 63, 8192, 512000) <= SHAPE_INFLIGHT_MAX);
 	assert_true(shape_inflight(10, 1, 8192, 0) > SHAPE_INFLIGHT_MAX); /* no queue */
 	assert_true(shape_inflight(0, 1, 8192, 512000) == 0);
+	/* hxmesh-a2a's 1, 4 and 16 connections per pair: 0.48, 1.77, 6.59 */
+	assert_int_equal(shape_inflight_level(0.48), SHAPE_INFLIGHT_HELD);
+	assert_int_equal(shape_inflight_level(1.0), SHAPE_INFLIGHT_HELD);
+	assert_int_equal(shape_inflight_level(1.77), SHAPE_INFLIGHT_DROPS);
+	assert_int_equal(shape_inflight_level(SHAPE_INFLIGHT_MAX), SHAPE_INFLIGHT_DROPS);
+	assert_int_equal(shape_inflight_level(6.59), SHAPE_INFLIGHT_OVER);
+	assert_int_equal(shape_inflight_level(INFINITY), SHAPE_INFLIGHT_OVER); /* no queue */
 }
 
 static void test_shape_derive(void **state)
