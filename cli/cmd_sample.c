@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* testbed sample NAME [--seconds S] [--interval T] [--out DIR] [--full]: samples a running
- * testbed's counters as a run would, and prints what the sampling cost (CPU time of this
- * process over the sampling, user and system, as a share of one core). Not in the help: it is
- * the bench's driver (tests/bench/sample_cost.sh) and a test's (tests/integration/t_util.sh):
- * --out DIR writes a results folder of the span (links.csv, cpu.csv, tcp.csv, topology.json, the
- * summary and plots; no jobs); --full reads every direction every round, as with every link
- * busy (sampler_set_full). */
+/* testbed sample NAME [--seconds S] [--interval T] [--out DIR] [--full] [--netlink]: samples a
+ * running testbed's counters as a run would, and prints what the sampling cost (CPU time of this
+ * process over the sampling, user and system, as a share of one core). Not in the help: it is the
+ * bench's driver (tests/bench/sample_cost.sh) and a test's (tests/integration/t_util.sh): --out DIR
+ * writes a results folder of the span (links.csv, cpu.csv, tcp.csv, topology.json, the summary and
+ * plots; no jobs); --full reads every direction every round, as with every link busy
+ * (sampler_set_full); --netlink reads no shaper by BPF (sampler_use_bpf), for the bench's
+ * comparison. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -26,33 +27,32 @@
 struct sample_opts {
 	const char *name, *out;
 	double seconds;
-	bool full;
+	bool full, netlink;
 	uint64_t interval_ns; /* 0: the scenario's */
 };
 
 static void sample_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: testbed sample NAME [--seconds S] [--interval T] [--out DIR] [--full]\n\n"
+		"Usage: testbed sample NAME [--seconds S] [--interval T] [--out DIR] [--full]\n"
+		"                      [--netlink]\n\n"
 		"Samples every link direction of testbed NAME (and the CPU) for S seconds\n"
 		"(default 10) every T (default: the scenario's run.sample_interval), and prints\n"
 		"the CPU time the sampling took. --out DIR writes a results folder of the\n"
 		"span: links.csv, cpu.csv, tcp.csv, topology.json, the summary and plots.\n"
 		"--full reads every direction every round, not only those that may have\n"
 		"changed, and every endpoint's TCP counters every second: the cost with\n"
-		"every link busy.\n");
+		"every link busy. --netlink asks for every shaper's counters by netlink, none\n"
+		"by BPF.\n");
 }
 
-/* NAME [--seconds S] [--interval T] [--out DIR] [--full] into o. 0, or -EINVAL (also for
- * --help, with *help set). */
+/* NAME and the options into o. 0, or -EINVAL (also for --help, with *help set). */
 static int parse(int argc, char **argv, struct sample_opts *o, bool *help)
 {
 	const char *secs = NULL, *interval = NULL;
-	const struct cmd_opt opts[] = {{"seconds", &secs, NULL},
-				       {"interval", &interval, NULL},
-				       {"out", &o->out, NULL},
-				       {"full", NULL, &o->full},
-				       {NULL, NULL, NULL}};
+	const struct cmd_opt opts[] = {
+		{"seconds", &secs, NULL}, {"interval", &interval, NULL},  {"out", &o->out, NULL},
+		{"full", NULL, &o->full}, {"netlink", NULL, &o->netlink}, {NULL, NULL, NULL}};
 	int n;
 
 	*o = (struct sample_opts){.seconds = 10};
@@ -85,20 +85,41 @@ static void cpu_s(double *user, double *sys)
 	*sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
-static void print_cost(const struct sampler *s, int64_t interval, int64_t ns, double user,
-		       double sys)
-{
-	double secs = (double)ns / 1e9, rounds = (double)sampler_rounds(s);
-	uint64_t reads, dumps;
+/* What the sampler did so far, to tell the measured span's share. */
+struct sample_work {
+	uint64_t rounds, reads, dumps, bpf;
+	double user, sys;
+};
 
-	sampler_work(s, &reads, &dumps);
+static void work_now(const struct sampler *s, struct sample_work *w)
+{
+	w->rounds = sampler_rounds(s);
+	sampler_work(s, &w->reads, &w->dumps, &w->bpf);
+	cpu_s(&w->user, &w->sys);
+}
+
+static void print_cost(const struct sampler *s, int64_t interval, int64_t ns,
+		       const struct sample_work *a, const struct sample_work *b)
+{
+	double secs = (double)ns / 1e9, rounds = (double)(b->rounds - a->rounds);
+	double user = b->user - a->user, sys = b->sys - a->sys;
+	const char *why;
+	uint32_t n;
+
+	rounds = rounds > 0 ? rounds : 1;
 	printf("sample: %u directions, %.0f rounds every %.0f ms in %.2f s: CPU %.3f s = "
 	       "%.2f%% of one core, %.2f ms per round\n",
 	       sampler_directions(s), rounds, (double)interval / 1e6, secs, user + sys,
 	       100 * (user + sys) / secs, 1e3 * (user + sys) / rounds);
-	printf("sample: user %.3f s, system %.3f s; per round %.0f counter requests and %.1f "
-	       "device dumps\n",
-	       user, sys, (double)reads / rounds, (double)dumps / rounds);
+	printf("sample: user %.3f s, system %.3f s; per round %.1f counter requests, %.1f "
+	       "device dumps and %.1f shapers read by BPF\n",
+	       user, sys, (double)(b->reads - a->reads) / rounds,
+	       (double)(b->dumps - a->dumps) / rounds, (double)(b->bpf - a->bpf) / rounds);
+	why = sampler_bpf(s, &n);
+	if (why)
+		printf("sample: no shaper read by BPF: %s\n", why);
+	else
+		printf("sample: %u shapers registered for BPF\n", n);
 }
 
 static int open_nodes(const char *name, const struct topo *t, int *nsfd, struct diag *d)
@@ -123,12 +144,11 @@ static int sample_loop(struct sampler *s, const struct sample_opts *o, int64_t i
 {
 	struct timespec ts;
 	int64_t t0 = mono_ns(), now = 0, end = (int64_t)(o->seconds * 1e9);
-	double u0, s0, u1, s1;
+	struct sample_work a, b;
 	int err;
 
-	cpu_s(&u0, &s0);
+	work_now(s, &a);
 	err = sampler_take(s, t0, rec, d);
-
 	while (!err && now < end) {
 		now = mono_ns() - t0;
 		err = sampler_poll(s, now, t0, rec, d);
@@ -139,9 +159,9 @@ static int sample_loop(struct sampler *s, const struct sample_opts *o, int64_t i
 		now = mono_ns() - t0;
 	}
 	err = err ? err : sampler_take(s, t0, rec, d); /* the last reading, as a run's */
-	cpu_s(&u1, &s1);
+	work_now(s, &b);
 	if (!err)
-		print_cost(s, interval, now, u1 - u0, s1 - s0);
+		print_cost(s, interval, now, &a, &b);
 	return err;
 }
 
@@ -186,8 +206,10 @@ static int run(const struct sample_opts *o, struct world *w, struct diag *d)
 	}
 	err = err ? err : open_nodes(o->name, w->t, nsfd, d);
 	err = err ? err : sampler_open(&s, w->t, &w->e.s.shaping, nsfd, interval, d);
-	if (!err)
+	if (!err) {
 		sampler_set_full(s, o->full);
+		sampler_use_bpf(s, !o->netlink);
+	}
 	err = err ? err : sample_loop(s, o, interval, &rec, d);
 	if (!err && o->out)
 		err = write_out(&dir, w, &rec, d);

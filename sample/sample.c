@@ -172,6 +172,8 @@ static int setup(struct sampler *s, const struct topo *t, const struct scn_shapi
 				strerror(errno));
 	err = open_ns(s, t, nsfd, root_fd, d);
 	err = err ? err : sample_tcp_open(s, t, nsfd, root_fd, d);
+	if (!err)
+		sample_bpf_open(s, nsfd, root_fd);
 	close(root_fd);
 	s->stat_fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
 	if (!err && s->stat_fd < 0)
@@ -209,12 +211,27 @@ void sampler_set_full(struct sampler *s, bool full)
 	s->dumping = !full && s->nwatch > 0;
 }
 
+void sampler_use_bpf(struct sampler *s, bool on)
+{
+	if (!on && s->qs) {
+		sample_bpf_close(s);
+		diag_set(&s->bpf_why, -EPERM, "not asked to");
+	}
+}
+
+const char *sampler_bpf(const struct sampler *s, uint32_t *n)
+{
+	*n = s->qs ? s->nbpf : 0;
+	return s->qs ? NULL : s->bpf_why.msg;
+}
+
 void sampler_free(struct sampler *s)
 {
 	uint32_t i;
 
 	if (!s)
 		return;
+	sample_bpf_close(s);
 	for (i = 0; i < s->nns; i++)
 		close(s->ns[i].fd);
 	if (s->stat_fd >= 0)
@@ -305,7 +322,22 @@ static int file_ns(struct sampler *s, const struct sample_ns *n, struct rec_run 
 	return 0;
 }
 
-/* Marks the ports of namespace k to read this round (sample_plan_read). */
+/* Whether port p must be asked for this round (sample_plan_read). */
+static bool plan_read(const struct sampler *s, const struct sample_port *p, bool refresh)
+{
+	struct sample_dir_state st = {
+		.watched = !s->full && p->watched,
+		.moved = p->moved,
+		.have_last = p->have_last,
+		.backlogged = p->last.backlog != 0,
+		.refresh = refresh,
+	};
+
+	return sample_plan_read(&st);
+}
+
+/* Marks the ports of namespace k to read this round: those BPF read already, then those the
+ * plan says. */
 static void choose_ns(struct sampler *s, uint32_t k)
 {
 	const struct sample_ns *n = &s->ns[k];
@@ -314,15 +346,9 @@ static void choose_ns(struct sampler *s, uint32_t k)
 
 	for (i = 0; i < n->nports; i++) {
 		struct sample_port *p = &s->ports[n->port0 + i];
-		struct sample_dir_state st = {
-			.watched = !s->full && p->watched,
-			.moved = p->moved,
-			.have_last = p->have_last,
-			.backlogged = p->last.backlog != 0,
-			.refresh = refresh,
-		};
 
-		p->read = sample_plan_read(&st);
+		if (!sample_bpf_take(s, p))
+			p->read = plan_read(s, p, refresh);
 	}
 }
 
@@ -408,6 +434,17 @@ static int take_tcp(struct sampler *s, int64_t t0, bool tcp, struct rec_run *rec
 	return err && !first ? failed(s, err, who, d) : first;
 }
 
+/* Whether a dump still watches some direction: one that BPF did not read this round. */
+static bool unwatched_by_bpf(const struct sampler *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nports; i++)
+		if (s->ports[i].view != SAMPLE_VIEW_NONE && !s->ports[i].taken)
+			return true;
+	return false;
+}
+
 /* A namespace that does not answer leaves a gap in its ports' samples, not in the others'. */
 static int take(struct sampler *s, int64_t t0, bool tcp, struct rec_run *rec, struct diag *d)
 {
@@ -419,6 +456,7 @@ static int take(struct sampler *s, int64_t t0, bool tcp, struct rec_run *rec, st
 	err = take_cpu(s, t0, rec);
 	if (err)
 		first = failed(s, err, "/proc/stat", d);
+	sample_bpf_round(s, t0);
 	watch_all(s, t0);
 	for (i = 0; err != -ENOMEM && i < s->nns; i++) {
 		choose_ns(s, i);
@@ -427,7 +465,9 @@ static int take(struct sampler *s, int64_t t0, bool tcp, struct rec_run *rec, st
 		if (err && !first)
 			first = failed(s, err, s->ns[i].name, d);
 	}
-	s->dumping = !s->full && sample_plan_dump_next(s->dumping, busy, s->nwatch);
+	s->dumping = !s->full && sample_plan_dump_next(s->dumping, busy, s->nwatch) &&
+		     unwatched_by_bpf(s);
+	sample_bpf_relocate(s);
 	if (s->rounds == 1)
 		s->next = s->interval;
 	return err == -ENOMEM ? first : take_tcp(s, t0, tcp, rec, first, d);
@@ -475,8 +515,9 @@ uint64_t sampler_rounds(const struct sampler *s)
 	return s->rounds;
 }
 
-void sampler_work(const struct sampler *s, uint64_t *reads, uint64_t *dumps)
+void sampler_work(const struct sampler *s, uint64_t *reads, uint64_t *dumps, uint64_t *bpf)
 {
 	*reads = s->reads;
 	*dumps = s->dumps;
+	*bpf = s->bpf_reads;
 }

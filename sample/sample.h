@@ -21,7 +21,12 @@
  * whether its own egress or its peer's sent anything; a direction that sent nothing and had
  * no backlog keeps its last reading, filed again with this round's time, and every direction
  * is read at least once every SAMPLE_REFRESH_ROUNDS. With most links busy the dumps stop and
- * every direction is read each round. Every direction has a sample every round either way. */
+ * every direction is read each round. Every direction has a sample every round either way.
+ *
+ * Where the kernel lets it, the shapers are read by BPF instead (kernel/qstat.h): a few system
+ * calls a round read every root qdisc, the same counters a netlink get returns, for about a
+ * thirtieth of the cost; the plan above serves the rest (unshaped ports, and a shaper BPF
+ * could not read). */
 #ifndef ORCH_SAMPLE_H
 #define ORCH_SAMPLE_H
 
@@ -37,8 +42,9 @@
 
 struct sampler;
 
-/* Opens one socket in each namespace (nsfd: per topology node, borrowed) and /proc/stat, for
- * the links of t shaped as sh says, sampled every interval_ns. 0 or -errno with d set. */
+/* Opens one socket in each namespace (nsfd: per topology node, borrowed for the sampler's
+ * lifetime) and /proc/stat, for the links of t shaped as sh says, sampled every interval_ns.
+ * 0 or -errno with d set. */
 int sampler_open(struct sampler **out, const struct topo *t, const struct scn_shaping *sh,
 		 const int *nsfd, int64_t interval_ns, struct diag *d);
 
@@ -64,8 +70,16 @@ int64_t sampler_next(const struct sampler *s);
 uint32_t sampler_directions(const struct sampler *s);
 uint64_t sampler_rounds(const struct sampler *s);
 
-/* The work so far: counter requests sent (a qdisc or a device each) and device dumps. */
-void sampler_work(const struct sampler *s, uint64_t *reads, uint64_t *dumps);
+/* With on false, asks every direction by netlink even where BPF could read it (the bench's
+ * comparison). */
+void sampler_use_bpf(struct sampler *s, bool on);
+
+/* NULL when the shapers are read by BPF (*n of them), else why not. */
+const char *sampler_bpf(const struct sampler *s, uint32_t *n);
+
+/* The work so far: counter requests sent (a qdisc or a device each), device dumps, and
+ * directions read by BPF. */
+void sampler_work(const struct sampler *s, uint64_t *reads, uint64_t *dumps, uint64_t *bpf);
 
 /* Rounds that failed somewhere (a namespace that did not answer, /proc/stat unreadable), and
  * the first failure's message in *first (borrowed from s). */

@@ -100,7 +100,7 @@ int sample_ask_ns(struct sampler *s, const struct sample_ns *n, int64_t t0)
 	for (i = 0; !err && i < n->nports; i++) {
 		struct sample_port *p = &s->ports[n->port0 + i];
 
-		if (p->read)
+		if (p->read && !p->taken)
 			nreq += build(s, p, i, &len);
 		if (nreq > SAMPLE_SLOTS - 2 || (i + 1 == n->nports && nreq)) {
 			err = exchange(s, n, len, nreq, t0);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The sampler's insides (sample.h), shared by sample.c (setup, rounds), sample_ask.c (the
- * per-port gets of one namespace) and sample_watch.c (the device counter dumps). */
+ * per-port gets of one namespace), sample_watch.c (the device counter dumps) and
+ * sample_bpf.c (the shapers read by BPF). */
 #ifndef ORCH_SAMPLE_INT_H
 #define ORCH_SAMPLE_INT_H
 
@@ -39,7 +40,8 @@ struct sample_port {
 	bool shaped; /* counters from the root qdisc; else from the device */
 	uint8_t want, got, err; /* SAMPLE_W_*: asked, answered, answered with an error */
 	uint8_t view; /* enum sample_view */
-	bool read; /* asked this round */
+	bool read; /* asked this round, or taken */
+	bool taken; /* this round's counters came from BPF (sample_bpf_take) */
 	bool watched, moved; /* this round's dump saw it; its device counter moved */
 	bool have_last; /* last holds its latest reading */
 	uint64_t busy_round; /* the last round it was busy (sample_plan_tcp), 0: never */
@@ -81,6 +83,13 @@ struct sampler {
 	bool dumping; /* this round starts with the dumps */
 	int64_t interval, next;
 	uint64_t rounds, failures, reads, dumps;
+	struct qstat *qs; /* the shapers read by BPF, NULL when not (bpf_why says why) */
+	struct diag bpf_why;
+	uint32_t nbpf; /* directions registered with qs */
+	bool bpf_ok; /* qs read this round */
+	const int *nsfd; /* per node, the caller's (sampler_open), to locate shapers again */
+	int64_t bpf_t; /* ... at this time, ns since the run's start */
+	uint64_t bpf_reads;
 	struct diag first; /* the first failure */
 	uint32_t round; /* rounds modulo 4096, for sequence numbers */
 	char req[SAMPLE_SLOTS * SAMPLE_REQ_MAX];
@@ -106,6 +115,19 @@ int sample_ask_ns(struct sampler *s, const struct sample_ns *n, int64_t t0);
 /* Dumps namespace n's device counters and marks the directions they watch (sample_watch.c).
  * 0 or -errno; the directions it did not see are read. */
 int sample_watch_ns(struct sampler *s, const struct sample_ns *n, int64_t t0);
+
+/* Locates every direction read from its root qdisc alone with a new kernel/qstat.h, entering
+ * each namespace (nsfd per node) and coming back to root_fd; on failure leaves s->qs NULL
+ * with s->bpf_why saying why (the sampler asks by netlink). */
+void sample_bpf_open(struct sampler *s, const int *nsfd, int root_fd);
+/* Reads the registered shapers now, for sample_bpf_take. */
+void sample_bpf_round(struct sampler *s, int64_t t0);
+/* Port p's counters from this round's BPF read, if it has them (p->taken, p->read). */
+bool sample_bpf_take(struct sampler *s, struct sample_port *p);
+/* After a round: the shapers BPF could not read located again, in the namespaces due for
+ * their periodic refresh (sample_plan_refresh). */
+void sample_bpf_relocate(struct sampler *s);
+void sample_bpf_close(struct sampler *s);
 
 /* Opens the TCP counter files of every endpoint of t (sample_tcp.c). 0 or -errno with d set. */
 int sample_tcp_open(struct sampler *s, const struct topo *t, const int *nsfd, int root_fd,

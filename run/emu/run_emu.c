@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/log.h"
 #include "run/emu/emu_spawn.h"
 #include "run/emu/run_emu_int.h"
 #include "run/emu/run_net.h"
@@ -94,13 +95,22 @@ static int wait_ready(struct run *r, struct diag *d)
 static int sample_open(struct run *r, struct diag *d)
 {
 	struct run_emu *x = run_emu(r);
+	const char *why;
+	uint32_t n;
 	int err;
 
 	if (!r->e->run.sample_ns)
 		return 0;
 	err = sampler_open(&x->sampler, r->t, &r->e->s.shaping, x->nsfd,
 			   (int64_t)r->e->run.sample_ns, d);
-	return err ? err : sampler_take(x->sampler, x->t0, &r->rec, d);
+	if (err)
+		return err;
+	why = sampler_bpf(x->sampler, &n);
+	if (why)
+		log_debug("sampling: every shaper by netlink (%s)", why);
+	else
+		log_debug("sampling: %u shapers read by BPF", n);
+	return sampler_take(x->sampler, x->t0, &r->rec, d);
 }
 
 static int emu_prepare(struct run *r, struct diag *d)
