@@ -43,6 +43,9 @@ static const struct feat feats[DOCTOR_FEATS] = {
 	[DOCTOR_INGRESS] = {"ingress", "the ingress qdisc (sch_ingress)", "modprobe sch_ingress",
 			    "topology.ocs"},
 	[DOCTOR_MQ] = {"mq", "the mq qdisc", NULL, NULL, .info = true},
+	[DOCTOR_BPF] = {"bpf", "reading shapers' counters by BPF",
+			"Linux 6.2 or later with BTF (CONFIG_DEBUG_INFO_BTF), BPF allowed to root",
+			"sampling at a third of the CPU", .info = true},
 	[DOCTOR_U32] = {"u32", "the u32 classifier (cls_u32)", "modprobe cls_u32",
 			"shaping.ack_priority, topology.ocs"},
 	[DOCTOR_MIRRED] = {"mirred", "the mirred action (act_mirred)", "modprobe act_mirred",
@@ -249,6 +252,7 @@ void doctor_wanted(const struct doctor_needs *n, bool all, bool want[DOCTOR_FEAT
 	for (f = 0; f < DOCTOR_FEATS; f++)
 		want[f] = all || n->f[f].field;
 	want[DOCTOR_MEMORY] = all;
+	want[DOCTOR_BPF] = all || n->f[DOCTOR_HTB].field || n->f[DOCTOR_TBF].field;
 	/* the u32 probe is htb's ACK filter; mirred's is a circuit on an ingress qdisc */
 	want[DOCTOR_HTB] |= want[DOCTOR_U32];
 	want[DOCTOR_INGRESS] |= want[DOCTOR_MIRRED];
@@ -373,6 +377,11 @@ bool doctor_line(const struct doctor_needs *n, const struct doctor_result res[DO
 		*status = "info";
 	if (f == DOCTOR_MQ)
 		snprintf(buf, len, "informational: the testbed does not use it");
+	else if (f == DOCTOR_BPF && r->state == DOCTOR_MISSING)
+		snprintf(buf, len,
+			 "sampling reads the shapers by netlink instead, at about "
+			 "three times the CPU: %s; %s",
+			 r->detail, feats[f].advice);
 	else if (r->state == DOCTOR_MISSING)
 		missing_text(n, res, f, buf, len);
 	else if (r->state == DOCTOR_OK && n->file && n->f[f].field && f != DOCTOR_MEMORY)

@@ -29,6 +29,7 @@ enum doctor_feat {
 	DOCTOR_NETEM,
 	DOCTOR_INGRESS,
 	DOCTOR_MQ, /* informational: the testbed does not use it */
+	DOCTOR_BPF, /* informational: the sampler reads shapers by BPF, else by netlink */
 	DOCTOR_U32,
 	DOCTOR_MIRRED,
 	DOCTOR_NFT, /* tables, chains, sets, maps and the jhash rule nftr.h emits */

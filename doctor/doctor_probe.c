@@ -24,6 +24,7 @@
 #include "kernel/nlk.h"
 #include "kernel/nlk_build.h"
 #include "kernel/nlk_change.h"
+#include "kernel/qstat.h"
 #include "policy/shape.h"
 
 /* veth pairs, each end carrying one probe: tbf | htb and its u32 filter (both ends up for the
@@ -247,6 +248,40 @@ static void probe_shaping(struct probe *p)
 		doctor_say(&p->res[DOCTOR_U32], DOCTOR_UNTRIED, "not probed: its probe needs htb");
 }
 
+/* The sampler's BPF programs (kernel/qstat.h) on the htb probe's root qdisc: located from
+ * inside the namespace, then read. */
+static void probe_bpf(struct probe *p)
+{
+	struct doctor_result *res = &p->res[DOCTOR_BPF];
+	struct qstat *q = NULL;
+	struct qstat_slot x;
+	struct diag d = {0};
+	int r;
+
+	if (!p->want[DOCTOR_BPF] || p->res[DOCTOR_HTB].state != DOCTOR_OK) {
+		if (p->want[DOCTOR_BPF])
+			doctor_say(res, DOCTOR_UNTRIED, "not probed: its probe needs htb");
+		return;
+	}
+	r = qstat_open(&q, 1, &d);
+	if (!r) {
+		r = netns_enter(p->nsfd);
+		r = r ? r : qstat_locate(q, 0, (uint32_t)dev(PAIR_SHAPE, 1));
+		if (netns_enter(p->root_fd))
+			r = r ? r : -errno;
+		r = r ? r : qstat_sample(q);
+		if (r)
+			diag_set(&d, r, "running the programs: %s", strerror(-r));
+		else if (!qstat_get(q, 0, &x))
+			r = diag_set(&d, -ENOENT, "the htb qdisc was not found");
+	}
+	qstat_free(q);
+	if (r)
+		doctor_say(res, DOCTOR_MISSING, "%s", d.msg);
+	else
+		doctor_say(res, DOCTOR_OK, "read an htb qdisc's counters");
+}
+
 static void probe_fifos(struct probe *p)
 {
 	struct nl_msg *m = NULL;
@@ -294,6 +329,7 @@ static void probe_links(struct probe *p)
 	if (r)
 		return;
 	probe_shaping(p);
+	probe_bpf(p);
 	probe_fifos(p);
 	probe_ocs(p);
 	if (p->want[DOCTOR_MQ])

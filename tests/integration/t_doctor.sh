@@ -8,7 +8,8 @@
 # mid-probe by SIGTERM or SIGINT.
 #
 #   root namespace            tb-doctor-<pid> (unnamed at once, gone with its last fd)
-#                             tbd0a -- tbd0b   tbf | htb + u32, /31s up for a multipath route
+#                             tbd0a -- tbd0b   tbf | htb + u32 (its counters read by BPF), /31s
+#                                              up for a multipath route
 #                             tbd1a -- tbd1b   pfifo | bfifo
 #                             tbd2a -- tbd2b   netem | ingress + u32/mirred circuit
 #                             tbd3a -- tbd3b   mq (two queues)
@@ -29,9 +30,9 @@ unshare -n tc qdisc add dev lo root netem delay 1ms 2>/dev/null && netem=1
 rc=0
 "$TB" doctor >"$TB_TMP/core.out" 2>&1 || rc=$?
 ((rc == 0)) || { cat "$TB_TMP/core.out"; fail "doctor: exit $rc, want 0"; }
-# 19 features and a verdict, and with netem missing the shipped scenarios that need it
-[ "$(grep -c . "$TB_TMP/core.out")" -eq $((20 + (netem == 0))) ] || { cat "$TB_TMP/core.out"; fail "want 19 features and a verdict"; }
-for f in root netns veth tbf htb bfifo ingress u32 mirred nftables numgen rule multipath io_uring nofile; do
+# 20 features and a verdict, and with netem missing the shipped scenarios that need it
+[ "$(grep -c . "$TB_TMP/core.out")" -eq $((21 + (netem == 0))) ] || { cat "$TB_TMP/core.out"; fail "want 20 features and a verdict"; }
+for f in root netns veth tbf htb bfifo ingress bpf u32 mirred nftables numgen rule multipath io_uring nofile; do
 	grep -Eq "^$f +ok " "$TB_TMP/core.out" || { cat "$TB_TMP/core.out"; fail "$f not ok on this machine"; }
 done
 grep -q "^ready: " "$TB_TMP/core.out" || fail "no 'ready' verdict: $(tail -1 "$TB_TMP/core.out")"
