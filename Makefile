@@ -153,7 +153,7 @@ FUZZ_RUN = -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 \
 fuzz: $(FUZZ_GEN)
 	$(Q)scripts/deps fuzz
 	@mkdir -p build/fuzz-corpus build/fuzz-trace-corpus build/fuzz-msccl-corpus \
-		build/fuzz-chakra-corpus
+		build/fuzz-chakra-corpus build/fuzz-btf-corpus
 	$(FUZZ_CC) $(FUZZ_SRC) -lyaml -ljansson -lprotobuf-c -lm -o build/fuzz_scenario
 	$(FUZZ_CC) tests/fuzz/fuzz_trace.c $(PURE_SRC) $(FUZZ_GEN) -ljansson -lprotobuf-c -lm \
 		-o build/fuzz_trace
@@ -161,10 +161,13 @@ fuzz: $(FUZZ_GEN)
 		-ljansson -lprotobuf-c -lm -o build/fuzz_msccl
 	$(FUZZ_CC) tests/fuzz/fuzz_chakra.c $(PURE_SRC) $(FUZZ_GEN) -ljansson -lprotobuf-c -lm \
 		-o build/fuzz_chakra
+	$(FUZZ_CC) tests/fuzz/fuzz_btf.c kernel/kbtf.c kernel/qstat_prog.c lib/diag.c \
+		-o build/fuzz_btf
 	$(call fuzz_regress,scenario)
 	$(call fuzz_regress,trace)
 	$(call fuzz_regress,msccl)
 	$(call fuzz_regress,chakra)
+	$(call fuzz_regress,btf)
 	build/fuzz_scenario $(call FUZZ_RUN,scenario) -dict=tests/fuzz/scenario.dict -max_len=4096 \
 		build/fuzz-corpus scenarios tests/fixtures/bad
 	build/fuzz_trace $(call FUZZ_RUN,trace) -max_len=4096 build/fuzz-trace-corpus scenarios/traces \
@@ -173,6 +176,7 @@ fuzz: $(FUZZ_GEN)
 		build/fuzz-msccl-corpus scenarios/msccl tests/fixtures/msccl tests/fuzz/seeds/msccl
 	build/fuzz_chakra $(call FUZZ_RUN,chakra) -max_len=8192 build/fuzz-chakra-corpus \
 		$(sort $(dir $(shell find scenarios/chakra -name '*.et')))
+	build/fuzz_btf $(call FUZZ_RUN,btf) -max_len=4096 build/fuzz-btf-corpus tests/fuzz/seeds/btf
 
 check-priv: all
 	$(Q)scripts/as-root tests/integration/run.sh $(BUILD)
