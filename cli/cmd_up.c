@@ -253,8 +253,18 @@ static int build(struct world *w, const char *name, bool keep, const struct cmd_
 /* ---- sweeps ---- */
 
 struct up_one {
-	const char *name;
+	const char *path, *name;
 };
+
+/* Warns when the lone all-to-all's windows overfill its queues (cmd_emu_window_full): for a
+ * single run before it, for a sweep's runs each before its own. */
+static void warn_window(const char *path, const struct world *w)
+{
+	char buf[1024];
+
+	if (cmd_emu_window_full(w, buf, sizeof(buf)))
+		fprintf(stderr, "testbed up: warning: %s%s%s\n", path, cmd_at_sep(buf), buf);
+}
 
 /* A sweep's run on a fresh testbed: build, run, tear down. */
 static int up_one(void *arg, struct world *w, const struct cmd_run_opts *ro,
@@ -262,13 +272,14 @@ static int up_one(void *arg, struct world *w, const struct cmd_run_opts *ro,
 {
 	const struct up_one *u = arg;
 
+	warn_window(u->path, w);
 	return build(w, u->name, false, ro, out, d);
 }
 
 static int up_sweep(const char *path, struct world *w, const char *name, bool keep,
 		    const struct cmd_shard *sh, struct cmd_run_tally *t, struct diag *d)
 {
-	struct up_one u = {name};
+	struct up_one u = {path, name};
 	/* one run at a time: an emulated run must own the machine */
 	const struct cmd_sweep sw = {"testbed up", false, up_one, &u, &stop_requested, t, 1, *sh};
 
@@ -357,8 +368,8 @@ int cmd_up(int argc, char **argv)
 	r = r ? r : set_results(&w, results, &d);
 	if (!r)
 		cmd_trace_left(stderr, "testbed up: ", &w.trace_left, false);
-	if (!r && cmd_emu_window_full(&w, buf, sizeof(buf)))
-		fprintf(stderr, "testbed up: warning: %s%s%s\n", argv[1], cmd_at_sep(buf), buf);
+	if (!r && !w.e.sweep.axes.n)
+		warn_window(argv[1], &w);
 	if (!r && cmd_need_root("up"))
 		r = -EPERM;
 	if (!r) {

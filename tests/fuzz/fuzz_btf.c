@@ -17,8 +17,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void fuzz_paths(const struct kbtf *k)
 {
 	static const char *const paths[][2] = {
-		{"Qdisc", "qstats.drops"}, {"Qdisc", "bstats.bytes"}, {"sk_buff", "dev"},
-		{"net_device", "qdisc"},   {"bits", "a"},	      {"Qdisc", "handle.x"},
+		{"Qdisc", "qstats.drops"},
+		{"Qdisc", "bstats.bytes"},
+		{"sk_buff", "dev"},
+		{"net_device", "qdisc"},
+		{"bits", "a"},
+		{"Qdisc", "handle.x"},
 	};
 	uint32_t off, sz, i;
 
