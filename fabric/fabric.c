@@ -12,6 +12,7 @@
 #include "doctor/doctor.h"
 #include "fabric/fabric.h"
 #include "fabric/fabric_int.h"
+#include "model/addr.h"
 #include "kernel/netns.h"
 #include "kernel/nlk.h"
 #include "kernel/nlk_build.h"
@@ -152,6 +153,7 @@ static int add_veth(struct fabric *f, struct nlk_batch *b, uint32_t link, struct
 	const struct topo *t = cables(f);
 	const struct topo_link *l = &t->links.v[link];
 	const struct topo_port *a = &t->ports.v[l->port[0]], *z = &t->ports.v[l->port[1]];
+	uint8_t ma[6], mz[6];
 	struct nlk_veth v = {
 		.name = a->ifname,
 		.ifindex = (int)a->ifindex,
@@ -160,10 +162,14 @@ static int add_veth(struct fabric *f, struct nlk_batch *b, uint32_t link, struct
 		.peer_ifindex = (int)z->ifindex,
 		.peer_nsfd = f->nsfd[z->node],
 		.mtu = f->s->shaping.mtu,
+		.mac = ma,
+		.peer_mac = mz,
 	};
 	struct nl_msg *m = NULL;
 	int r;
 
+	addr_mac(l->port[0], ma);
+	addr_mac(l->port[1], mz);
 	r = nlk_build_veth(&v, &m);
 	if (r)
 		return diag_set(d, r, "building veth %s/%s: %s", a->ifname, z->ifname,

@@ -10,6 +10,7 @@
 #include <netlink/msg.h>
 
 #include "kernel/mono.h"
+#include "model/addr.h"
 #include "model/ocs.h"
 #include "fabric/netctl.h"
 #include "kernel/nlk.h"
@@ -69,6 +70,28 @@ void netctl_done(struct netctl *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* The peer of port p back as its permanent neighbour (fabric/fabric_node.c), which the
+ * kernel removed with the link going down; not through an OCS. */
+static int end_neigh(struct netctl *c, struct nlk_batch *b, uint32_t port, struct diag *d)
+{
+	const struct topo_port *p = &c->phys->ports.v[port];
+	uint32_t peer = topo_port_peer(c->phys, port);
+	struct nl_msg *m = NULL;
+	uint8_t mac[6];
+	int r;
+
+	if (c->xc || !p->plen || peer == TOPO_NONE)
+		return 0;
+	addr_mac(peer, mac);
+	r = nlk_build_neigh_add((int)p->ifindex, c->phys->ports.v[peer].addr, mac, &m);
+	if (r)
+		return diag_set(d, r, "building a neighbour request: %s", strerror(-r));
+	r = nlk_batch_add(b, m, d, "%s: adding %s's neighbour", c->phys->nodes.v[p->node].name,
+			  p->ifname);
+	nlmsg_free(m);
+	return r;
+}
+
 /* One end of cable k down or up, in its namespace. */
 static int end_state(struct netctl *c, uint32_t port, bool up, struct diag *d)
 {
@@ -88,8 +111,9 @@ static int end_state(struct netctl *c, uint32_t port, bool up, struct diag *d)
 	else
 		r = nlk_batch_add(&b, m, d, "%s: setting %s %s", node, p->ifname,
 				  up ? "up" : "down");
-	r = r ? r : nlk_batch_flush(&b, d);
 	nlmsg_free(m);
+	r = r || !up ? r : end_neigh(c, &b, port, d);
+	r = r ? r : nlk_batch_flush(&b, d);
 	nlk_batch_done(&b);
 	close(fd);
 	return r;

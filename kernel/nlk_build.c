@@ -29,13 +29,20 @@
 #include "kernel/nlk_build.h"
 #include "kernel/nlk_int.h"
 
-static void veth_end(struct rtnl_link *l, const char *name, int ifindex, int nsfd, uint32_t mtu)
+static int veth_end(struct rtnl_link *l, const char *name, int ifindex, int nsfd, uint32_t mtu,
+		    const uint8_t *mac)
 {
+	struct nl_addr *a = mac ? nl_addr_build(AF_LLC, mac, ETH_ALEN) : NULL;
+
 	rtnl_link_set_name(l, name);
 	rtnl_link_set_ifindex(l, ifindex);
 	rtnl_link_set_ns_fd(l, nsfd);
 	if (mtu)
 		rtnl_link_set_mtu(l, mtu);
+	if (a)
+		rtnl_link_set_addr(l, a);
+	nl_addr_put(a);
+	return mac && !a ? -ENOMEM : 0;
 }
 
 /* Both ends start down: the veth driver cannot open the peer before the pair is linked
@@ -48,11 +55,11 @@ int nlk_build_veth(const struct nlk_veth *v, struct nl_msg **out)
 	if (!l)
 		return -ENOMEM;
 	p = rtnl_link_veth_get_peer(l);
-	veth_end(l, v->name, v->ifindex, v->nsfd, v->mtu);
-	veth_end(p, v->peer, v->peer_ifindex, v->peer_nsfd, v->mtu);
+	r = veth_end(l, v->name, v->ifindex, v->nsfd, v->mtu, v->mac);
+	r = r ? r : veth_end(p, v->peer, v->peer_ifindex, v->peer_nsfd, v->mtu, v->peer_mac);
 	if (v->txqueues)
 		rtnl_link_set_num_tx_queues(l, v->txqueues);
-	r = nle(rtnl_link_build_add_request(l, NLM_F_CREATE | NLM_F_EXCL, out));
+	r = r ? r : nle(rtnl_link_build_add_request(l, NLM_F_CREATE | NLM_F_EXCL, out));
 	rtnl_link_put(p);
 	rtnl_link_veth_release(l);
 	return r;

@@ -17,6 +17,7 @@ struct nlk_veth {
 	int nsfd, peer_nsfd; /* namespace of each end */
 	uint32_t mtu; /* of both ends, 0 = the kernel's default (1500) */
 	uint32_t txqueues; /* of the first end, 0 = the kernel's default (1) */
+	const uint8_t *mac, *peer_mac; /* 6 bytes each, NULL = the kernel's random one */
 };
 
 struct nlk_nexthop {

@@ -54,6 +54,26 @@ out:
 	return r;
 }
 
+int nlk_build_neigh_add(int ifindex, uint32_t addr, const uint8_t mac[6], struct nl_msg **out)
+{
+	struct rtnl_neigh *n = rtnl_neigh_alloc();
+	struct nl_addr *a = v4(addr, 32), *ll = nl_addr_build(AF_LLC, mac, 6);
+	int r = -ENOMEM;
+
+	if (n && a && ll) {
+		rtnl_neigh_set_ifindex(n, ifindex);
+		rtnl_neigh_set_family(n, AF_INET);
+		rtnl_neigh_set_state(n, NUD_PERMANENT);
+		rtnl_neigh_set_lladdr(n, ll);
+		r = nle(rtnl_neigh_set_dst(n, a));
+		r = r ? r : nle(rtnl_neigh_build_add_request(n, NLM_F_CREATE | NLM_F_REPLACE, out));
+	}
+	nl_addr_put(ll);
+	nl_addr_put(a);
+	rtnl_neigh_put(n);
+	return r;
+}
+
 int nlk_build_neigh_del(int ifindex, uint32_t addr, struct nl_msg **out)
 {
 	struct rtnl_neigh *n = rtnl_neigh_alloc();

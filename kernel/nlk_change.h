@@ -18,6 +18,10 @@
 int nlk_build_route_set(const struct nlk_route *rt, struct nl_msg **out);
 /* Deletes the route of rt's table and destination (next hops are not matched). */
 int nlk_build_route_del(const struct nlk_route *rt, struct nl_msg **out);
+/* Adds (or replaces) a permanent neighbour entry: addr (host byte order) is at Ethernet
+ * address mac on the link, never asked by ARP, and outside the kernel's neighbour table
+ * limit (gc_thresh3), which all namespaces of the machine share. */
+int nlk_build_neigh_add(int ifindex, uint32_t addr, const uint8_t mac[6], struct nl_msg **out);
 /* Deletes the neighbour entry of addr (host byte order) on a link. */
 int nlk_build_neigh_del(int ifindex, uint32_t addr, struct nl_msg **out);
 /* Sets a link administratively up or down. */

@@ -102,6 +102,16 @@ int addr_assign(struct topo *t, uint32_t base, uint8_t plen, struct diag *d)
 	return 0;
 }
 
+void addr_mac(uint32_t port, uint8_t mac[6])
+{
+	mac[0] = 0x02; /* locally administered, unicast */
+	mac[1] = 0x74; /* 't' */
+	mac[2] = (uint8_t)(port >> 24);
+	mac[3] = (uint8_t)(port >> 16);
+	mac[4] = (uint8_t)(port >> 8);
+	mac[5] = (uint8_t)port;
+}
+
 char *addr_fmt(char *buf, size_t len, uint32_t a)
 {
 	snprintf(buf, len, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255);

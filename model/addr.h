@@ -17,6 +17,10 @@ int addr_assign(struct topo *t, uint32_t base, uint8_t plen, struct diag *d);
 /* The endpoint region [*lo, *lo + *size) of a prefix. */
 void addr_endpoint_region(uint32_t base, uint8_t plen, uint32_t *lo, uint64_t *size);
 
+/* The Ethernet address of port p (its index in the topology): locally administered, unicast,
+ * unique within a topology, so that every link's two ends know each other's without ARP. */
+void addr_mac(uint32_t port, uint8_t mac[6]);
+
 /* Dotted quad of a host-order address into buf (>= 16 bytes); returns buf. */
 char *addr_fmt(char *buf, size_t len, uint32_t a);
 

@@ -33,6 +33,16 @@ static FILE *open_in(const char *dir, const char *ns, const char *ext)
 	return f;
 }
 
+/* Port p's Ethernet address (model/addr.h addr_mac) as ip(8) writes it, into buf (18). */
+static char *mac_fmt(char *buf, uint32_t p)
+{
+	uint8_t m[6];
+
+	addr_mac(p, m);
+	snprintf(buf, 18, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+	return buf;
+}
+
 static void write_root(const struct world *w, const char *name, const char *dir)
 {
 	FILE *f = open_in(dir, "root", ".ip"), *g = open_in(dir, "down", ".ip");
@@ -45,21 +55,36 @@ static void write_root(const struct world *w, const char *name, const char *dir)
 		fprintf(g, "netns del %s\n", a);
 	}
 	for (i = 0; i < w->t->links.n; i++) {
-		const struct topo_port *p = &w->t->ports.v[w->t->links.v[i].port[0]];
-		const struct topo_port *q = &w->t->ports.v[w->t->links.v[i].port[1]];
-		char mtu[16] = "";
+		const struct topo_link *l = &w->t->links.v[i];
+		const struct topo_port *p = &w->t->ports.v[l->port[0]];
+		const struct topo_port *q = &w->t->ports.v[l->port[1]];
+		char mtu[16] = "", ma[18], mz[18];
 
 		fabric_ns_name(a, sizeof(a), name, w->t->nodes.v[p->node].name);
 		fabric_ns_name(b, sizeof(b), name, w->t->nodes.v[q->node].name);
 		if (w->e.s.shaping.mtu != SHAPE_MTU)
 			snprintf(mtu, sizeof(mtu), " mtu %u", w->e.s.shaping.mtu);
 		fprintf(f,
-			"link add name %s index %u netns %s%s type veth peer name %s index %u "
-			"netns %s%s\n",
-			p->ifname, p->ifindex, a, mtu, q->ifname, q->ifindex, b, mtu);
+			"link add name %s index %u netns %s%s address %s type veth peer name %s "
+			"index %u netns %s%s address %s\n",
+			p->ifname, p->ifindex, a, mtu, mac_fmt(ma, l->port[0]), q->ifname,
+			q->ifindex, b, mtu, mac_fmt(mz, l->port[1]));
 	}
 	fclose(f);
 	fclose(g);
+}
+
+/* The peer of port p as a permanent neighbour, as `up` makes it (fabric/fabric_node.c). */
+static void write_neigh(const struct world *w, uint32_t p, FILE *f)
+{
+	uint32_t peer = topo_port_peer(w->t, p);
+	char a[16], m[18];
+
+	if (w->t->phys || !w->t->ports.v[p].plen || peer == TOPO_NONE)
+		return;
+	fprintf(f, "neigh add %s lladdr %s nud permanent dev %s\n",
+		addr_fmt(a, sizeof(a), w->t->ports.v[peer].addr), mac_fmt(m, peer),
+		w->t->ports.v[p].ifname);
 }
 
 static void write_sysctl(const struct world *w, uint32_t n, FILE *f)
@@ -119,6 +144,7 @@ static void write_ip(const struct world *w, uint32_t n, FILE *f)
 			fprintf(f, "link set dev %s up\n", p->ifname);
 		fprintf(f, "addr add %s/%u dev %s\n", addr_fmt(a, sizeof(a), p->addr), p->plen,
 			p->ifname);
+		write_neigh(w, topo_node_port(w->t, n, i), f);
 	}
 	for (i = 0; i < rn->route_n; i++)
 		write_route(w, &w->plan.routes.v[rn->route_off + i], f);

@@ -21,6 +21,7 @@
 #include <netlink/route/tc.h>
 
 #include "kernel/nlk_build.h"
+#include "model/addr.h"
 
 static struct nlmsghdr *t_hdr(struct nl_msg *m)
 {
@@ -29,7 +30,7 @@ static struct nlmsghdr *t_hdr(struct nl_msg *m)
 
 static void test_veth(void **state)
 {
-	struct nlk_veth v = {"s0", "l0", 7, 3, 11, 12, 9000, 0};
+	struct nlk_veth v = {"s0", "l0", 7, 3, 11, 12, 9000, 0, NULL, NULL};
 	struct nlattr *tb[IFLA_MAX + 1], *li[IFLA_INFO_MAX + 1], *data[VETH_INFO_MAX + 1];
 	struct nlattr *ptb[IFLA_MAX + 1];
 	struct ifinfomsg *ifi, *pifi;
@@ -77,6 +78,40 @@ static void test_veth(void **state)
 	assert_int_equal(nlk_build_veth(&v, &m), 0);
 	assert_int_equal(nlmsg_parse(t_hdr(m), sizeof(*ifi), tb, IFLA_MAX, NULL), 0);
 	assert_int_equal(nla_get_u32(tb[IFLA_NUM_TX_QUEUES]), 2);
+	assert_null(tb[IFLA_ADDRESS]); /* no MAC given: the kernel's random one */
+	nlmsg_free(m);
+}
+
+/* Each end with the Ethernet address it was given (model/addr.h addr_mac). */
+static void test_veth_mac(void **state)
+{
+	uint8_t ma[6], mz[6];
+	struct nlk_veth v = {"s0", "l0", 7, 3, 11, 12, 0, 0, ma, mz};
+	struct nlattr *tb[IFLA_MAX + 1], *li[IFLA_INFO_MAX + 1], *data[VETH_INFO_MAX + 1];
+	struct nlattr *ptb[IFLA_MAX + 1];
+	struct ifinfomsg *ifi, *pifi;
+	struct nl_msg *m = NULL;
+
+	(void)state;
+	addr_mac(0x01020304u, ma);
+	addr_mac(0x01020305u, mz);
+	assert_int_equal(ma[0] & 3, 2); /* locally administered, unicast */
+	assert_memory_equal(ma + 2, "\x01\x02\x03\x04", 4);
+	assert_memory_not_equal(ma, mz, 6);
+	assert_int_equal(nlk_build_veth(&v, &m), 0);
+	ifi = nlmsg_data(t_hdr(m));
+	assert_int_equal(nlmsg_parse(t_hdr(m), sizeof(*ifi), tb, IFLA_MAX, NULL), 0);
+	assert_int_equal(nla_len(tb[IFLA_ADDRESS]), 6);
+	assert_memory_equal(nla_data(tb[IFLA_ADDRESS]), ma, 6);
+	assert_int_equal(nla_parse_nested(li, IFLA_INFO_MAX, tb[IFLA_LINKINFO], NULL), 0);
+	assert_int_equal(nla_parse_nested(data, VETH_INFO_MAX, li[IFLA_INFO_DATA], NULL), 0);
+	pifi = nla_data(data[VETH_INFO_PEER]);
+	assert_int_equal(nla_parse(ptb, IFLA_MAX,
+				   (struct nlattr *)((char *)pifi + NLMSG_ALIGN(sizeof(*pifi))),
+				   nla_len(data[VETH_INFO_PEER]) - (int)NLMSG_ALIGN(sizeof(*pifi)),
+				   NULL),
+			 0);
+	assert_memory_equal(nla_data(ptb[IFLA_ADDRESS]), mz, 6);
 	nlmsg_free(m);
 }
 
@@ -443,13 +478,21 @@ static void test_shape_mtu(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_veth),	      cmocka_unit_test(test_link_up),
-		cmocka_unit_test(test_addr),	      cmocka_unit_test(test_route_single),
-		cmocka_unit_test(test_route_rto_min), cmocka_unit_test(test_route_multipath_table),
-		cmocka_unit_test(test_rule),	      cmocka_unit_test(test_tbf),
-		cmocka_unit_test(test_htb),	      cmocka_unit_test(test_u32_short),
-		cmocka_unit_test(test_netem),	      cmocka_unit_test(test_pfifo_plain),
-		cmocka_unit_test(test_shape_derive),  cmocka_unit_test(test_shape_inflight),
+		cmocka_unit_test(test_veth),
+		cmocka_unit_test(test_veth_mac),
+		cmocka_unit_test(test_link_up),
+		cmocka_unit_test(test_addr),
+		cmocka_unit_test(test_route_single),
+		cmocka_unit_test(test_route_rto_min),
+		cmocka_unit_test(test_route_multipath_table),
+		cmocka_unit_test(test_rule),
+		cmocka_unit_test(test_tbf),
+		cmocka_unit_test(test_htb),
+		cmocka_unit_test(test_u32_short),
+		cmocka_unit_test(test_netem),
+		cmocka_unit_test(test_pfifo_plain),
+		cmocka_unit_test(test_shape_derive),
+		cmocka_unit_test(test_shape_inflight),
 		cmocka_unit_test(test_shape_mtu),
 	};
 

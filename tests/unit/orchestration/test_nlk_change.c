@@ -119,6 +119,30 @@ static void test_neigh_del(void **state)
 	nlmsg_free(m);
 }
 
+static void test_neigh_add(void **state)
+{
+	const uint8_t mac[6] = {0x02, 0x74, 0, 0, 0x06, 0xc2};
+	struct nlattr *tb[NDA_MAX + 1];
+	struct nl_msg *m = NULL;
+	struct ndmsg *nd;
+
+	(void)state;
+	assert_int_equal(nlk_build_neigh_add(4, 0xc61306c2u, mac, &m), 0);
+	assert_int_equal(t_hdr(m)->nlmsg_type, RTM_NEWNEIGH);
+	/* replaces what is there: a repaired link's entry is added again */
+	assert_true(t_hdr(m)->nlmsg_flags & NLM_F_CREATE);
+	assert_true(t_hdr(m)->nlmsg_flags & NLM_F_REPLACE);
+	nd = nlmsg_data(t_hdr(m));
+	assert_int_equal(nd->ndm_ifindex, 4);
+	assert_int_equal(nd->ndm_family, AF_INET);
+	assert_int_equal(nd->ndm_state, NUD_PERMANENT);
+	assert_int_equal(nlmsg_parse(t_hdr(m), sizeof(*nd), tb, NDA_MAX, NULL), 0);
+	assert_int_equal(t_addr(tb[NDA_DST]), 0xc61306c2u);
+	assert_int_equal(nla_len(tb[NDA_LLADDR]), 6);
+	assert_memory_equal(nla_data(tb[NDA_LLADDR]), mac, 6);
+	nlmsg_free(m);
+}
+
 static void test_link_state(void **state)
 {
 	struct nl_msg *m = NULL;
@@ -217,6 +241,7 @@ int main(void)
 		cmocka_unit_test(test_route_del),
 		cmocka_unit_test(test_rule_del),
 		cmocka_unit_test(test_neigh_del),
+		cmocka_unit_test(test_neigh_add),
 		cmocka_unit_test(test_link_state),
 		cmocka_unit_test(test_ingress),
 		cmocka_unit_test(test_circuit),
