@@ -35,25 +35,22 @@ static int queue(struct nlk_batch *b, int built, struct nl_msg **mp, struct diag
 	return r;
 }
 
-/* Port p's peer as a permanent neighbour (addr_mac): no ARP, and none of the kernel's
- * neighbour table, whose limit all namespaces share (gc_thresh3, 1,024 by default: past it
- * the kernel drops packets no counter the verdict reads shows). Not through an OCS, whose
- * circuits change a port's peer. */
+/* Port p's peer as a permanent neighbour (model/addr.h addr_neigh): no ARP, and none of the
+ * kernel's neighbour table, whose limit all namespaces share (gc_thresh3, 1,024 by default:
+ * past it the kernel drops packets no counter the verdict reads shows). */
 static int config_neigh(struct fabric *f, struct nlk_batch *b, uint32_t port, struct diag *d,
 			const char *node)
 {
-	uint32_t peer = topo_port_peer(f->t, port);
 	const struct topo_port *p = &f->t->ports.v[port];
 	struct nl_msg *m = NULL;
 	uint8_t mac[6];
+	uint32_t addr;
 	char what[64];
 
-	if (f->t->phys || !p->plen || peer == TOPO_NONE)
+	if (addr_neigh(f->t, port, &addr, mac))
 		return 0;
-	addr_mac(peer, mac);
 	snprintf(what, sizeof(what), "adding %s's neighbour", p->ifname);
-	return queue(b, nlk_build_neigh_add((int)p->ifindex, f->t->ports.v[peer].addr, mac, &m), &m,
-		     d, what, node);
+	return queue(b, nlk_build_neigh_add((int)p->ifindex, addr, mac, &m), &m, d, what, node);
 }
 
 static int config_addrs(struct fabric *f, struct nlk_batch *b, uint32_t n, struct diag *d)

@@ -70,20 +70,19 @@ void netctl_done(struct netctl *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* The peer of port p back as its permanent neighbour (fabric/fabric_node.c), which the
- * kernel removed with the link going down; not through an OCS. */
+/* The peer of port p back as its permanent neighbour (model/addr.h addr_neigh), which the
+ * kernel removed with the link going down. */
 static int end_neigh(struct netctl *c, struct nlk_batch *b, uint32_t port, struct diag *d)
 {
 	const struct topo_port *p = &c->phys->ports.v[port];
-	uint32_t peer = topo_port_peer(c->phys, port);
 	struct nl_msg *m = NULL;
 	uint8_t mac[6];
+	uint32_t addr;
 	int r;
 
-	if (c->xc || !p->plen || peer == TOPO_NONE)
+	if (addr_neigh(c->phys, port, &addr, mac))
 		return 0;
-	addr_mac(peer, mac);
-	r = nlk_build_neigh_add((int)p->ifindex, c->phys->ports.v[peer].addr, mac, &m);
+	r = nlk_build_neigh_add((int)p->ifindex, addr, mac, &m);
 	if (r)
 		return diag_set(d, r, "building a neighbour request: %s", strerror(-r));
 	r = nlk_batch_add(b, m, d, "%s: adding %s's neighbour", c->phys->nodes.v[p->node].name,

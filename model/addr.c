@@ -112,6 +112,18 @@ void addr_mac(uint32_t port, uint8_t mac[6])
 	mac[5] = (uint8_t)port;
 }
 
+int addr_neigh(const struct topo *t, uint32_t p, uint32_t *addr, uint8_t mac[6])
+{
+	uint32_t q = topo_port_peer(t, p);
+
+	if (t->phys || !t->ports.v[p].plen || q == TOPO_NONE || !t->ports.v[q].plen ||
+	    t->nodes.v[t->ports.v[q].node].kind == TOPO_OCS)
+		return -ENOENT;
+	*addr = t->ports.v[q].addr;
+	addr_mac(q, mac);
+	return 0;
+}
+
 char *addr_fmt(char *buf, size_t len, uint32_t a)
 {
 	snprintf(buf, len, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255);

@@ -21,6 +21,11 @@ void addr_endpoint_region(uint32_t base, uint8_t plen, uint32_t *lo, uint64_t *s
  * unique within a topology, so that every link's two ends know each other's without ARP. */
 void addr_mac(uint32_t port, uint8_t mac[6]);
 
+/* Port p's permanent neighbour: the address and Ethernet address (addr_mac) of its link's
+ * other end. 0, or -ENOENT when p has none fixed: no address, or a peer that changes (a
+ * logical view over an OCS, t->phys; a port cabled to an OCS, which carries no address). */
+int addr_neigh(const struct topo *t, uint32_t p, uint32_t *addr, uint8_t mac[6]);
+
 /* Dotted quad of a host-order address into buf (>= 16 bytes); returns buf. */
 char *addr_fmt(char *buf, size_t len, uint32_t a);
 

@@ -77,13 +77,14 @@ static void write_root(const struct world *w, const char *name, const char *dir)
 /* The peer of port p as a permanent neighbour, as `up` makes it (fabric/fabric_node.c). */
 static void write_neigh(const struct world *w, uint32_t p, FILE *f)
 {
-	uint32_t peer = topo_port_peer(w->t, p);
-	char a[16], m[18];
+	uint8_t mac[6];
+	uint32_t addr;
+	char a[16];
 
-	if (w->t->phys || !w->t->ports.v[p].plen || peer == TOPO_NONE)
+	if (addr_neigh(w->t, p, &addr, mac))
 		return;
-	fprintf(f, "neigh add %s lladdr %s nud permanent dev %s\n",
-		addr_fmt(a, sizeof(a), w->t->ports.v[peer].addr), mac_fmt(m, peer),
+	fprintf(f, "neigh add %s lladdr %02x:%02x:%02x:%02x:%02x:%02x nud permanent dev %s\n",
+		addr_fmt(a, sizeof(a), addr), mac[0], mac[1], mac[2], mac[3], mac[4], mac[5],
 		w->t->ports.v[p].ifname);
 }
 

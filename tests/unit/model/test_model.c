@@ -166,6 +166,29 @@ static void test_addressing(void **state)
 	t_free(&w);
 }
 
+/* Every port's permanent neighbour is its link's other end, at that end's address and
+ * Ethernet address; Ethernet addresses are distinct, locally administered and unicast. */
+static void test_neighbours(void **state)
+{
+	struct t_world w;
+	uint8_t mac[6], other[6];
+	uint32_t p, q, addr;
+
+	(void)state;
+	t_load(&w, SCN_GEN_LEAFSPINE, 6, 5, 3, 1);
+	for (p = 0; p < w.t->ports.n; p++) {
+		q = topo_port_peer(w.t, p);
+		assert_int_equal(addr_neigh(w.t, p, &addr, mac), 0);
+		assert_int_equal(addr, w.t->ports.v[q].addr);
+		addr_mac(q, other);
+		assert_memory_equal(mac, other, 6);
+		assert_int_equal(mac[0] & 3, 2);
+		addr_mac(p, other);
+		assert_memory_not_equal(mac, other, 6);
+	}
+	t_free(&w);
+}
+
 static void test_addressing_too_small(void **state)
 {
 	struct scenario s;
@@ -485,6 +508,7 @@ int main(void)
 		cmocka_unit_test(test_route_plan_classes),
 		cmocka_unit_test(test_trace_split),
 		cmocka_unit_test(test_trace_all_pairs),
+		cmocka_unit_test(test_neighbours),
 		cmocka_unit_test(test_jhash_vectors),
 		cmocka_unit_test(test_hash_spread),
 		cmocka_unit_test(test_seed_overrides),

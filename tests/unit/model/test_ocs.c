@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "model/gen.h"
+#include "model/addr.h"
 #include "model/ocs.h"
 #include "model/paths.h"
 #include "policy/reroute.h"
@@ -138,6 +139,35 @@ static void test_counts_and_names(void **state)
 	t_free(&w);
 	t_load(&w, 2, 2, 1, 0); /* K < S: each OCS takes every leaf to one spine, P = leaves */
 	assert_int_equal(w.t->phys->nodes.v[t_node(w.t, "s1")].nports, 2);
+	t_free(&w);
+}
+
+/* Through an OCS no port has a fixed neighbour: none in the logical view (its peers change
+ * with the circuits), and in the physical one only ports whose cable ends at a router. */
+static void test_no_fixed_neighbour(void **state)
+{
+	struct t_world w;
+	const struct topo *p;
+	uint32_t i, q, addr, fixed = 0;
+	uint8_t mac[6];
+
+	(void)state;
+	t_load(&w, 4, 2, 2, 0);
+	p = w.t->phys;
+	for (i = 0; i < w.t->ports.n; i++)
+		assert_int_equal(addr_neigh(w.t, i, &addr, mac), -ENOENT);
+	for (i = 0; i < p->ports.n; i++) {
+		q = topo_port_peer(p, i);
+		if (p->nodes.v[p->ports.v[i].node].kind == TOPO_OCS ||
+		    p->nodes.v[p->ports.v[q].node].kind == TOPO_OCS) {
+			assert_int_equal(addr_neigh(p, i, &addr, mac), -ENOENT);
+			continue;
+		}
+		assert_int_equal(addr_neigh(p, i, &addr, mac), 0);
+		assert_int_equal(addr, p->ports.v[q].addr);
+		fixed++;
+	}
+	assert_int_equal(fixed, 2 * 8); /* the hosts' cables, both ends */
 	t_free(&w);
 }
 
@@ -472,6 +502,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counts_and_names),
+		cmocka_unit_test(test_no_fixed_neighbour),
 		cmocka_unit_test(test_default_is_leafspine),
 		cmocka_unit_test(test_addresses_and_gateways),
 		cmocka_unit_test(test_rewire_to_other_spine),
